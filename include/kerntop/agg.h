@@ -1,0 +1,123 @@
+/* Aggregator: answers view queries over the window's totals, using the symbolizer to group
+ * locations into functions, modules, buckets and lines. Rows carry derived columns
+ * (CPU ms, % of kernel hits, % of machine, hits/s). It holds no terminal state and never
+ * draws or writes files; results are read-only and owned by the kt_result. */
+#ifndef KERNTOP_AGG_H
+#define KERNTOP_AGG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct kt_window;
+struct kt_symbols;
+struct kt_agg;
+
+enum kt_view {
+	KT_VIEW_MODULES,   /* one row per module, [idle] and [user] pseudo-modules included */
+	KT_VIEW_FUNCS,     /* functions (or buckets) of query.module */
+	KT_VIEW_TOPFUNCS,  /* flat top functions across all modules */
+	KT_VIEW_LINES,     /* source lines (libdw) or address buckets of query.func */
+	KT_VIEW_CPUS,      /* one row per CPU with kernel/user/idle split, top module and function */
+	KT_VIEW_TASKS,     /* one row per task (pid, comm) */
+	KT_VIEW_CALLERS,   /* caller tree of query.func, hottest path first (needs -g) */
+	KT_VIEW_CALLEES,   /* callee tree of query.func (needs -g) */
+	KT_VIEW_STACKS,    /* hottest full stacks of query.func, or of query.module when func is KT_ANY */
+};
+
+enum kt_sort {
+	KT_SORT_HITS,      /* most hits first */
+	KT_SORT_NAME,      /* A..Z */
+	KT_SORT_RATE,      /* highest rate in the newest slice first ("hot right now") */
+};
+
+#define KT_ANY UINT32_MAX
+/* The [idle] pseudo-module id in queries and rows (real module ids come from the symbolizer). */
+#define KT_AGG_IDLE_MODULE (UINT32_MAX - 1)
+
+struct kt_filter {
+	uint32_t cpu;        /* KT_ANY or a CPU number */
+	uint32_t task;       /* KT_ANY or a window task id */
+	uint32_t module;     /* KT_ANY or a module id (TOPFUNCS, CPUS, TASKS views) */
+	const char *text;    /* case-insensitive substring on row names, or NULL */
+	int hide_idle;       /* drop idle hits from rows and from the kernel total */
+};
+
+struct kt_query {
+	enum kt_view view;
+	uint32_t module;     /* KT_VIEW_FUNCS, KT_VIEW_STACKS */
+	uint32_t func;       /* KT_VIEW_LINES, CALLERS, CALLEES, STACKS */
+	struct kt_filter filter;
+	enum kt_sort sort;
+	int reverse;
+	uint32_t limit;      /* 0 = every row */
+	int per_cpu;         /* fill kt_row.per_cpu */
+	uint32_t max_depth;  /* trees: 0 = unlimited */
+};
+
+struct kt_row {
+	const char *name;        /* module, function, "file.c:123", "func+0x40", "cpu3", "comm" */
+	const char *module;      /* owning module's name, or NULL */
+	uint32_t id;             /* what Enter opens: module id, func id, CPU, task id, tree node */
+	uint64_t hits;
+	double ms;               /* hits x ms per hit */
+	double pct_kernel;       /* % of the kernel hits (idle excluded when hidden) */
+	double pct_machine;      /* hits / (covered seconds x freq x CPUs) x 100 */
+	double per_s;            /* hits per second over the covered time */
+	double recent_per_s;     /* hits per second in the newest slice */
+	uint8_t idle;
+	int32_t pid;             /* tasks view */
+	/* CPU view */
+	uint64_t kernel, user, idle_hits;
+	const char *top_module, *top_func;
+	/* per-CPU columns when query.per_cpu: max_cpu counts owned by the result */
+	const uint64_t *per_cpu;
+	/* trees: pre-order rows; parent is a row index or -1 */
+	uint32_t depth;
+	int32_t parent;
+	uint32_t nchildren;
+	double pct_parent;       /* % of the function's hits through this path */
+	uint64_t addr;           /* LINES: bucket start or first address of the line */
+};
+
+struct kt_summary {
+	uint64_t samples;        /* all hits in the current totals */
+	uint64_t kernel, user, idle, lost;
+	double covered_s;        /* seconds the totals cover */
+	uint32_t ncpus, max_cpu;
+	double freq_hz;          /* per CPU */
+	double ms_per_hit;
+	double busy_pct, idle_pct, user_pct; /* of machine capacity */
+	double samples_per_s;
+	int cumulative;
+};
+
+struct kt_result {
+	struct kt_row *rows;
+	size_t nrows;            /* rows returned (after limit) */
+	size_t total_rows;       /* rows before limit */
+	struct kt_summary sum;
+	void *priv;              /* string and per-CPU storage */
+};
+
+struct kt_agg_params {
+	double freq_hz;          /* samples per second per CPU (nominal) */
+	double ms_per_hit;       /* CPU ms one hit stands for */
+	uint32_t ncpus, max_cpu;
+};
+
+int kt_agg_new(struct kt_window *w, struct kt_symbols *s, const struct kt_agg_params *p,
+	       struct kt_agg **out);
+void kt_agg_free(struct kt_agg *a);
+
+/* Runs a query into r (reusing its storage; zero-initialise r before the first call). */
+int kt_agg_query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);
+void kt_result_free(struct kt_result *r);
+
+/* Header figures under a filter. */
+void kt_agg_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum);
+
+void kt_filter_all(struct kt_filter *f);
+
+const char *kt_view_name(enum kt_view v);
+
+#endif

@@ -1,0 +1,76 @@
+/* Command-line options: one plain struct filled once by kt_options_parse and then read-only.
+ * Owns no resources (strings point into argv). Used by main.c, which hands the relevant
+ * fields to each layer's own options struct; lower layers never include this header. */
+#ifndef KERNTOP_OPTIONS_H
+#define KERNTOP_OPTIONS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum kt_format {
+	KT_FORMAT_TEXT,
+	KT_FORMAT_JSON,
+	KT_FORMAT_CSV,
+	KT_FORMAT_FOLDED,
+};
+
+struct kt_options {
+	/* sampling */
+	const char *event;        /* "cpu-clock" (default), "cycles", "task-clock" */
+	uint64_t freq_hz;         /* -F, default 997; 0 when -c is used */
+	uint64_t period;          /* -c, 0 when -F is used */
+	const char *cpus;         /* -C LIST, NULL for all online CPUs */
+	int user;                 /* -u: also count user-mode hits */
+	int callchain;            /* -g */
+	uint32_t max_stack;       /* --max-stack, default 32 */
+	const char *record;       /* --record FILE */
+	const char *replay;       /* --replay FILE */
+	double speed;             /* --speed X, 0 = max; default 1 */
+
+	/* symbols */
+	const char *sysroot;      /* --sysroot DIR, "" for / */
+	const char *kallsyms;
+	const char *modules;
+	const char *builtin_ranges;
+	const char *vmlinux;
+	const char *module_dir;
+	uint32_t bucket;          /* --bucket BYTES, default 64 */
+	const char *idle_symbols; /* --idle-symbols LIST, NULL for the built-in list */
+
+	/* window and reports */
+	double window_s;          /* -w, default 10 */
+	int window_given;         /* -w was on the command line */
+	int cumulative;           /* --cumulative */
+	double delay_s;           /* -d, default 1 */
+	int batch;                /* -b */
+	long iterations;          /* -n, 0 = until SIGINT/SIGTERM or end of replay */
+	const char *output;       /* -o FILE, NULL for stdout */
+	const char *zoom;         /* -z MODULE */
+	uint32_t top;             /* --top N, default 30 */
+	enum kt_format format;    /* --format */
+
+	/* viewer */
+	int color;                /* 1 unless --no-color or NO_COLOR is set */
+	int mouse;                /* 1 unless --no-mouse */
+	const char *snapshot_dir; /* --snapshot-dir DIR, default "." */
+
+	/* process */
+	const char *log;          /* --log FILE: debug log (never stderr while curses is up) */
+	int keep_privileges;      /* --keep-privileges: do not drop to SUDO_UID after setup */
+};
+
+/* Outcome of parsing: run, or exit now with the given status (after --help, --version, error). */
+enum {
+	KT_OPTIONS_RUN = -1,
+};
+
+/* Parses argv into *o. Returns KT_OPTIONS_RUN, or an exit status (0 after --help/--version,
+ * 2 after a usage error, whose one-line message has been written to err). */
+int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FILE *err);
+
+/* Writes the grouped --help text. */
+void kt_options_usage(FILE *out);
+
+const char *kt_format_name(enum kt_format f);
+
+#endif

@@ -1,0 +1,42 @@
+/* Reports: the aggregator's rows as a KernRate-like text table, JSON, CSV or folded stacks,
+ * for batch mode and for the viewer's snapshot key. Snapshot files are written atomically,
+ * never over an existing file, mode 0600. Uses agg.h and util.h; never touches curses. */
+#ifndef KERNTOP_REPORT_H
+#define KERNTOP_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kerntop/agg.h"
+#include "kerntop/options.h"
+
+struct kt_report_ctx {
+	enum kt_format format;
+	uint32_t top;            /* rows per table */
+	const char *zoom;        /* module name whose functions are listed too, or NULL */
+	const char *source;      /* "live" or "replay" */
+	const char *path;        /* replayed file, or NULL */
+	const char *event;
+	double freq_hz;
+	double window_s;         /* configured span */
+	uint32_t ncpus;
+	uint64_t throttled;
+	uint64_t report_no;      /* 1, 2, ... in batch mode */
+	double time_s;           /* seconds since start (source clock) */
+	struct kt_filter filter;
+};
+
+/* Writes one report of the whole machine (modules, top functions, CPUs, zoom). Returns 0 or
+ * -errno with a message naming the module for an unknown --zoom. */
+int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *ctx,
+		    char *err, size_t errlen);
+
+/* Writes the view q and every level under it (modules -> functions -> lines; a function ->
+ * its lines and callers) to path atomically. Returns 0 or -errno with a message. */
+int kt_report_snapshot(const char *path, struct kt_agg *agg, const struct kt_report_ctx *ctx,
+		       const struct kt_query *q, char *err, size_t errlen);
+
+/* A fresh snapshot file name in dir: kerntop-YYYYmmdd-HHMMSS[-N].EXT that does not exist. */
+int kt_report_snapshot_path(const char *dir, enum kt_format f, char *out, size_t len);
+
+#endif

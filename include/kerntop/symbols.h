@@ -1,0 +1,103 @@
+/* Symbolizer: turns a kernel address into a dense location id once, at ingest, and answers
+ * what module, function (or address bucket) and source line a location is. It owns every
+ * table and string it hands out (valid until kt_sym_free). It reads kallsyms, modules,
+ * ELF and DWARF files; it may use util.h and sample.h, and never touches the window,
+ * aggregator or UI. */
+#ifndef KERNTOP_SYMBOLS_H
+#define KERNTOP_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct kt_symbols;
+
+struct kt_sym_opts {
+	const char *sysroot;        /* prefix for the default /proc, /sys and /lib paths; "" or NULL for / */
+	const char *kallsyms;       /* file, NULL for <sysroot>/proc/kallsyms */
+	const char *modules;        /* file in /proc/modules format, NULL for <sysroot>/proc/modules */
+	const char *builtin_ranges; /* NULL for <sysroot>/lib/modules/$(uname -r)/modules.builtin.ranges */
+	const char *vmlinux;        /* ELF with symtab (and DWARF) for the core kernel, or NULL */
+	const char *module_dir;     /* directory of NAME.ko files, or NULL */
+	const char *idle_symbols;   /* comma list replacing the built-in idle list (name* = prefix) */
+	uint32_t bucket;            /* bucket size in bytes (power of two), 0 for 64 */
+	/* Symbol context carried by a recording; when set they replace the files above. */
+	const char *kallsyms_buf;
+	size_t kallsyms_len;
+	const char *modules_buf;
+	size_t modules_len;
+};
+
+/* Fixed module ids. Real modules follow from KT_MOD_FIRST_REAL on. */
+enum {
+	KT_MOD_VMLINUX = 0, /* the core kernel (_stext.._etext and everything not in a module) */
+	KT_MOD_USER = 1,    /* "[user]": user-mode hits */
+	KT_MOD_UNKNOWN = 2, /* "[unknown]": kernel addresses outside every known range */
+	KT_MOD_FIRST_REAL = 3,
+};
+
+/* Fixed location ids. */
+enum {
+	KT_LOC_USER = 0, /* every user-mode hit maps here (function "[user]", module KT_MOD_USER) */
+};
+
+struct kt_sym_module {
+	const char *name;     /* "vmlinux", "e1000e", "[user]" */
+	uint64_t base, size;  /* text range; 0/0 when unknown */
+	uint32_t nfuncs;      /* symbols known for it (0: bucket fallback) */
+	uint8_t builtin;      /* from modules.builtin.ranges */
+	uint8_t has_lines;    /* DWARF line info available */
+};
+
+struct kt_sym_func {
+	const char *name;     /* "tcp_sendmsg", or "e1000e+0x1c40" for a bucket */
+	uint64_t start, size;
+	uint32_t module;
+	uint8_t idle;         /* an idle routine: counted as idle, not kernel work */
+	uint8_t bucket;       /* a fixed-size address bucket standing in for a missing symbol */
+};
+
+struct kt_sym_loc {
+	uint64_t addr;        /* exact sampled address */
+	uint32_t func;
+	uint32_t module;
+	uint8_t idle;
+};
+
+struct kt_sym_stats {
+	uint64_t kallsyms_lines, kallsyms_skipped; /* malformed lines skipped */
+	uint64_t modules_lines, modules_skipped;
+	uint32_t nmodules, nfuncs, nlocs;
+	int kptr_restricted;  /* every address read as 0 */
+};
+
+/* Loads symbols. Returns 0, or -errno with a one-line message naming the file and the fix. */
+int kt_sym_new(const struct kt_sym_opts *o, struct kt_symbols **out, char *err, size_t errlen);
+void kt_sym_free(struct kt_symbols *s);
+
+/* Hot path: the location id of a kernel address (interned on first sight, cached).
+ * Never fails: unknown addresses land in [unknown] buckets. */
+uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr);
+
+/* Tables by id; ids are dense from 0 to the count - 1. */
+uint32_t kt_sym_nlocs(const struct kt_symbols *s);
+uint32_t kt_sym_nfuncs(const struct kt_symbols *s);
+uint32_t kt_sym_nmodules(const struct kt_symbols *s);
+const struct kt_sym_loc *kt_sym_loc(const struct kt_symbols *s, uint32_t loc);
+const struct kt_sym_func *kt_sym_func(const struct kt_symbols *s, uint32_t func);
+const struct kt_sym_module *kt_sym_module(const struct kt_symbols *s, uint32_t module);
+/* Module id by name, or -1. */
+int kt_sym_module_find(const struct kt_symbols *s, const char *name);
+
+/* Bucket size in bytes used for buckets inside functions and symbol-less modules. */
+uint32_t kt_sym_bucket(const struct kt_symbols *s);
+
+/* Source line of an address via libdw: 0 with file and line set, or -ENOENT without debug
+ * info. The file name lives as long as s. */
+int kt_sym_srcline(struct kt_symbols *s, uint64_t addr, const char **file, int *line);
+
+void kt_sym_stats(const struct kt_symbols *s, struct kt_sym_stats *st);
+
+/* The built-in idle list, comma-separated (for --help, docs and tests). */
+const char *kt_sym_default_idle(void);
+
+#endif

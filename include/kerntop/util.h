@@ -1,0 +1,41 @@
+/* Small shared helpers with no kerntop dependencies: safe file creation, atomic
+ * no-clobber writes, clocks. Any layer may use them; they never print or exit. */
+#ifndef KERNTOP_UTIL_H
+#define KERNTOP_UTIL_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define KT_ERRLEN 512
+
+/* Monotonic clock in ns (the live source's sample clock too). */
+uint64_t kt_now_ns(void);
+
+/* Refuses (-EPERM) a directory that is world-writable without the sticky bit, and
+ * reports a missing or unwritable one; err gets a one-line message naming dir and fix. */
+int kt_dir_check(const char *dir, char *err, size_t errlen);
+
+/* Creates path exclusively (O_EXCL|O_NOFOLLOW, mode 0600) after kt_dir_check on its directory.
+ * Returns an fd, or -errno with a message in err. Never truncates an existing file. */
+int kt_file_create(const char *path, char *err, size_t errlen);
+
+/* A file written under a temporary name and published under its final name only when
+ * complete, without ever replacing an existing file. */
+struct kt_atomic {
+	FILE *fp;
+	char tmp[PATH_MAX];
+	char path[PATH_MAX];
+};
+
+int kt_atomic_open(struct kt_atomic *a, const char *path, char *err, size_t errlen);
+/* Flushes, fsyncs and publishes; on failure (e.g. ENOSPC, EEXIST) removes the temp file. */
+int kt_atomic_commit(struct kt_atomic *a, char *err, size_t errlen);
+/* Drops the temp file; safe after a failed or successful commit. */
+void kt_atomic_abort(struct kt_atomic *a);
+
+/* Reads a whole file (up to max bytes) into a NUL-terminated malloc'd buffer. */
+int kt_read_file(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,75 @@
+/* Rolling window: the last N seconds of hits as a ring of time slices with sparse counts of
+ * (location, stack, CPU, task), totals kept incrementally (add on ingest, subtract when a
+ * slice expires), plus since-start totals so cumulative mode can be toggled at any time.
+ * Also interns tasks and call stacks. It knows ids only: it never calls the symbolizer,
+ * the aggregator or the UI. Memory is bounded by distinct tuples in the window. */
+#ifndef KERNTOP_WINDOW_H
+#define KERNTOP_WINDOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct kt_window;
+
+struct kt_window_opts {
+	uint64_t span_ns;   /* window length */
+	uint64_t slice_ns;  /* slice length (the refresh delay or finer) */
+	int cumulative;     /* start in cumulative mode */
+};
+
+/* One aggregated count. stack is 0 when no call chain was sampled. */
+struct kt_hit {
+	uint32_t loc;
+	uint32_t stack;
+	uint32_t cpu;
+	uint32_t task;
+	uint64_t hits;
+};
+
+struct kt_task {
+	int32_t pid, tid;
+	const char *comm;   /* "" until known; owned by the window */
+};
+
+int kt_window_new(const struct kt_window_opts *o, struct kt_window **out);
+void kt_window_free(struct kt_window *w);
+
+/* Interns the task a sample ran in; ids are dense from 0. */
+uint32_t kt_window_task(struct kt_window *w, int32_t pid, int32_t tid);
+/* Records a task's name (PERF_RECORD_COMM or /proc/PID/comm). */
+void kt_window_comm(struct kt_window *w, int32_t pid, int32_t tid, const char *comm);
+uint32_t kt_window_ntasks(const struct kt_window *w);
+const struct kt_task *kt_window_task_info(const struct kt_window *w, uint32_t task);
+
+/* Interns a call stack of location ids (leaf first); returns its id, 0 for n == 0. */
+uint32_t kt_window_stack(struct kt_window *w, const uint32_t *locs, uint32_t n);
+/* Frames of a stack id (leaf first); NULL and *n = 0 for id 0 or an expired id. */
+const uint32_t *kt_window_stack_frames(const struct kt_window *w, uint32_t stack, uint32_t *n);
+
+/* Ingest: count hits at time_ns (source clock). A time past the newest slice advances the
+ * window first (so a replay at full speed moves it along the recorded clock); a time
+ * before the newest slice counts in the newest slice. */
+void kt_window_add(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint32_t stack,
+		   uint32_t cpu, uint32_t task, uint64_t count);
+void kt_window_add_lost(struct kt_window *w, uint64_t time_ns, uint32_t cpu, uint64_t count);
+
+/* Moves the window's end to now_ns, expiring slices older than the span. */
+void kt_window_advance(struct kt_window *w, uint64_t now_ns);
+
+void kt_window_set_span(struct kt_window *w, uint64_t span_ns);
+uint64_t kt_window_span(const struct kt_window *w);
+void kt_window_set_cumulative(struct kt_window *w, int on);
+int kt_window_cumulative(const struct kt_window *w);
+
+/* The current totals (window or since start, per the mode): a dense array of non-zero
+ * counts, valid until the next add/advance/mode change. */
+const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n);
+/* Hits and lost samples of the current totals. */
+uint64_t kt_window_total(const struct kt_window *w);
+uint64_t kt_window_lost(const struct kt_window *w);
+/* Time the current totals cover in ns (min(span, elapsed) or elapsed since start). */
+uint64_t kt_window_covered(const struct kt_window *w);
+/* Hits of the newest complete slice and its length: the "now" rate for sorting by rate. */
+const struct kt_hit *kt_window_recent(const struct kt_window *w, size_t *n, uint64_t *len_ns);
+
+#endif

@@ -1,0 +1,410 @@
+/* kerntop's entry point: parses options, wires source -> symbolizer -> window -> aggregator ->
+ * viewer or batch reports, and runs the one poll() loop. It holds no profiling logic. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "kerntop/agg.h"
+#include "kerntop/options.h"
+#include "kerntop/report.h"
+#include "kerntop/source.h"
+#include "kerntop/symbols.h"
+#include "kerntop/ui.h"
+#include "kerntop/util.h"
+#include "kerntop/window.h"
+
+#define MAX_POLLFDS 1100
+
+struct app {
+	const struct kt_options *opts;
+	struct kt_source *src;
+	struct kt_symbols *sym;
+	struct kt_window *win;
+	struct kt_agg *agg;
+	struct kt_ui *ui;
+	FILE *out;             /* batch output */
+	struct kt_atomic out_file;
+	uint64_t start_ns;     /* source clock at start */
+	uint64_t reports;
+	int replay_done;
+	uint32_t locs[KT_MAX_STACK];
+	char err[KT_ERRLEN];
+};
+
+static void on_sample(void *ctx, const struct kt_sample *s)
+{
+	struct app *a = ctx;
+	uint32_t loc, stack = 0, task;
+
+	if (s->flags & KT_SAMPLE_USER)
+		loc = KT_LOC_USER;
+	else
+		loc = kt_sym_lookup(a->sym, s->ip);
+	if (s->nr_frames) {
+		uint32_t n = s->nr_frames < KT_MAX_STACK ? s->nr_frames : KT_MAX_STACK;
+
+		for (uint32_t i = 0; i < n; i++)
+			a->locs[i] = kt_sym_lookup(a->sym, s->frames[i]);
+		stack = kt_window_stack(a->win, a->locs, n);
+	}
+	task = kt_window_task(a->win, s->pid, s->tid);
+	kt_window_add(a->win, s->time_ns, loc, stack, s->cpu, task, 1);
+}
+
+static void on_comm(void *ctx, int32_t pid, int32_t tid, const char *comm, uint64_t t)
+{
+	struct app *a = ctx;
+
+	kt_window_comm(a->win, pid, tid, comm);
+}
+
+static void on_lost(void *ctx, uint32_t cpu, uint64_t count, uint64_t t)
+{
+	struct app *a = ctx;
+
+	kt_window_add_lost(a->win, t, cpu, count);
+}
+
+static int open_pipeline(struct app *a)
+{
+	const struct kt_options *o = a->opts;
+	struct kt_source_opts so = {
+		.event = o->event, .freq_hz = o->freq_hz, .period = o->period, .cpus = o->cpus,
+		.user = o->user, .callchain = o->callchain, .max_stack = o->max_stack,
+		.record = o->record, .replay = o->replay, .speed = o->speed, .sysroot = o->sysroot,
+		.kallsyms_path = o->kallsyms, .modules_path = o->modules,
+	};
+	struct kt_sym_opts sy = {
+		.sysroot = o->sysroot, .kallsyms = o->kallsyms, .modules = o->modules,
+		.builtin_ranges = o->builtin_ranges, .vmlinux = o->vmlinux, .module_dir = o->module_dir,
+		.idle_symbols = o->idle_symbols, .bucket = o->bucket,
+	};
+	const struct kt_source_info *info;
+	struct kt_window_opts wo;
+	struct kt_agg_params ap;
+	double slice_s;
+	int r;
+
+	r = kt_source_open(&so, &a->src, a->err, sizeof(a->err));
+	if (r < 0)
+		return r;
+	info = kt_source_info(a->src);
+	if (info->kallsyms && !o->kallsyms) {
+		sy.kallsyms_buf = info->kallsyms;
+		sy.kallsyms_len = info->kallsyms_len;
+	}
+	if (info->modules && !o->modules) {
+		sy.modules_buf = info->modules;
+		sy.modules_len = info->modules_len;
+	}
+	r = kt_sym_new(&sy, &a->sym, a->err, sizeof(a->err));
+	if (r < 0)
+		return r;
+
+	slice_s = fmin(o->delay_s, o->window_s / 10.0);
+	wo.span_ns = (uint64_t)(o->window_s * 1e9);
+	wo.slice_ns = (uint64_t)(slice_s * 1e9);
+	/* A batch replay at full speed reports once for the whole file unless -w was given. */
+	wo.cumulative = o->cumulative || (o->batch && o->replay && o->speed == 0 && !o->window_given);
+	r = kt_window_new(&wo, &a->win);
+	if (r < 0) {
+		snprintf(a->err, sizeof(a->err), "cannot create the window (%s)", strerror(-r));
+		return r;
+	}
+
+	ap.freq_hz = info->freq_hz ? (double)info->freq_hz
+				   : (info->period ? 1e9 / (double)info->period : 0);
+	ap.ms_per_hit = info->freq_hz ? 1000.0 / (double)info->freq_hz : (double)info->period / 1e6;
+	ap.ncpus = info->ncpus;
+	ap.max_cpu = info->max_cpu;
+	r = kt_agg_new(a->win, a->sym, &ap, &a->agg);
+	if (r < 0) {
+		snprintf(a->err, sizeof(a->err), "cannot create the aggregator (%s)", strerror(-r));
+		return r;
+	}
+	a->start_ns = kt_source_now(a->src);
+	return 0;
+}
+
+/* Under sudo, give up root once perf fds and kernel files are open: snapshots then belong
+ * to the user and a bug in the viewer cannot act as root. */
+static int drop_privileges(struct app *a)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	char *end;
+	long uid, gid;
+
+	if (a->opts->keep_privileges || geteuid() != 0 || !u || !g)
+		return 0;
+	uid = strtol(u, &end, 10);
+	if (*end || uid <= 0)
+		return 0;
+	gid = strtol(g, &end, 10);
+	if (*end || gid < 0)
+		return 0;
+	if (setgroups(0, NULL) < 0 || setgid((gid_t)gid) < 0 || setuid((uid_t)uid) < 0) {
+		snprintf(a->err, sizeof(a->err),
+			 "cannot drop privileges to SUDO_UID %ld (%s); use --keep-privileges to stay root",
+			 uid, strerror(errno));
+		return -EPERM;
+	}
+	return 0;
+}
+
+static void report_ctx(struct app *a, struct kt_report_ctx *c)
+{
+	const struct kt_source_info *info = kt_source_info(a->src);
+	const struct kt_options *o = a->opts;
+	struct kt_source_stats st;
+
+	kt_source_stats(a->src, &st);
+	memset(c, 0, sizeof(*c));
+	c->format = o->format;
+	c->top = o->top;
+	c->zoom = o->zoom;
+	c->source = info->kind;
+	c->path = info->path;
+	c->event = info->event;
+	c->freq_hz = info->freq_hz ? (double)info->freq_hz : 1e9 / (double)(info->period ? info->period : 1);
+	c->window_s = o->window_s;
+	c->ncpus = info->ncpus;
+	c->throttled = st.throttled;
+	c->report_no = a->reports;
+	c->time_s = (double)(kt_source_now(a->src) - a->start_ns) / 1e9;
+	kt_filter_all(&c->filter);
+}
+
+static int batch_report(struct app *a)
+{
+	struct kt_report_ctx c;
+
+	a->reports++;
+	report_ctx(a, &c);
+	if (kt_report_write(a->out, a->agg, &c, a->err, sizeof(a->err)) < 0)
+		return -1;
+	fflush(a->out);
+	return 0;
+}
+
+static int open_output(struct app *a)
+{
+	if (!a->opts->output) {
+		a->out = stdout;
+		return 0;
+	}
+	if (kt_atomic_open(&a->out_file, a->opts->output, a->err, sizeof(a->err)) < 0)
+		return -1;
+	a->out = a->out_file.fp;
+	return 0;
+}
+
+static int close_output(struct app *a, int ok)
+{
+	if (!a->opts->output)
+		return fflush(stdout) == 0 ? 0 : -1;
+	if (!ok) {
+		kt_atomic_abort(&a->out_file);
+		return 0;
+	}
+	return kt_atomic_commit(&a->out_file, a->err, sizeof(a->err));
+}
+
+static int setup_signals(sigset_t *mask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGHUP);
+	sigaddset(mask, SIGWINCH);
+	if (sigprocmask(SIG_BLOCK, mask, NULL) < 0)
+		return -1;
+	signal(SIGPIPE, SIG_IGN);
+	return signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+static void fatal_signal(int sig)
+{
+	kt_ui_emergency_restore();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void status_notice(struct app *a, const char *msg)
+{
+	if (!msg || !*msg)
+		return;
+	if (a->ui)
+		kt_ui_status(a->ui, msg);
+	else
+		fprintf(stderr, "kerntop: %s\n", msg);
+}
+
+static double delay_s(const struct app *a)
+{
+	return a->ui ? kt_ui_delay(a->ui) : a->opts->delay_s;
+}
+
+/* The one event loop: perf rings, keys, signals and the refresh tick. */
+static int run_loop(struct app *a, int sigfd)
+{
+	static const struct kt_sink sink_ops = { 0 };
+	struct kt_sink sink = sink_ops;
+	struct pollfd fds[MAX_POLLFDS];
+	uint64_t next_tick = kt_now_ns() + (uint64_t)(delay_s(a) * 1e9);
+	int batch_max = a->opts->batch && a->opts->replay && a->opts->speed == 0;
+
+	sink.ctx = a;
+	sink.sample = on_sample;
+	sink.comm = on_comm;
+	sink.lost = on_lost;
+	for (;;) {
+		int n = 0, src_timeout = -1, timeout, r;
+		uint64_t now;
+
+		fds[n++] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
+		if (a->ui)
+			fds[n++] = (struct pollfd){ .fd = kt_ui_fd(a->ui), .events = POLLIN };
+		if (!a->replay_done)
+			n += kt_source_pollfds(a->src, fds + n, MAX_POLLFDS - n);
+
+		if (!a->replay_done) {
+			r = kt_source_read(a->src, &sink, &src_timeout, a->err, sizeof(a->err));
+			if (r < 0)
+				return -1;
+			if (r == KT_SOURCE_EOF) {
+				a->replay_done = 1;
+				if (!a->ui)
+					break;
+				kt_window_advance(a->win, kt_source_now(a->src));
+				kt_ui_status(a->ui, "replay finished: q quits, the last state stays on screen");
+				kt_ui_refresh(a->ui);
+			}
+		}
+		now = kt_now_ns();
+		timeout = next_tick > now ? (int)((next_tick - now + 999999) / 1000000) : 0;
+		if (batch_max && !a->replay_done)
+			timeout = 0;
+		else if (src_timeout >= 0 && src_timeout < timeout)
+			timeout = src_timeout;
+		r = poll(fds, (nfds_t)n, timeout);
+		if (r < 0 && errno != EINTR) {
+			snprintf(a->err, sizeof(a->err), "poll failed (%s)", strerror(errno));
+			return -1;
+		}
+		if (fds[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				if (si.ssi_signo == SIGWINCH) {
+					if (a->ui)
+						kt_ui_resize(a->ui);
+				} else {
+					return 0;
+				}
+			}
+		}
+		if (a->ui && (fds[1].revents & (POLLIN | POLLHUP)) && kt_ui_input(a->ui) == KT_UI_QUIT)
+			return 0;
+		now = kt_now_ns();
+		if (now >= next_tick && !batch_max) {
+			char msg[256];
+
+			if (!a->replay_done)
+				kt_window_advance(a->win, kt_source_now(a->src));
+			if (kt_source_refresh(a->src, msg, sizeof(msg)) > 0)
+				status_notice(a, msg);
+			if (a->ui) {
+				kt_ui_refresh(a->ui);
+			} else {
+				if (batch_report(a) < 0)
+					return -1;
+				if (a->opts->iterations && (long)a->reports >= a->opts->iterations)
+					return 0;
+			}
+			next_tick += (uint64_t)(delay_s(a) * 1e9);
+			if (next_tick < now)
+				next_tick = now + (uint64_t)(delay_s(a) * 1e9);
+		}
+	}
+	return 0;
+}
+
+static void cleanup(struct app *a)
+{
+	kt_ui_free(a->ui);
+	kt_agg_free(a->agg);
+	kt_window_free(a->win);
+	kt_sym_free(a->sym);
+	kt_source_free(a->src);
+}
+
+int main(int argc, char **argv)
+{
+	struct kt_options opts;
+	struct app a;
+	sigset_t mask;
+	int sigfd, r, status = 0;
+
+	r = kt_options_parse(&opts, argc, argv, stdout, stderr);
+	if (r != KT_OPTIONS_RUN)
+		return r;
+	memset(&a, 0, sizeof(a));
+	a.opts = &opts;
+
+	signal(SIGSEGV, fatal_signal);
+	signal(SIGABRT, fatal_signal);
+	signal(SIGBUS, fatal_signal);
+	sigfd = setup_signals(&mask);
+	if (sigfd < 0) {
+		fprintf(stderr, "kerntop: cannot set up signal handling (%s)\n", strerror(errno));
+		return 1;
+	}
+	if (open_pipeline(&a) < 0 || drop_privileges(&a) < 0) {
+		fprintf(stderr, "kerntop: %s\n", a.err);
+		cleanup(&a);
+		return 1;
+	}
+	if (opts.batch) {
+		if (open_output(&a) < 0) {
+			fprintf(stderr, "kerntop: %s\n", a.err);
+			cleanup(&a);
+			return 1;
+		}
+		status_notice(&a, kt_source_notice(a.src));
+	} else {
+		struct kt_ui_env env = { a.agg, a.win, a.sym, a.src, &opts };
+
+		if (kt_ui_new(&env, &a.ui, a.err, sizeof(a.err)) < 0) {
+			fprintf(stderr, "kerntop: %s\n", a.err);
+			cleanup(&a);
+			return 1;
+		}
+		status_notice(&a, kt_source_notice(a.src));
+	}
+
+	r = run_loop(&a, sigfd);
+	if (r == 0 && opts.batch && (!opts.iterations || (long)a.reports < opts.iterations)) {
+		kt_window_advance(a.win, kt_source_now(a.src));
+		r = batch_report(&a);
+	}
+	if (opts.batch && close_output(&a, r == 0) < 0)
+		r = -1;
+	kt_ui_free(a.ui);
+	a.ui = NULL;
+	if (r < 0) {
+		fprintf(stderr, "kerntop: %s\n", a.err);
+		status = 1;
+	}
+	cleanup(&a);
+	close(sigfd);
+	return status;
+}

@@ -1,0 +1,239 @@
+/* Safe file creation and atomic no-clobber publishing for snapshots, reports and recordings. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kerntop/util.h"
+
+uint64_t kt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int kt_dir_check(const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s; create the directory or choose another path", dir,
+			 strerror(e));
+		return -e;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a directory; choose a directory to write into", dir);
+		return -ENOTDIR;
+	}
+	if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
+		snprintf(err, errlen,
+			 "%s: world-writable without the sticky bit, refusing to write there; choose a private directory",
+			 dir);
+		return -EPERM;
+	}
+	if (access(dir, W_OK) < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: not writable (%s); choose a writable directory", dir,
+			 strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+static int dir_of(const char *path, char *dir, size_t len)
+{
+	char copy[PATH_MAX];
+
+	if (strlen(path) >= sizeof(copy))
+		return -ENAMETOOLONG;
+	strcpy(copy, path);
+	snprintf(dir, len, "%s", dirname(copy));
+	return 0;
+}
+
+int kt_file_create(const char *path, char *err, size_t errlen)
+{
+	char dir[PATH_MAX];
+	int fd, r;
+
+	if (dir_of(path, dir, sizeof(dir)) < 0) {
+		snprintf(err, errlen, "%s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	r = kt_dir_check(dir, err, errlen);
+	if (r < 0)
+		return r;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int e = errno;
+		if (e == EEXIST)
+			snprintf(err, errlen, "%s: already exists, not overwriting it; choose another name",
+				 path);
+		else
+			snprintf(err, errlen, "%s: cannot create (%s)", path, strerror(e));
+		return -e;
+	}
+	return fd;
+}
+
+int kt_atomic_open(struct kt_atomic *a, const char *path, char *err, size_t errlen)
+{
+	char dir[PATH_MAX];
+	int fd, r;
+
+	memset(a, 0, sizeof(*a));
+	if (strlen(path) >= sizeof(a->path) || dir_of(path, dir, sizeof(dir)) < 0) {
+		snprintf(err, errlen, "%s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	if (access(path, F_OK) == 0) {
+		snprintf(err, errlen, "%s: already exists, not overwriting it; choose another name", path);
+		return -EEXIST;
+	}
+	strcpy(a->path, path);
+	r = kt_dir_check(dir, err, errlen);
+	if (r < 0)
+		return r;
+	for (int i = 0; i < 100; i++) {
+		if (snprintf(a->tmp, sizeof(a->tmp), "%s/.kerntop-%ld-%d.tmp", dir, (long)getpid(),
+			     i) >= (int)sizeof(a->tmp)) {
+			snprintf(err, errlen, "%s: path too long", path);
+			a->tmp[0] = 0;
+			return -ENAMETOOLONG;
+		}
+		fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			break;
+		if (errno != EEXIST) {
+			int e = errno;
+			snprintf(err, errlen, "%s: cannot create a file there (%s)", dir, strerror(e));
+			a->tmp[0] = 0;
+			return -e;
+		}
+	}
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: too many stale kerntop temp files", dir);
+		a->tmp[0] = 0;
+		return -EEXIST;
+	}
+	a->fp = fdopen(fd, "w");
+	if (!a->fp) {
+		int e = errno;
+		close(fd);
+		unlink(a->tmp);
+		a->tmp[0] = 0;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+int kt_atomic_commit(struct kt_atomic *a, char *err, size_t errlen)
+{
+	int e = 0;
+
+	if (!a->fp)
+		return -EBADF;
+	if (fflush(a->fp) != 0 || ferror(a->fp))
+		e = errno ? errno : EIO;
+	else if (fsync(fileno(a->fp)) < 0)
+		e = errno;
+	if (fclose(a->fp) != 0 && !e)
+		e = errno;
+	a->fp = NULL;
+	if (!e && link(a->tmp, a->path) < 0)
+		e = errno;
+	unlink(a->tmp);
+	a->tmp[0] = 0;
+	if (e) {
+		if (e == EEXIST)
+			snprintf(err, errlen, "%s: already exists, not overwriting it; choose another name",
+				 a->path);
+		else if (e == ENOSPC)
+			snprintf(err, errlen, "%s: no space left on the device; free space or write elsewhere",
+				 a->path);
+		else
+			snprintf(err, errlen, "%s: write failed (%s)", a->path, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+void kt_atomic_abort(struct kt_atomic *a)
+{
+	if (a->fp)
+		fclose(a->fp);
+	a->fp = NULL;
+	if (a->tmp[0])
+		unlink(a->tmp);
+	a->tmp[0] = 0;
+}
+
+int kt_read_file(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 1 << 16, n = 0;
+	char *b;
+
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: cannot open (%s)", path, strerror(e));
+		return -e;
+	}
+	b = malloc(cap + 1);
+	if (!b) {
+		close(fd);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			char *nb;
+
+			if (cap >= max) {
+				free(b);
+				close(fd);
+				snprintf(err, errlen, "%s: larger than %zu bytes", path, max);
+				return -EFBIG;
+			}
+			cap *= 2;
+			nb = realloc(b, cap + 1);
+			if (!nb) {
+				free(b);
+				close(fd);
+				snprintf(err, errlen, "%s: out of memory", path);
+				return -ENOMEM;
+			}
+			b = nb;
+		}
+		r = read(fd, b + n, cap - n);
+		if (r < 0) {
+			int e = errno;
+			if (e == EINTR)
+				continue;
+			free(b);
+			close(fd);
+			snprintf(err, errlen, "%s: read failed (%s)", path, strerror(e));
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	b[n] = 0;
+	*buf = b;
+	*len = n;
+	return 0;
+}

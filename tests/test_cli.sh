@@ -1,0 +1,43 @@
+# End-to-end checks of the command line: --help, --version, usage errors and exit status 2.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+out=$("$KERNTOP" --help 2>&1); rc=$?
+is "$rc" 0 "--help exits 0"
+for opt in --event --freq --count --cpu --user --call-graph --max-stack --record --replay --speed \
+	--sysroot --kallsyms --modules --builtin-ranges --vmlinux --module-dir --bucket --idle-symbols \
+	--window --cumulative --delay --batch --iterations --output --zoom --top --format \
+	--no-color --no-mouse --snapshot-dir --log --keep-privileges --help --version; do
+	like "$out" "^ +(-., )?$opt" "--help lists $opt"
+done
+like "$out" "default 997" "--help names the default frequency"
+
+out=$("$KERNTOP" --version); rc=$?
+is "$rc" 0 "--version exits 0"
+like "$out" "^kerntop [0-9]+\.[0-9]+" "--version prints the version"
+
+usage() { # usage DESCRIPTION REGEX ARGS...
+	desc=$1 re=$2
+	shift 2
+	err=$("$KERNTOP" "$@" 2>&1 >/dev/null); rc=$?
+	is "$rc" 2 "$desc exits 2"
+	like "$err" "$re" "$desc: message"
+	n=$(printf '%s\n' "$err" | wc -l)
+	is "$n" 1 "$desc: one line"
+}
+usage "unknown long option" "unknown option '--bogus'" --bogus
+usage "unknown short option" "unknown option -Q" -Q
+usage "missing value" "option --freq needs a value" --freq
+usage "missing value (short)" "option -F needs a value" -F
+usage "bad frequency" "invalid value 'abc' for --freq" -F abc
+usage "zero frequency" "invalid value '0' for --freq" -F 0
+usage "bad event" "invalid value 'instructions' for --event" -e instructions
+usage "bad format" "invalid value 'xml' for --format" --format xml
+usage "bad bucket" "power of two" --bucket 100
+usage "bad window" "invalid value '-1' for --window" -w -1
+usage "bad speed" "invalid value 'fast' for --speed" --speed fast
+usage "bad cpu list" "CPU list" -C 'a-b'
+usage "-F with -c" "exclude each other" -F 99 -c 1000
+usage "stray argument" "unexpected argument 'foo'" foo
+usage "folded without -g" "needs call chains" -b --format folded
+
+done_testing

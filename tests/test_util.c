@@ -1,0 +1,104 @@
+/* Tests for the shared file helpers: exclusive 0600 creation, no-clobber atomic publishing,
+ * refusal of world-writable directories, and whole-file reads. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kerntop/util.h"
+#include "tap.h"
+
+static char dir[] = "/tmp/kt-util-XXXXXX";
+
+static void test_create(void)
+{
+	char path[512], err[KT_ERRLEN];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/a.txt", dir);
+	fd = kt_file_create(path, err, sizeof(err));
+	ok(fd >= 0, "kt_file_create makes a new file");
+	ok(fstat(fd, &st) == 0 && (st.st_mode & 0777) == 0600, "created with mode 0600");
+	close(fd);
+	is_int(kt_file_create(path, err, sizeof(err)), -EEXIST, "second create refuses an existing file");
+	ok(strstr(err, "already exists") != NULL, "message says the file exists");
+
+	char link_path[512];
+	snprintf(link_path, sizeof(link_path), "%s/link", dir);
+	ok(symlink("/tmp/kt-util-target-never", link_path) == 0, "make a dangling symlink");
+	ok(kt_file_create(link_path, err, sizeof(err)) < 0, "create through a symlink is refused");
+	ok(access("/tmp/kt-util-target-never", F_OK) != 0, "symlink target not created");
+}
+
+static void test_dir_check(void)
+{
+	char sub[512], err[KT_ERRLEN], path[600];
+
+	snprintf(sub, sizeof(sub), "%s/open", dir);
+	mkdir(sub, 0777);
+	chmod(sub, 0777);
+	is_int(kt_dir_check(sub, err, sizeof(err)), -EPERM, "world-writable dir without sticky bit refused");
+	ok(strstr(err, "sticky") != NULL, "message names the sticky bit");
+	chmod(sub, 01777);
+	is_int(kt_dir_check(sub, err, sizeof(err)), 0, "sticky world-writable dir accepted");
+	is_int(kt_dir_check("/nonexistent-kt-dir", err, sizeof(err)), -ENOENT, "missing dir reported");
+	snprintf(path, sizeof(path), "%s/open/x", dir);
+	chmod(sub, 0777);
+	ok(kt_file_create(path, err, sizeof(err)) < 0, "kt_file_create refuses a world-writable dir");
+}
+
+static void test_atomic(void)
+{
+	char path[512], err[KT_ERRLEN], *buf = NULL;
+	struct kt_atomic a, b;
+	size_t len = 0;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/snap.txt", dir);
+	is_int(kt_atomic_open(&a, path, err, sizeof(err)), 0, "atomic open");
+	fputs("hello\n", a.fp);
+	ok(access(path, F_OK) != 0, "not visible before commit");
+	is_int(kt_atomic_commit(&a, err, sizeof(err)), 0, "atomic commit");
+	ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "published with mode 0600");
+	is_int(kt_read_file(path, 1 << 20, &buf, &len, err, sizeof(err)), 0, "read back");
+	is_str(buf, "hello\n", "content intact");
+	free(buf);
+	is_int(kt_atomic_open(&b, path, err, sizeof(err)), -EEXIST, "existing file refused at open");
+
+	/* a file appearing between open and commit is not clobbered */
+	char p2[512];
+	snprintf(p2, sizeof(p2), "%s/race.txt", dir);
+	is_int(kt_atomic_open(&a, p2, err, sizeof(err)), 0, "atomic open for race");
+	fputs("new\n", a.fp);
+	FILE *f = fopen(p2, "w");
+	fputs("old\n", f);
+	fclose(f);
+	is_int(kt_atomic_commit(&a, err, sizeof(err)), -EEXIST, "commit refuses to replace a new file");
+	buf = NULL;
+	kt_read_file(p2, 1 << 20, &buf, &len, err, sizeof(err));
+	is_str(buf, "old\n", "the other file is untouched");
+	free(buf);
+	ok(access(a.tmp, F_OK) != 0, "temp file removed");
+	is_int(kt_read_file("/nonexistent-kt", 10, &buf, &len, err, sizeof(err)), -ENOENT, "missing file");
+	ok(strstr(err, "/nonexistent-kt") != NULL, "message names the file");
+}
+
+int main(void)
+{
+	ok(mkdtemp(dir) != NULL, "temp dir");
+	chmod(dir, 0700);
+	test_create();
+	test_dir_check();
+	test_atomic();
+	ok(kt_now_ns() > 0, "monotonic clock");
+	if (system(NULL)) {
+		char cmd[600];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd) != 0)
+			printf("# could not remove %s\n", dir);
+	}
+	return tap_done();
+}
