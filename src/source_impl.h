@@ -1,0 +1,54 @@
+/* Internal contract of the source layer: the ops table behind struct kt_source, and the
+ * recording writer the live source calls for --record. Shared by source.c (dispatch),
+ * source_perf.c (live) and source_record.c / source_replay.c (recordings, perf script). */
+#ifndef KERNTOP_SOURCE_IMPL_H
+#define KERNTOP_SOURCE_IMPL_H
+
+#include "kerntop/source.h"
+
+struct kt_source;
+
+struct kt_source_ops {
+	const char *name;
+	void (*free)(struct kt_source *s);
+	int (*pollfds)(struct kt_source *s, struct pollfd *fds, int max);
+	int (*read)(struct kt_source *s, const struct kt_sink *sink, int *timeout_ms, char *err,
+		    size_t errlen);
+	uint64_t (*now)(const struct kt_source *s);
+	int (*refresh)(struct kt_source *s, char *msg, size_t msglen);
+};
+
+/* Every source starts with this header; implementations embed it as their first member. */
+struct kt_source {
+	const struct kt_source_ops *ops;
+	struct kt_source_info info;
+	struct kt_source_stats stats;
+	char notice[256];
+};
+
+/* Opens a live perf source (source_perf.c). */
+int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, char *err,
+			size_t errlen);
+/* Opens a replay of a kerntop recording or `perf script` text (source_replay.c). */
+int kt_source_replay_open(const struct kt_source_opts *o, struct kt_source **out, char *err,
+			  size_t errlen);
+
+/* Recording writer (source_record.c): a versioned, checksummed block file, see
+ * docs/recording-format.md. Samples are buffered into blocks; a crash leaves a file readable
+ * up to the last complete block. */
+struct kt_recorder;
+
+/* Creates path (O_EXCL, 0600) and writes the header and the symbol context (the text of
+ * kallsyms_path and modules_path, either may be NULL to omit it). */
+int kt_rec_open(const char *path, const struct kt_source_info *info, const char *kallsyms_path,
+		const char *modules_path, struct kt_recorder **out, char *err, size_t errlen);
+int kt_rec_sample(struct kt_recorder *r, const struct kt_sample *s);
+int kt_rec_comm(struct kt_recorder *r, int32_t pid, int32_t tid, const char *comm, uint64_t t);
+int kt_rec_lost(struct kt_recorder *r, uint32_t cpu, uint64_t count, uint64_t t);
+int kt_rec_throttle(struct kt_recorder *r, uint32_t cpu, int throttled, uint64_t t);
+/* Flushes the current block (called on each refresh so a crash loses at most one tick). */
+int kt_rec_flush(struct kt_recorder *r, char *err, size_t errlen);
+/* Flushes, writes the end marker, closes. Safe with NULL. Returns 0 or -errno (ENOSPC...). */
+int kt_rec_close(struct kt_recorder *r, char *err, size_t errlen);
+
+#endif
