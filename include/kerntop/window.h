@@ -15,7 +15,13 @@ struct kt_window_opts {
 	uint64_t span_ns;   /* window length */
 	uint64_t slice_ns;  /* slice length (the refresh delay or finer) */
 	int cumulative;     /* start in cumulative mode */
+	/* Cap on distinct tuples kept in the since-start totals (0: KT_WINDOW_CUM_MAX). Past it,
+	 * new tuples are counted there without stack and task (task "[other]"), so a long
+	 * cumulative run stays bounded by locations x CPUs. The rolling totals never fold. */
+	uint32_t max_cum_tuples;
 };
+
+#define KT_WINDOW_CUM_MAX (1u << 21)
 
 /* One aggregated count. stack is 0 when no call chain was sampled. */
 struct kt_hit {
@@ -71,5 +77,18 @@ uint64_t kt_window_lost(const struct kt_window *w);
 uint64_t kt_window_covered(const struct kt_window *w);
 /* Hits of the newest complete slice and its length: the "now" rate for sorting by rate. */
 const struct kt_hit *kt_window_recent(const struct kt_window *w, size_t *n, uint64_t *len_ns);
+
+/* Bytes held by the window (slices, tuple tables, stacks, tasks): the memory-bound check. */
+size_t kt_window_mem(const struct kt_window *w);
+/* Live interned stacks (referenced by a slice or by the since-start totals). */
+uint32_t kt_window_nstacks(const struct kt_window *w);
+/* Slice length in ns, and the source time of the newest sample or advance. */
+uint64_t kt_window_slice(const struct kt_window *w);
+uint64_t kt_window_end(const struct kt_window *w);
+
+/* Stack ids: a stack returned by kt_window_stack stays valid at least until the next
+ * kt_window_stack or kt_window_advance call, and for as long as any hit (in the rolling or
+ * the since-start totals) references it; then its id is reused. Tasks are never freed
+ * (bounded by distinct tasks seen). */
 
 #endif

@@ -1,0 +1,411 @@
+/* The rolling window: a ring of time slices, each a flat list of (tuple, count), over a
+ * table of tuples with non-zero rolling counts; since-start totals beside it. Ingest is one
+ * hash lookup and three increments; expiry walks one slice. */
+#include "config.h"
+
+#include <string.h>
+
+#include "window_impl.h"
+
+static uint32_t slices_for(uint64_t span, uint64_t slice)
+{
+	uint64_t n = (span + slice - 1) / slice;
+
+	return n ? (n > 1000000 ? 1000000 : (uint32_t)n) : 1;
+}
+
+int kt_window_new(const struct kt_window_opts *o, struct kt_window **out)
+{
+	struct kt_window *w;
+
+	*out = NULL;
+	if (!o || !o->span_ns)
+		return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->span_ns = o->span_ns;
+	w->slice_ns = o->slice_ns && o->slice_ns < o->span_ns ? o->slice_ns : o->span_ns;
+	w->cumulative = !!o->cumulative;
+	w->max_cum = o->max_cum_tuples ? o->max_cum_tuples : KT_WINDOW_CUM_MAX;
+	w->other_task = UINT32_MAX;
+	w->nslices = slices_for(w->span_ns, w->slice_ns);
+	w->ring = calloc(w->nslices, sizeof(*w->ring));
+	if (!w->ring) {
+		free(w);
+		return -ENOMEM;
+	}
+	*out = w;
+	return 0;
+}
+
+void kt_window_free(struct kt_window *w)
+{
+	if (!w)
+		return;
+	for (uint32_t i = 0; i < w->nslices; i++)
+		free(w->ring[i].e);
+	free(w->ring);
+	free(w->tup);
+	kt_idx_free(&w->tupidx);
+	free(w->cum);
+	kt_idx_free(&w->cumidx);
+	free(w->out);
+	free(w->recent);
+	kt_window_intern_free(w);
+	free(w);
+}
+
+struct hit_key {
+	const struct kt_hit *base;
+	size_t stride;
+	uint32_t loc, stack, cpu, task;
+};
+
+static int hit_eq(const void *ctx, uint32_t id)
+{
+	const struct hit_key *k = ctx;
+	const struct kt_hit *h = (const void *)((const char *)k->base + (size_t)id * k->stride);
+
+	return h->loc == k->loc && h->stack == k->stack && h->cpu == k->cpu && h->task == k->task;
+}
+
+/* The since-start entry for a key, created (and the stack referenced) when new. */
+static uint32_t cum_entry(struct kt_window *w, uint32_t loc, uint32_t stack, uint32_t cpu,
+			  uint32_t task)
+{
+	struct hit_key k = { w->cum, sizeof(*w->cum), loc, stack, cpu, task };
+	uint32_t h, pos, id;
+
+	if (w->ncum >= w->max_cum && (stack || task != w->other_task)) {
+		if (w->other_task == UINT32_MAX) {
+			w->other_task = kt_window_task(w, -1, -1);
+			kt_window_comm(w, -1, -1, "[other]");
+		}
+		k.stack = stack = 0;
+		k.task = task = w->other_task;
+	}
+	h = kt_hash4(loc, stack, cpu, task);
+	id = kt_idx_find(&w->cumidx, h, hit_eq, &k, &pos);
+	if (id != UINT32_MAX)
+		return id;
+	if (kt_grow((void **)&w->cum, &w->cumcap, w->ncum + 1, sizeof(*w->cum)) < 0)
+		return UINT32_MAX;
+	id = w->ncum;
+	if (kt_idx_insert(&w->cumidx, h, id, pos) < 0)
+		return UINT32_MAX;
+	w->ncum++;
+	w->cum[id] = (struct kt_hit){ loc, stack, cpu, task, 0 };
+	kt_window_stack_ref(w, stack);
+	return id;
+}
+
+static uint32_t tuple_entry(struct kt_window *w, uint32_t loc, uint32_t stack, uint32_t cpu,
+			    uint32_t task)
+{
+	struct hit_key k = { (const struct kt_hit *)w->tup, sizeof(*w->tup), loc, stack, cpu, task };
+	uint32_t h = kt_hash4(loc, stack, cpu, task), pos, id, c;
+	struct wtuple *t;
+
+	id = kt_idx_find(&w->tupidx, h, hit_eq, &k, &pos);
+	if (id != UINT32_MAX)
+		return id;
+	c = cum_entry(w, loc, stack, cpu, task);
+	if (c == UINT32_MAX)
+		return UINT32_MAX;
+	if (w->tupfree) {
+		id = w->tupfree - 1;
+		w->tupfree = w->tup[id].sidx;
+	} else {
+		if (kt_grow((void **)&w->tup, &w->tupcap, w->ntup + 1, sizeof(*w->tup)) < 0)
+			return UINT32_MAX;
+		id = w->ntup++;
+	}
+	if (kt_idx_insert(&w->tupidx, h, id, pos) < 0) {
+		w->tup[id].h.hits = 0;
+		w->tup[id].sidx = w->tupfree;
+		w->tupfree = id + 1;
+		return UINT32_MAX;
+	}
+	t = &w->tup[id];
+	t->h = (struct kt_hit){ loc, stack, cpu, task, 0 };
+	t->hash = h;
+	t->cum = c;
+	t->seq = 0;
+	w->tuplive++;
+	kt_window_stack_ref(w, stack);
+	return id;
+}
+
+static void tuple_release(struct kt_window *w, uint32_t id)
+{
+	struct wtuple *t = &w->tup[id];
+
+	kt_idx_remove(&w->tupidx, t->hash, id);
+	kt_window_stack_unref(w, t->h.stack);
+	t->sidx = w->tupfree;
+	w->tupfree = id + 1;
+	w->tuplive--;
+}
+
+static void slice_expire(struct kt_window *w, struct slice *s)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct wtuple *t = &w->tup[s->e[i].tuple];
+
+		t->h.hits -= s->e[i].count;
+		if (!t->h.hits)
+			tuple_release(w, s->e[i].tuple);
+	}
+	w->total -= s->hits;
+	w->lost -= s->lost;
+	s->n = 0;
+	s->hits = 0;
+	s->lost = 0;
+	w->out_dirty = 1;
+}
+
+/* Copies a slice as kt_hits: the recent rate survives the slice's own expiry. */
+static void recent_from(struct kt_window *w, const struct slice *s, uint64_t len)
+{
+	w->nrecent = 0;
+	w->recent_len = len;
+	if (kt_grow((void **)&w->recent, &w->recentcap, s->n, sizeof(*w->recent)) < 0)
+		return;
+	for (uint32_t i = 0; i < s->n; i++) {
+		w->recent[i] = w->tup[s->e[i].tuple].h;
+		w->recent[i].hits = s->e[i].count;
+	}
+	w->nrecent = s->n;
+}
+
+/* Moves the newest slice to number k, expiring what falls out of the span. */
+static void rotate_to(struct kt_window *w, uint64_t k)
+{
+	uint64_t from = w->newest;
+
+	if (k <= from)
+		return;
+	if (k == from + 1)
+		recent_from(w, &w->ring[from % w->nslices], w->slice_ns);
+	else {
+		w->nrecent = 0; /* the newest complete slice is empty */
+		w->recent_len = w->slice_ns;
+	}
+	if (k - from >= w->nslices) {
+		for (uint32_t i = 0; i < w->nslices; i++)
+			slice_expire(w, &w->ring[i]);
+	} else {
+		for (uint64_t j = from + 1; j <= k; j++)
+			slice_expire(w, &w->ring[j % w->nslices]);
+	}
+	w->newest = k;
+}
+
+static void start_at(struct kt_window *w, uint64_t t)
+{
+	w->started = 1;
+	w->origin = t;
+	w->end = t;
+	w->newest = 0;
+}
+
+void kt_window_advance(struct kt_window *w, uint64_t now_ns)
+{
+	kt_window_stack_reclaim(w);
+	if (!w->started) {
+		start_at(w, now_ns);
+		return;
+	}
+	if (now_ns <= w->end)
+		return;
+	w->end = now_ns;
+	rotate_to(w, (now_ns - w->origin) / w->slice_ns);
+	w->out_dirty = 1;
+}
+
+void kt_window_add(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint32_t stack,
+		   uint32_t cpu, uint32_t task, uint64_t count)
+{
+	struct slice *s;
+	struct wtuple *t;
+	uint32_t id, seq;
+
+	if (!count)
+		return;
+	if (!w->started)
+		start_at(w, time_ns);
+	else if (time_ns > w->end) {
+		uint64_t k = (time_ns - w->origin) / w->slice_ns;
+
+		w->end = time_ns;
+		if (k > w->newest)
+			rotate_to(w, k);
+	}
+	id = tuple_entry(w, loc, stack, cpu, task);
+	if (id == UINT32_MAX)
+		return; /* out of memory: the hit is dropped, totals stay consistent */
+	s = &w->ring[w->newest % w->nslices];
+	t = &w->tup[id];
+	seq = (uint32_t)(w->newest + 1);
+	if (t->seq == seq && t->sidx < s->n && s->e[t->sidx].tuple == id) {
+		s->e[t->sidx].count += count;
+	} else {
+		if (kt_grow((void **)&s->e, &s->cap, s->n + 1, sizeof(*s->e)) < 0) {
+			if (!t->h.hits)
+				tuple_release(w, id);
+			return;
+		}
+		s->e[s->n] = (struct slice_ent){ id, 0, count };
+		t->seq = seq;
+		t->sidx = s->n++;
+	}
+	t->h.hits += count;
+	s->hits += count;
+	w->total += count;
+	w->cum[t->cum].hits += count;
+	w->cum_total += count;
+	w->out_dirty = 1;
+}
+
+void kt_window_add_lost(struct kt_window *w, uint64_t time_ns, uint32_t cpu, uint64_t count)
+{
+	if (!count)
+		return;
+	kt_window_advance(w, time_ns);
+	w->ring[w->newest % w->nslices].lost += count;
+	w->lost += count;
+	w->cum_lost += count;
+}
+
+void kt_window_set_span(struct kt_window *w, uint64_t span_ns)
+{
+	uint32_t n, o = w->nslices, keep;
+	struct slice *ring;
+
+	if (!span_ns || span_ns == w->span_ns)
+		return;
+	n = slices_for(span_ns, w->slice_ns);
+	if (n == o) {
+		w->span_ns = span_ns;
+		return;
+	}
+	ring = calloc(n, sizeof(*ring));
+	if (!ring)
+		return;
+	keep = n < o ? n : o;
+	/* old slot i holds slice newest - d; the oldest fall out when shrinking */
+	for (uint32_t i = 0; i < o; i++) {
+		uint64_t d = (w->newest % o + o - i) % o;
+
+		if (d > w->newest) {
+			free(w->ring[i].e);
+		} else if (d < keep) {
+			ring[(w->newest - d) % n] = w->ring[i];
+		} else {
+			slice_expire(w, &w->ring[i]);
+			free(w->ring[i].e);
+		}
+	}
+	free(w->ring);
+	w->ring = ring;
+	w->nslices = n;
+	w->span_ns = span_ns;
+	w->out_dirty = 1;
+}
+
+uint64_t kt_window_span(const struct kt_window *w)
+{
+	return w->span_ns;
+}
+
+void kt_window_set_cumulative(struct kt_window *w, int on)
+{
+	w->cumulative = !!on;
+	w->out_dirty = 1;
+}
+
+int kt_window_cumulative(const struct kt_window *w)
+{
+	return w->cumulative;
+}
+
+const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n)
+{
+	struct kt_window *m = (struct kt_window *)w; /* the dense copy is a cache */
+	uint32_t j = 0;
+
+	if (w->cumulative) {
+		*n = w->ncum;
+		return w->cum;
+	}
+	if (m->out_dirty) {
+		if (kt_grow((void **)&m->out, &m->outcap, w->tuplive, sizeof(*m->out)) < 0) {
+			*n = 0;
+			return NULL;
+		}
+		for (uint32_t i = 0; i < w->ntup; i++)
+			if (w->tup[i].h.hits)
+				m->out[j++] = w->tup[i].h;
+		m->nout = j;
+		m->out_dirty = 0;
+	}
+	*n = m->nout;
+	return m->out;
+}
+
+uint64_t kt_window_total(const struct kt_window *w)
+{
+	return w->cumulative ? w->cum_total : w->total;
+}
+
+uint64_t kt_window_lost(const struct kt_window *w)
+{
+	return w->cumulative ? w->cum_lost : w->lost;
+}
+
+uint64_t kt_window_covered(const struct kt_window *w)
+{
+	uint64_t lo;
+
+	if (!w->started)
+		return 0;
+	if (w->cumulative)
+		return w->end - w->origin;
+	lo = w->newest + 1 > w->nslices ? w->newest + 1 - w->nslices : 0;
+	lo = w->origin + lo * w->slice_ns;
+	return w->end > lo ? w->end - lo : 0;
+}
+
+const struct kt_hit *kt_window_recent(const struct kt_window *w, size_t *n, uint64_t *len_ns)
+{
+	struct kt_window *m = (struct kt_window *)w; /* the partial-slice copy is a cache */
+
+	if (w->started && w->newest == 0) /* no complete slice yet: the open one so far */
+		recent_from(m, &w->ring[0], w->end - w->origin);
+	*n = w->nrecent;
+	*len_ns = w->recent_len;
+	return w->recent;
+}
+
+size_t kt_window_mem(const struct kt_window *w)
+{
+	size_t m = sizeof(*w) + (size_t)w->nslices * sizeof(*w->ring);
+
+	for (uint32_t i = 0; i < w->nslices; i++)
+		m += (size_t)w->ring[i].cap * sizeof(*w->ring[i].e);
+	m += (size_t)w->tupcap * sizeof(*w->tup) + kt_idx_mem(&w->tupidx);
+	m += (size_t)w->cumcap * sizeof(*w->cum) + kt_idx_mem(&w->cumidx);
+	m += (size_t)w->outcap * sizeof(*w->out) + (size_t)w->recentcap * sizeof(*w->recent);
+	return m + kt_window_intern_mem(w);
+}
+
+uint64_t kt_window_slice(const struct kt_window *w)
+{
+	return w->slice_ns;
+}
+
+uint64_t kt_window_end(const struct kt_window *w)
+{
+	return w->end;
+}

@@ -1,0 +1,96 @@
+/* The window's private state, shared by window.c (slices, totals) and window_intern.c
+ * (tasks and stacks). Nothing outside the window layer includes it. */
+#ifndef KERNTOP_WINDOW_IMPL_H
+#define KERNTOP_WINDOW_IMPL_H
+
+#include "kerntop/window.h"
+#include "window_idx.h"
+
+/* A tuple with a non-zero count in the rolling window. Slices refer to it by index. */
+struct wtuple {
+	struct kt_hit h;   /* key and rolling count; h.hits == 0 marks a free entry */
+	uint32_t hash;
+	uint32_t cum;      /* index of its since-start entry */
+	uint32_t seq;      /* (slice number + 1) of the slice that last counted it */
+	uint32_t sidx;     /* its index in that slice; next free entry when free */
+};
+
+struct slice_ent {
+	uint32_t tuple;
+	uint32_t pad;
+	uint64_t count;
+};
+
+struct slice {
+	struct slice_ent *e;
+	uint32_t n, cap;
+	uint64_t hits, lost;
+};
+
+struct wstack {
+	uint32_t *frames;  /* NULL when free */
+	uint32_t n;
+	uint32_t hash;
+	uint32_t ref;      /* tuples (rolling and since-start) holding it */
+	uint32_t next;     /* free list, or pending-reclaim list */
+	uint8_t pending;
+};
+
+struct wtask {
+	struct kt_task pub;
+	char comm[32];
+};
+
+struct kt_window {
+	uint64_t span_ns, slice_ns;
+	int cumulative;
+	uint32_t max_cum;
+
+	/* time: slice k covers [origin + k*slice, origin + (k+1)*slice) */
+	int started;
+	uint64_t origin, end;
+	uint64_t newest;       /* slice number of the newest slice */
+	uint32_t nslices;      /* slices the rolling totals span */
+	struct slice *ring;    /* nslices entries, slot k % nslices */
+
+	/* rolling totals */
+	struct wtuple *tup;
+	uint32_t ntup, tupcap, tupfree, tuplive;
+	struct kt_idx tupidx;
+	uint64_t total, lost;
+
+	/* since-start totals: never shrink (folded past max_cum) */
+	struct kt_hit *cum;
+	uint32_t ncum, cumcap;
+	struct kt_idx cumidx;
+	uint64_t cum_total, cum_lost;
+	uint32_t other_task;   /* UINT32_MAX until the first fold */
+
+	/* dense copies handed out by kt_window_hits / kt_window_recent */
+	struct kt_hit *out;
+	uint32_t nout, outcap;
+	int out_dirty;
+	struct kt_hit *recent;
+	uint32_t nrecent, recentcap;
+	uint64_t recent_len;
+
+	/* stacks */
+	struct wstack *stk;    /* id 0 is reserved for "no stack" */
+	uint32_t nstk, stkcap, stkfree, stklive, stkpending;
+	struct kt_idx stkidx;
+	size_t stkmem;
+
+	/* tasks */
+	struct wtask *task;
+	uint32_t ntask, taskcap;
+	struct kt_idx taskidx;
+};
+
+/* window_intern.c */
+void kt_window_stack_ref(struct kt_window *w, uint32_t stack);
+void kt_window_stack_unref(struct kt_window *w, uint32_t stack);
+void kt_window_stack_reclaim(struct kt_window *w);
+void kt_window_intern_free(struct kt_window *w);
+size_t kt_window_intern_mem(const struct kt_window *w);
+
+#endif

@@ -1,0 +1,319 @@
+/* Window tests: exact add/expire arithmetic, a property test against a brute-force recount,
+ * stack and task interning, span and mode changes, and the one-hour memory bound. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kerntop/window.h"
+#include "tap.h"
+
+#define MS 1000000ull
+#define S 1000000000ull
+
+static uint64_t hits_of(struct kt_window *w, uint32_t loc, uint32_t stack, uint32_t cpu,
+			uint32_t task)
+{
+	size_t n;
+	const struct kt_hit *h = kt_window_hits(w, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (h[i].loc == loc && h[i].stack == stack && h[i].cpu == cpu && h[i].task == task)
+			return h[i].hits;
+	return 0;
+}
+
+static struct kt_window *mk(uint64_t span, uint64_t slice, int cum)
+{
+	struct kt_window_opts o = { .span_ns = span, .slice_ns = slice, .cumulative = cum };
+	struct kt_window *w = NULL;
+
+	if (kt_window_new(&o, &w) < 0)
+		abort();
+	return w;
+}
+
+static void test_basic(void)
+{
+	struct kt_window *w = mk(3 * S, 1 * S, 0);
+	size_t n;
+	uint64_t len;
+	const struct kt_hit *h;
+
+	kt_window_add(w, 100 * S, 5, 0, 0, 0, 2);
+	kt_window_add(w, 100 * S + 500 * MS, 5, 0, 0, 0, 1);
+	kt_window_add(w, 100 * S + 600 * MS, 6, 0, 1, 0, 4);
+	is_int(kt_window_total(w), 7, "three adds total 7");
+	is_int(hits_of(w, 5, 0, 0, 0), 3, "same tuple merges");
+	h = kt_window_recent(w, &n, &len);
+	is_int(n, 2, "before a complete slice, recent is the open slice");
+	is_int(len, 600 * MS, "open slice length so far");
+	is_int(kt_window_covered(w), 600 * MS, "covered: first to last sample");
+
+	kt_window_add(w, 101 * S + 1, 6, 0, 1, 0, 1);
+	h = kt_window_recent(w, &n, &len);
+	is_int(n, 2, "recent = the newest complete slice");
+	is_int(len, 1 * S, "its length is one slice");
+	is_int(h[0].hits + h[1].hits, 7, "recent counts");
+	kt_window_add(w, 102 * S, 7, 0, 0, 0, 10);
+	is_int(kt_window_total(w), 18, "three slices held");
+	kt_window_add_lost(w, 102 * S, 0, 3);
+	is_int(kt_window_lost(w), 3, "lost counted");
+	kt_window_advance(w, 103 * S);
+	is_int(kt_window_total(w), 11, "slice 100 expired: 7 subtracted");
+	is_int(hits_of(w, 5, 0, 0, 0), 0, "expired tuple gone");
+	is_int(hits_of(w, 6, 0, 1, 0), 1, "later hit of a tuple survives");
+	is_int(kt_window_covered(w), 2 * S, "covered = held slices up to now");
+	kt_window_set_cumulative(w, 1);
+	is_int(kt_window_total(w), 18, "cumulative: everything since start");
+	is_int(hits_of(w, 5, 0, 0, 0), 3, "cumulative keeps expired tuples");
+	is_int(kt_window_covered(w), 3 * S, "cumulative covered since start");
+	kt_window_set_cumulative(w, 0);
+	is_int(kt_window_total(w), 11, "back to the rolling window at once");
+	kt_window_advance(w, 200 * S);
+	is_int(kt_window_total(w), 0, "a long jump expires everything");
+	is_int(kt_window_lost(w), 0, "lost expires too");
+	kt_window_hits(w, &n);
+	is_int(n, 0, "no tuples left");
+	kt_window_add(w, 150 * S, 9, 0, 0, 0, 1);
+	is_int(hits_of(w, 9, 0, 0, 0), 1, "a late sample counts in the newest slice");
+	kt_window_free(w);
+}
+
+/* Brute force model: each sample is counted in slice max(newest, its own slice). */
+struct smp {
+	uint64_t slice;
+	uint32_t loc, stack, cpu, task;
+	uint64_t count;
+};
+
+#define KEY(l, s, c, t) ((((size_t)(l) * 16 + (s)) * 3 + (c)) * 16 + (t))
+#define NKEYS (7 * 16 * 3 * 16)
+
+static void test_property(void)
+{
+	int bad = 0, badcum = 0, badtot = 0, checks = 0;
+	uint64_t *want = calloc(NKEYS, sizeof(*want));
+
+	srand(12345);
+	for (int run = 0; run < 30; run++) {
+		uint64_t slice = (uint64_t)(1 + rand() % 5) * 100 * MS;
+		uint32_t nsl = 1 + (uint32_t)(rand() % 8);
+		struct kt_window *w = mk(slice * nsl, slice, run & 1);
+		struct smp *v = calloc(4000, sizeof(*v));
+		uint64_t t = 5 * S + (uint64_t)(rand() % 1000) * MS, origin = 0, newest = 0;
+		int started = 0;
+		size_t nv = 0;
+
+		for (int i = 0; i < 4000; i++) {
+			uint32_t fr[2] = { (uint32_t)(rand() % 3), (uint32_t)(rand() % 3) };
+			uint64_t k, st;
+
+			t += (uint64_t)(rand() % 60) * MS;
+			if (rand() % 50 == 0)
+				t += (uint64_t)(rand() % 5) * slice;
+			if (rand() % 40 == 0) {
+				kt_window_advance(w, t);
+				if (!started) {
+					started = 1;
+					origin = t;
+				}
+				k = (t - origin) / slice;
+				newest = k > newest ? k : newest;
+			}
+			v[nv].loc = (uint32_t)(rand() % 7);
+			v[nv].stack = rand() % 3 ? kt_window_stack(w, fr, 1 + (uint32_t)(rand() % 2)) : 0;
+			v[nv].cpu = (uint32_t)(rand() % 3);
+			v[nv].task = kt_window_task(w, rand() % 4, rand() % 4);
+			v[nv].count = 1 + (uint64_t)(rand() % 3);
+			/* sometimes a sample from slightly in the past */
+			st = started && rand() % 10 == 0 && t > origin + 200 * MS ? t - 200 * MS : t;
+			if (!started) {
+				started = 1;
+				origin = st;
+			}
+			k = (st - origin) / slice;
+			newest = k > newest ? k : newest;
+			v[nv].slice = newest;
+			if (v[nv].stack >= 16)
+				abort();
+			kt_window_add(w, st, v[nv].loc, v[nv].stack, v[nv].cpu, v[nv].task, v[nv].count);
+			nv++;
+			if (i % 97 != 0 && i != 3999)
+				continue;
+			for (int mode = 0; mode < 2; mode++) {
+				size_t n;
+				const struct kt_hit *h;
+				uint64_t sum = 0, all = 0, lo;
+
+				kt_window_set_cumulative(w, mode);
+				h = kt_window_hits(w, &n);
+				lo = mode || newest + 1 < nsl ? 0 : newest + 1 - nsl;
+				memset(want, 0, NKEYS * sizeof(*want));
+				for (size_t m = 0; m < nv; m++)
+					if (v[m].slice >= lo) {
+						want[KEY(v[m].loc, v[m].stack, v[m].cpu, v[m].task)] += v[m].count;
+						all += v[m].count;
+					}
+				for (size_t j = 0; j < n; j++) {
+					size_t key = KEY(h[j].loc, h[j].stack, h[j].cpu, h[j].task);
+
+					if (want[key] != h[j].hits || !h[j].hits)
+						mode ? badcum++ : bad++;
+					sum += h[j].hits;
+				}
+				if (all != sum || all != kt_window_total(w))
+					badtot++;
+				checks++;
+			}
+			kt_window_set_cumulative(w, run & 1);
+		}
+		free(v);
+		kt_window_free(w);
+	}
+	free(want);
+	is_int(bad, 0, "rolling totals equal a brute-force recount of the held samples");
+	is_int(badcum, 0, "since-start totals equal a recount of every sample");
+	is_int(badtot, 0, "no tuple is missing: the sums and kt_window_total agree");
+	ok(checks > 1000, "property checked many times");
+}
+
+static void test_stacks_tasks(void)
+{
+	struct kt_window *w = mk(2 * S, 1 * S, 0);
+	uint32_t a[3] = { 10, 11, 12 }, b[3] = { 10, 11, 13 }, n;
+	uint32_t sa, sb;
+	const uint32_t *f;
+	uint32_t t1, t2;
+
+	/* the contract: an id is used by kt_window_add before the next kt_window_stack */
+	sa = kt_window_stack(w, a, 3);
+	kt_window_add(w, 1 * S, 1, sa, 0, 0, 1);
+	sb = kt_window_stack(w, b, 3);
+	kt_window_add(w, 1 * S, 1, sb, 0, 0, 1);
+	ok(sa && sb && sa != sb, "distinct stacks get distinct non-zero ids");
+	is_int(kt_window_stack(w, a, 3), sa, "same frames, same id");
+	is_int(kt_window_stack(w, a, 0), 0, "empty stack is 0");
+	is_int(kt_window_stack(w, a, 2) != sa, 1, "a prefix is another stack");
+	f = kt_window_stack_frames(w, sb, &n);
+	ok(n == 3 && f && f[2] == 13, "frames come back leaf first");
+	kt_window_stack(w, b, 1); /* reclaims the unused prefix stack */
+	is_int(kt_window_nstacks(w), 3, "unused stacks are reclaimed, referenced ones stay");
+	kt_window_set_cumulative(w, 0);
+	kt_window_advance(w, 10 * S);
+	is_int(kt_window_nstacks(w), 2, "since-start totals still hold the referenced stacks");
+	kt_window_free(w);
+
+	/* with since-start totals folded from the start, expired stacks are freed and reused */
+	struct kt_window_opts o = { .span_ns = 2 * S, .slice_ns = S, .max_cum_tuples = 1 };
+	kt_window_new(&o, &w);
+	kt_window_add(w, 1 * S, 1, 0, 0, 0, 1); /* fills the since-start cap */
+	sa = kt_window_stack(w, a, 3);
+	kt_window_add(w, 1 * S, 2, sa, 0, kt_window_task(w, 5, 6), 4);
+	is_int(kt_window_nstacks(w), 1, "one live stack");
+	kt_window_advance(w, 10 * S);
+	kt_window_advance(w, 11 * S);
+	is_int(kt_window_nstacks(w), 0, "expired and folded: the stack is freed");
+	f = kt_window_stack_frames(w, sa, &n);
+	ok(!f && n == 0, "a freed stack id has no frames");
+	is_int(kt_window_stack(w, b, 3), sa, "its id is reused");
+	kt_window_set_cumulative(w, 1);
+	is_int(kt_window_total(w), 5, "folding keeps since-start counts exact");
+	is_int(hits_of(w, 2, 0, 0, kt_window_task(w, -1, -1)), 4, "folded into task [other], no stack");
+	is_str(kt_window_task_info(w, kt_window_task(w, -1, -1))->comm, "[other]", "[other] task named");
+	kt_window_free(w);
+
+	w = mk(2 * S, 1 * S, 0);
+	t1 = kt_window_task(w, 100, 101);
+	t2 = kt_window_task(w, 100, 102);
+	ok(t1 == 0 && t2 == 1, "task ids are dense from 0");
+	is_int(kt_window_task(w, 100, 101), t1, "same task, same id");
+	is_str(kt_window_task_info(w, t1)->comm, "", "comm empty until known");
+	for (int i = 0; i < 1000; i++)
+		kt_window_task(w, 1000 + i, 1000 + i);
+	kt_window_comm(w, 100, 101, "dd");
+	kt_window_comm(w, 7, 7, "sshd-with-a-long-name-beyond-sixteen");
+	is_str(kt_window_task_info(w, t1)->comm, "dd", "comm recorded (after the table grew)");
+	is_int(kt_window_task_info(w, t2)->tid, 102, "tid kept");
+	is_int(kt_window_ntasks(w), 1003, "comm of an unseen task interns it");
+	ok(kt_window_task_info(w, 5000) == NULL, "out-of-range task is NULL");
+	kt_window_free(w);
+}
+
+static void test_span(void)
+{
+	struct kt_window *w = mk(4 * S, 1 * S, 0);
+
+	for (int s = 0; s < 4; s++)
+		kt_window_add(w, (uint64_t)s * S + 1, (uint32_t)s, 0, 0, 0, (uint64_t)(s + 1));
+	is_int(kt_window_total(w), 10, "4 slices: 1+2+3+4");
+	kt_window_set_span(w, 2 * S);
+	is_int(kt_window_total(w), 7, "shrinking to 2 slices drops the oldest two");
+	is_int(kt_window_span(w), 2 * S, "span reported");
+	kt_window_set_span(w, 5 * S);
+	is_int(kt_window_total(w), 7, "growing keeps what is held");
+	kt_window_add(w, 4 * S + 1, 9, 0, 0, 0, 5);
+	is_int(kt_window_total(w), 12, "grown window holds slices 2..4");
+	kt_window_advance(w, 7 * S + 1);
+	is_int(kt_window_total(w), 9, "at 7 s it holds slices 3..7");
+	kt_window_advance(w, 8 * S + 1);
+	is_int(kt_window_total(w), 5, "slice 3 expires at 8 s");
+	kt_window_set_cumulative(w, 1);
+	is_int(kt_window_total(w), 15, "cumulative unaffected by span changes");
+	kt_window_free(w);
+}
+
+/* One hour at 997 Hz on 2 CPUs over a fixed set of keys: memory must stop growing. */
+static void test_memory(void)
+{
+	struct kt_window *w = mk(10 * S, 1 * S, 0);
+	uint64_t step = S / 997, t = 1 * S;
+	size_t at10 = 0, peak = 0;
+	uint32_t fr[4];
+	unsigned seed = 7;
+
+	for (uint64_t i = 0; i < 3600ull * 997; i++) {
+		t += step;
+		for (uint32_t cpu = 0; cpu < 2; cpu++) {
+			uint32_t loc, task, stack;
+
+			seed = seed * 1103515245u + 12345u;
+			loc = (seed >> 8) % 500;
+			task = kt_window_task(w, (int32_t)((seed >> 20) % 8), (int32_t)((seed >> 20) % 8));
+			fr[0] = loc;
+			fr[1] = 1000 + (seed >> 4) % 4;
+			fr[2] = 2000;
+			stack = kt_window_stack(w, fr, 3);
+			kt_window_add(w, t, loc, stack, cpu, task, 1);
+		}
+		if (i % 997 == 0)
+			kt_window_advance(w, t);
+		if (i == 600ull * 997)
+			at10 = kt_window_mem(w);
+		if (i > 600ull * 997 && kt_window_mem(w) > peak)
+			peak = kt_window_mem(w);
+	}
+	ok(at10 > 0, "memory measured after 10 minutes");
+	is_int(peak, at10, "memory after 10 minutes does not grow over the next 50");
+	ok(at10 < 64u << 20, "and it is small (< 64 MiB)");
+	uint64_t want = 0, newest = (t - 1 * S - step) / S;
+	for (uint64_t i = 0; i < 3600ull * 997; i++)
+		if ((1 * S + (i + 1) * step - (1 * S + step)) / S + 9 >= newest)
+			want += 2;
+	is_int(kt_window_total(w), want, "window holds the samples of its last 10 slices");
+	kt_window_set_cumulative(w, 1);
+	is_int(kt_window_total(w), 3600 * 997 * 2, "since start: the whole hour");
+	printf("# window memory %zu bytes, %u live stacks\n", at10, kt_window_nstacks(w));
+	kt_window_free(w);
+}
+
+int main(void)
+{
+	test_basic();
+	test_property();
+	test_stacks_tasks();
+	test_span();
+	test_memory();
+	return tap_done();
+}
