@@ -1,0 +1,416 @@
+/* The --record writer: a versioned header, the symbol context, then checksummed blocks of
+ * compact records (docs/recording-format.md). Records go into one 64 KiB buffer holding whole
+ * blocks, written with one write(2) when full or on kt_rec_flush, so a crash or a full disk
+ * leaves a file readable up to the last complete block. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kerntop/util.h"
+#include "source_impl.h"
+#include "source_replay_impl.h"
+
+#define REC_BUF (64u << 10)
+/* Worst case of one record: a sample with KT_MAX_STACK frames, all varints at 10 bytes. */
+#define REC_MAX (1 + 10 * 8 + 10 * KT_MAX_STACK)
+
+struct kt_recorder {
+	int fd;
+	int error;            /* sticky -errno after a failed write */
+	char msg[KT_ERRLEN];
+	char path[PATH_MAX];
+	uint64_t written;
+	uint8_t *buf;
+	size_t used;
+	size_t blk;           /* offset of the open block's header in buf */
+	uint32_t type;        /* of the open block, 0 when none */
+	uint32_t nrec;
+	uint64_t t, ip, period; /* delta state of the open block */
+	uint32_t cpu;
+	uint64_t nsamples, ncomm, nlost, nthrottle;
+};
+
+static int fail(struct kt_recorder *r, int e, const char *what)
+{
+	if (e == ENOSPC || e == EDQUOT)
+		snprintf(r->msg, sizeof(r->msg),
+			 "%.300s: disk full after %llu bytes (%s); the recording is readable up to its last "
+			 "complete block: free space or record to another filesystem",
+			 r->path, (unsigned long long)r->written, strerror(e));
+	else
+		snprintf(r->msg, sizeof(r->msg), "%.300s: %s failed after %llu bytes (%s)", r->path, what,
+			 (unsigned long long)r->written, strerror(e));
+	r->error = -e;
+	return -e;
+}
+
+static int write_all(struct kt_recorder *r, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(r->fd, iov, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return fail(r, errno, "write");
+		}
+		if (w == 0)
+			return fail(r, EIO, "write");
+		r->written += (uint64_t)w;
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+static void blk_header(uint8_t *h, uint32_t type, uint32_t len, uint32_t nrec, const void *payload)
+{
+	kt_put_u32(h, type);
+	kt_put_u32(h + 4, len);
+	kt_put_u32(h + 8, nrec);
+	kt_put_u32(h + 12, kt_crc32(kt_crc32(0, h, 12), payload, len));
+}
+
+static void close_block(struct kt_recorder *r)
+{
+	uint8_t *h = r->buf + r->blk;
+
+	if (!r->type)
+		return;
+	blk_header(h, r->type, (uint32_t)(r->used - r->blk - KT_REC_BLK_HDR), r->nrec,
+		   h + KT_REC_BLK_HDR);
+	r->type = 0;
+}
+
+static int write_buf(struct kt_recorder *r)
+{
+	struct iovec iov = { r->buf, r->used };
+	int e;
+
+	close_block(r);
+	if (!r->used)
+		return 0;
+	e = write_all(r, &iov, 1);
+	r->used = 0;
+	return e;
+}
+
+/* Makes room for one record of a block of type t and opens that block if needed. */
+static uint8_t *reserve(struct kt_recorder *r, uint32_t type)
+{
+	if (r->error)
+		return NULL;
+	if (r->used + REC_MAX > REC_BUF) {
+		if (write_buf(r) < 0)
+			return NULL;
+	}
+	if (r->type != type) {
+		close_block(r);
+		r->blk = r->used;
+		r->used += KT_REC_BLK_HDR;
+		r->type = type;
+		r->nrec = 0;
+		r->t = r->ip = r->period = 0;
+		r->cpu = 0;
+	}
+	return r->buf + r->used;
+}
+
+int kt_rec_sample(struct kt_recorder *r, const struct kt_sample *s)
+{
+	uint8_t *p0, *p, *hdr;
+	uint32_t nf = s->nr_frames > KT_MAX_STACK ? KT_MAX_STACK : s->nr_frames;
+	uint32_t xflags = s->flags & ~(uint32_t)KT_SAMPLE_USER;
+	uint8_t h = 0;
+
+	if (!r)
+		return 0;
+	p0 = p = reserve(r, KT_BLK_SAMPLES);
+	if (!p)
+		return r->error;
+	hdr = p++;
+	if (s->flags & KT_SAMPLE_USER)
+		h |= KT_RS_USER;
+	if (r->nrec && s->period == r->period)
+		h |= KT_RS_SAME_PERIOD;
+	if (s->pid == s->tid)
+		h |= KT_RS_PID_IS_TID;
+	if (nf && s->frames)
+		h |= KT_RS_FRAMES;
+	if (r->nrec && s->cpu == r->cpu)
+		h |= KT_RS_SAME_CPU;
+	if (xflags)
+		h |= KT_RS_XFLAGS;
+	*hdr = h;
+	p = kt_put_var(p, kt_zig((int64_t)(s->time_ns - r->t)));
+	if (!(h & KT_RS_SAME_CPU))
+		p = kt_put_var(p, s->cpu);
+	p = kt_put_var(p, kt_zig(s->pid));
+	if (!(h & KT_RS_PID_IS_TID))
+		p = kt_put_var(p, kt_zig(s->tid));
+	p = kt_put_var(p, kt_zig((int64_t)(s->ip - r->ip)));
+	if (!(h & KT_RS_SAME_PERIOD))
+		p = kt_put_var(p, s->period);
+	if (xflags)
+		p = kt_put_var(p, xflags);
+	if (h & KT_RS_FRAMES) {
+		uint64_t prev = s->ip;
+
+		p = kt_put_var(p, nf);
+		for (uint32_t i = 0; i < nf; i++) {
+			p = kt_put_var(p, kt_zig((int64_t)(s->frames[i] - prev)));
+			prev = s->frames[i];
+		}
+	}
+	r->used += (size_t)(p - p0);
+	r->nrec++;
+	r->t = s->time_ns;
+	r->ip = s->ip;
+	r->period = s->period;
+	r->cpu = s->cpu;
+	r->nsamples++;
+	return 0;
+}
+
+int kt_rec_comm(struct kt_recorder *r, int32_t pid, int32_t tid, const char *comm, uint64_t t)
+{
+	uint8_t *p0, *p;
+	size_t n = comm ? strnlen(comm, 255) : 0;
+
+	if (!r)
+		return 0;
+	p0 = p = reserve(r, KT_BLK_COMM);
+	if (!p)
+		return r->error;
+	p = kt_put_var(p, kt_zig(pid));
+	p = kt_put_var(p, kt_zig(tid));
+	p = kt_put_var(p, t);
+	*p++ = (uint8_t)n;
+	memcpy(p, comm ? comm : "", n);
+	p += n;
+	r->used += (size_t)(p - p0);
+	r->nrec++;
+	r->ncomm++;
+	return 0;
+}
+
+int kt_rec_lost(struct kt_recorder *r, uint32_t cpu, uint64_t count, uint64_t t)
+{
+	uint8_t *p0, *p;
+
+	if (!r)
+		return 0;
+	p0 = p = reserve(r, KT_BLK_LOST);
+	if (!p)
+		return r->error;
+	p = kt_put_var(p, cpu);
+	p = kt_put_var(p, count);
+	p = kt_put_var(p, t);
+	r->used += (size_t)(p - p0);
+	r->nrec++;
+	r->nlost++;
+	return 0;
+}
+
+int kt_rec_throttle(struct kt_recorder *r, uint32_t cpu, int throttled, uint64_t t)
+{
+	uint8_t *p0, *p;
+
+	if (!r)
+		return 0;
+	p0 = p = reserve(r, KT_BLK_THROTTLE);
+	if (!p)
+		return r->error;
+	p = kt_put_var(p, cpu);
+	*p++ = throttled ? 1 : 0;
+	p = kt_put_var(p, t);
+	r->used += (size_t)(p - p0);
+	r->nrec++;
+	r->nthrottle++;
+	return 0;
+}
+
+int kt_rec_flush(struct kt_recorder *r, char *err, size_t errlen)
+{
+	if (!r)
+		return 0;
+	if (!r->error)
+		write_buf(r);
+	if (r->error) {
+		snprintf(err, errlen, "%s", r->msg);
+		return r->error;
+	}
+	return 0;
+}
+
+int kt_rec_close(struct kt_recorder *r, char *err, size_t errlen)
+{
+	uint8_t end[KT_REC_BLK_HDR + 40], *p = end + KT_REC_BLK_HDR;
+	int e;
+
+	if (!r)
+		return 0;
+	if (!r->error && write_buf(r) == 0) {
+		struct iovec iov;
+
+		p = kt_put_var(p, r->nsamples);
+		p = kt_put_var(p, r->ncomm);
+		p = kt_put_var(p, r->nlost);
+		p = kt_put_var(p, r->nthrottle);
+		blk_header(end, KT_BLK_END, (uint32_t)(p - end - KT_REC_BLK_HDR), 0,
+			   end + KT_REC_BLK_HDR);
+		iov = (struct iovec){ end, (size_t)(p - end) };
+		if (write_all(r, &iov, 1) == 0 && fsync(r->fd) < 0 && errno != EINVAL)
+			fail(r, errno, "fsync");
+	}
+	if (close(r->fd) < 0 && !r->error)
+		fail(r, errno, "close");
+	e = r->error;
+	if (e)
+		snprintf(err, errlen, "%s", r->msg);
+	free(r->buf);
+	free(r);
+	return e;
+}
+
+/* Reads a symbol-context file; a missing modules file means a kernel without modules. */
+static int read_ctx(const char *path, int missing_ok, char **buf, size_t *len, char *err,
+		    size_t errlen)
+{
+	int e;
+
+	*buf = NULL;
+	*len = 0;
+	if (!path)
+		return 0;
+	e = kt_read_file(path, KT_REC_SYMS_MAX, buf, len, err, errlen);
+	if (e == -ENOENT && missing_ok) {
+		*buf = NULL;
+		*len = 0;
+		return 1;
+	}
+	return e;
+}
+
+static int write_header(struct kt_recorder *r, const struct kt_source_info *info)
+{
+	const char *ev = info->event ? info->event : "";
+	size_t evlen = strnlen(ev, KT_REC_EVENT_MAX);
+	uint32_t ncpus = info->cpus ? info->ncpus : 0, flags = 0, max_cpu = info->max_cpu;
+	size_t hlen = KT_REC_HDR_FIXED + evlen + 4 * (size_t)ncpus + 4;
+	struct timespec ts;
+	struct iovec iov;
+	uint8_t *h, *p;
+	int e;
+
+	if (ncpus > KT_REC_MAX_CPU)
+		ncpus = 0;
+	for (uint32_t i = 0; i < ncpus; i++)
+		if (info->cpus[i] >= max_cpu)
+			max_cpu = info->cpus[i] + 1;
+	h = calloc(1, hlen);
+	if (!h)
+		return fail(r, ENOMEM, "allocation");
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (info->callchain)
+		flags |= KT_REC_F_CALLCHAIN;
+	if (info->user)
+		flags |= KT_REC_F_USER;
+	memcpy(h, KT_REC_MAGIC, KT_REC_MAGIC_LEN);
+	kt_put_u32(h + 8, KT_REC_VERSION);
+	kt_put_u32(h + 12, (uint32_t)hlen);
+	kt_put_u32(h + 16, flags);
+	kt_put_u32(h + 20, max_cpu);
+	kt_put_u64(h + 24, info->freq_hz);
+	kt_put_u64(h + 32, info->period);
+	kt_put_u64(h + 40, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+	kt_put_u32(h + 48, ncpus);
+	kt_put_u16(h + 52, (uint16_t)evlen);
+	memcpy(h + KT_REC_HDR_FIXED, ev, evlen);
+	p = h + KT_REC_HDR_FIXED + evlen;
+	for (uint32_t i = 0; i < ncpus; i++, p += 4)
+		kt_put_u32(p, info->cpus[i]);
+	kt_put_u32(p, kt_crc32(0, h, (size_t)(p - h)));
+	iov = (struct iovec){ h, hlen };
+	e = write_all(r, &iov, 1);
+	free(h);
+	return e;
+}
+
+static int write_syms(struct kt_recorder *r, uint32_t type, const char *text, size_t len)
+{
+	uint8_t h[KT_REC_BLK_HDR];
+	struct iovec iov[2] = { { h, sizeof(h) }, { (void *)text, len } };
+
+	blk_header(h, type, (uint32_t)len, 0, text ? text : "");
+	return write_all(r, iov, len ? 2 : 1);
+}
+
+int kt_rec_open(const char *path, const struct kt_source_info *info, const char *kallsyms_path,
+		const char *modules_path, struct kt_recorder **out, char *err, size_t errlen)
+{
+	struct kt_recorder *r;
+	char *ks = NULL, *mods = NULL;
+	size_t kslen = 0, modlen = 0;
+	int e, nomods;
+
+	*out = NULL;
+	e = read_ctx(kallsyms_path, 0, &ks, &kslen, err, errlen);
+	if (e < 0)
+		return e;
+	nomods = read_ctx(modules_path, 1, &mods, &modlen, err, errlen);
+	if (nomods < 0) {
+		free(ks);
+		return nomods;
+	}
+	r = calloc(1, sizeof(*r));
+	if (r)
+		r->buf = malloc(REC_BUF);
+	if (!r || !r->buf) {
+		free(r);
+		free(ks);
+		free(mods);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	r->fd = kt_file_create(path, err, errlen);
+	if (r->fd < 0) {
+		e = r->fd;
+		free(r->buf);
+		free(r);
+		free(ks);
+		free(mods);
+		return e;
+	}
+	e = write_header(r, info);
+	if (!e && kallsyms_path)
+		e = write_syms(r, KT_BLK_KALLSYMS, ks, kslen);
+	if (!e && modules_path)
+		e = write_syms(r, KT_BLK_MODULES, mods, modlen);
+	free(ks);
+	free(mods);
+	if (e) {
+		snprintf(err, errlen, "%s", r->msg);
+		close(r->fd);
+		unlink(path);
+		free(r->buf);
+		free(r);
+		return e;
+	}
+	*out = r;
+	return 0;
+}

@@ -1,0 +1,335 @@
+/* The replay source: a kerntop recording or `perf script` text (auto-detected from the first
+ * bytes), mapped read-only and fed to the sink either paced by the recorded timestamps
+ * (--speed X) or as fast as possible in bounded batches (--speed max). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kerntop/util.h"
+#include "source_impl.h"
+#include "source_replay_impl.h"
+
+/* Samples per read call at full speed: large enough to amortise the loop, small enough that
+ * the UI stays responsive (about 10 ms of decoding). */
+#define REPLAY_BATCH 65536
+/* A paced replay never asks to sleep longer than this (the loop has other work). */
+#define REPLAY_MAX_WAIT_MS 1000
+/* A --replay of a pipe or other non-regular file is read whole, up to this size. */
+#define REPLAY_READ_MAX (4ull << 30)
+
+struct replay {
+	struct kt_source base;
+	int is_rec;
+	struct kt_rrec rec;
+	struct kt_pscript ps;
+	char *data;           /* the file: mapped, or malloc'd when owned */
+	size_t len;
+	int mapped;
+	char path[PATH_MAX];
+	char event[KT_REC_EVENT_MAX + 1];
+	char *kallsyms, *modules;
+	double speed;
+	uint32_t max_stack;
+	uint64_t wall0, rec0, clock;
+	int started, eof, have_pending;
+	char shown[256];       /* the last decoder notice passed to refresh */
+	struct kt_rp_event pending;
+};
+
+static int next_event(struct replay *r, struct kt_rp_event *ev)
+{
+	int got = r->is_rec ? kt_rrec_next(&r->rec, ev) : kt_pscript_next(&r->ps, ev);
+
+	if (got && ev->type == KT_EV_SAMPLE && r->max_stack && ev->s.nr_frames > r->max_stack)
+		ev->s.nr_frames = r->max_stack;
+	return got;
+}
+
+static const char *decoder_notice(const struct replay *r)
+{
+	return r->is_rec ? r->rec.notice : r->ps.notice;
+}
+
+static void update_stats(struct replay *r)
+{
+	r->base.stats.skipped = r->is_rec ? r->rec.skipped : r->ps.skipped;
+	r->base.stats.bytes = r->is_rec ? r->rec.pos : (r->ps.pos < r->len ? r->ps.pos : r->len);
+}
+
+static void deliver(struct replay *r, const struct kt_rp_event *ev, const struct kt_sink *k)
+{
+	switch (ev->type) {
+	case KT_EV_SAMPLE:
+		r->base.stats.samples++;
+		if (k->sample)
+			k->sample(k->ctx, &ev->s);
+		break;
+	case KT_EV_COMM:
+		if (k->comm)
+			k->comm(k->ctx, ev->pid, ev->tid, ev->comm, ev->time_ns);
+		break;
+	case KT_EV_LOST:
+		r->base.stats.lost += ev->count;
+		if (k->lost)
+			k->lost(k->ctx, ev->cpu, ev->count, ev->time_ns);
+		break;
+	case KT_EV_THROTTLE:
+		if (ev->throttled)
+			r->base.stats.throttled++;
+		if (k->throttle)
+			k->throttle(k->ctx, ev->cpu, ev->throttled, ev->time_ns);
+		break;
+	}
+	if (ev->time_ns > r->clock)
+		r->clock = ev->time_ns;
+}
+
+static uint64_t virtual_now(const struct replay *r)
+{
+	return r->rec0 + (uint64_t)((double)(kt_now_ns() - r->wall0) * r->speed);
+}
+
+static int rp_read(struct kt_source *s, const struct kt_sink *sink, int *timeout_ms, char *err,
+		   size_t errlen)
+{
+	struct replay *r = (struct replay *)s;
+	uint64_t vt = UINT64_MAX;
+	unsigned n = 0;
+
+	(void)err;
+	(void)errlen;
+	*timeout_ms = -1;
+	if (r->eof)
+		return KT_SOURCE_EOF;
+	if (!r->started) {
+		r->started = 1;
+		r->wall0 = kt_now_ns();
+	}
+	if (r->speed > 0)
+		vt = virtual_now(r);
+	for (;;) {
+		if (!r->have_pending) {
+			if (!next_event(r, &r->pending)) {
+				r->eof = 1;
+				update_stats(r);
+				if (decoder_notice(r)[0])
+					snprintf(r->base.notice, sizeof(r->base.notice), "%.100s: %.150s", r->path,
+						 decoder_notice(r));
+				return KT_SOURCE_EOF;
+			}
+			r->have_pending = 1;
+		}
+		if (r->pending.time_ns > vt) {
+			double ms = (double)(r->pending.time_ns - vt) / r->speed / 1e6;
+
+			*timeout_ms = ms >= REPLAY_MAX_WAIT_MS ? REPLAY_MAX_WAIT_MS : (int)ms + 1;
+			break;
+		}
+		r->have_pending = 0;
+		deliver(r, &r->pending, sink);
+		if (r->pending.type == KT_EV_SAMPLE && ++n >= REPLAY_BATCH) {
+			*timeout_ms = 0;
+			break;
+		}
+	}
+	update_stats(r);
+	return 0;
+}
+
+static uint64_t rp_now(const struct kt_source *s)
+{
+	const struct replay *r = (const struct replay *)s;
+	uint64_t vt;
+
+	if (!r->started)
+		return r->rec0;
+	if (r->speed <= 0 || r->eof)
+		return r->clock ? r->clock : r->rec0;
+	/* Paced: the virtual clock, but never past the next event not yet delivered. */
+	vt = virtual_now(r);
+	if (r->have_pending && vt > r->pending.time_ns)
+		vt = r->pending.time_ns;
+	return vt > r->clock ? vt : r->clock;
+}
+
+static int rp_pollfds(struct kt_source *s, struct pollfd *fds, int max)
+{
+	(void)s;
+	(void)fds;
+	(void)max;
+	return 0;
+}
+
+/* Shows, once, what the decoder found on the way (a torn tail, a bad block). */
+static int rp_refresh(struct kt_source *s, char *msg, size_t msglen)
+{
+	struct replay *r = (struct replay *)s;
+	const char *n = decoder_notice(r);
+
+	if (!n[0] || strcmp(n, r->shown) == 0 || (!r->is_rec && !r->eof))
+		return 0;
+	snprintf(r->shown, sizeof(r->shown), "%s", n);
+	snprintf(msg, msglen, "%s", n);
+	return 1;
+}
+
+static void rp_free(struct kt_source *s)
+{
+	struct replay *r = (struct replay *)s;
+
+	if (!r)
+		return;
+	if (r->is_rec)
+		kt_rrec_close(&r->rec);
+	else
+		kt_pscript_close(&r->ps);
+	if (r->mapped)
+		munmap(r->data, r->len);
+	else
+		free(r->data);
+	free(r->kallsyms);
+	free(r->modules);
+	free(r);
+}
+
+static const struct kt_source_ops replay_ops = {
+	.name = "replay",
+	.free = rp_free,
+	.pollfds = rp_pollfds,
+	.read = rp_read,
+	.now = rp_now,
+	.refresh = rp_refresh,
+};
+
+static int load(struct replay *r, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+
+	if (fd < 0) {
+		e = errno;
+		snprintf(err, errlen, "%s: cannot open replay file (%s)", path, strerror(e));
+		return -e;
+	}
+	if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
+		e = S_ISDIR(st.st_mode) ? EISDIR : errno;
+		close(fd);
+		snprintf(err, errlen, "%s: cannot replay (%s)", path, strerror(e));
+		return -e;
+	}
+	if (S_ISREG(st.st_mode)) {
+		r->len = (size_t)st.st_size;
+		if (r->len) {
+			void *m = mmap(NULL, r->len, PROT_READ, MAP_PRIVATE, fd, 0);
+
+			if (m == MAP_FAILED) {
+				e = errno;
+				close(fd);
+				snprintf(err, errlen, "%s: cannot map (%s)", path, strerror(e));
+				return -e;
+			}
+			madvise(m, r->len, MADV_SEQUENTIAL);
+			r->data = m;
+			r->mapped = 1;
+		}
+		close(fd);
+		return 0;
+	}
+	close(fd);
+	return kt_read_file(path, REPLAY_READ_MAX, &r->data, &r->len, err, errlen);
+}
+
+static char *dup_text(const char *p, size_t n)
+{
+	char *c = malloc(n + 1);
+
+	if (c) {
+		memcpy(c, p, n);
+		c[n] = 0;
+	}
+	return c;
+}
+
+int kt_source_replay_open(const struct kt_source_opts *o, struct kt_source **out, char *err,
+			  size_t errlen)
+{
+	struct replay *r = calloc(1, sizeof(*r));
+	const struct kt_rp_info *in;
+	char msg[KT_ERRLEN];
+	int e;
+
+	*out = NULL;
+	if (!r) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	snprintf(r->path, sizeof(r->path), "%s", o->replay);
+	e = load(r, o->replay, err, errlen);
+	if (e < 0) {
+		free(r);
+		return e;
+	}
+	r->is_rec = r->len && kt_rrec_is_recording(r->data, r->len);
+	if (r->is_rec)
+		e = kt_rrec_open(&r->rec, r->data, r->len, 1, msg, sizeof(msg));
+	else
+		e = kt_pscript_open(&r->ps, r->data, r->len, msg, sizeof(msg));
+	if (e < 0 && !r->is_rec && r->len && memchr(r->data, 0, r->len < 4096 ? r->len : 4096))
+		snprintf(msg, sizeof(msg), "wrong magic: neither a kerntop recording nor `perf script` "
+			 "text (binary data)");
+	if (e < 0) {
+		snprintf(err, errlen, "%s: %s", o->replay, msg);
+		rp_free(&r->base);
+		return e;
+	}
+	in = r->is_rec ? &r->rec.info : &r->ps.info;
+	r->base.ops = &replay_ops;
+	r->speed = o->speed > 0 ? o->speed : 0;
+	r->max_stack = o->max_stack;
+	snprintf(r->event, sizeof(r->event), "%s", in->event);
+	if (in->kallsyms)
+		r->kallsyms = dup_text(in->kallsyms, in->kallsyms_len);
+	if (in->modules)
+		r->modules = dup_text(in->modules, in->modules_len);
+	if ((in->kallsyms && !r->kallsyms) || (in->modules && !r->modules)) {
+		snprintf(err, errlen, "%s: out of memory", o->replay);
+		rp_free(&r->base);
+		return -ENOMEM;
+	}
+	r->base.info = (struct kt_source_info){
+		.kind = "replay",
+		.event = r->event,
+		.freq_hz = in->freq_hz,
+		.period = in->period,
+		.ncpus = in->ncpus,
+		.cpus = in->cpus,
+		.max_cpu = in->max_cpu ? in->max_cpu : 1,
+		.callchain = in->callchain,
+		.user = in->user,
+		.path = r->path,
+		.kallsyms = r->kallsyms,
+		.kallsyms_len = r->kallsyms ? in->kallsyms_len : 0,
+		.modules = r->modules,
+		.modules_len = r->modules ? in->modules_len : 0,
+	};
+	if (decoder_notice(r)[0]) {
+		snprintf(r->base.notice, sizeof(r->base.notice), "%.100s: %.150s", r->path, decoder_notice(r));
+		snprintf(r->shown, sizeof(r->shown), "%s", decoder_notice(r));
+	}
+	/* Peek the first event: it sets the replayed clock's origin. */
+	if (next_event(r, &r->pending)) {
+		r->have_pending = 1;
+		r->rec0 = r->pending.time_ns;
+	}
+	r->clock = 0;
+	*out = &r->base;
+	return 0;
+}

@@ -1,0 +1,205 @@
+/* Internal to the replay half of the source layer: the recording format constants, CRC32 and
+ * varints shared by the writer (source_record.c) and the readers, and the two decoders
+ * (kerntop recordings, `perf script` text). Decoders work on a memory buffer so that the
+ * replay source (an mmap'd file) and the fuzz targets (a fuzzer's buffer) share them. */
+#ifndef KERNTOP_SOURCE_REPLAY_IMPL_H
+#define KERNTOP_SOURCE_REPLAY_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kerntop/sample.h"
+
+/* Recording format, see docs/recording-format.md. All integers little-endian. */
+#define KT_REC_MAGIC "KTREC\r\n\032"
+#define KT_REC_MAGIC_LEN 8
+#define KT_REC_VERSION 1
+#define KT_REC_HDR_FIXED 54    /* bytes before the event name */
+#define KT_REC_HDR_MAX (1u << 20)
+#define KT_REC_BLK_HDR 16      /* type, len, nrec, crc */
+#define KT_REC_BLK_MAX (1u << 20)   /* largest event block a reader accepts */
+#define KT_REC_SYMS_MAX (256u << 20) /* largest symbol-context block */
+#define KT_REC_MAX_CPU 8192    /* more CPUs than any kernel config: anything above is corrupt */
+#define KT_REC_EVENT_MAX 63
+
+enum {
+	KT_REC_F_CALLCHAIN = 1u << 0,
+	KT_REC_F_USER = 1u << 1,
+};
+
+enum {
+	KT_BLK_KALLSYMS = 1,
+	KT_BLK_MODULES = 2,
+	KT_BLK_SAMPLES = 3,
+	KT_BLK_COMM = 4,
+	KT_BLK_LOST = 5,
+	KT_BLK_THROTTLE = 6,
+	KT_BLK_END = 16,
+};
+
+/* First byte of a sample record. */
+enum {
+	KT_RS_USER = 1u << 0,        /* KT_SAMPLE_USER */
+	KT_RS_SAME_PERIOD = 1u << 1, /* period as the previous sample of the block */
+	KT_RS_PID_IS_TID = 1u << 2,
+	KT_RS_FRAMES = 1u << 3,      /* a frame count and frames follow */
+	KT_RS_SAME_CPU = 1u << 4,
+	KT_RS_XFLAGS = 1u << 5,      /* other sample flags follow as a varint */
+	KT_RS_KNOWN = 0x3f,
+};
+
+uint32_t kt_crc32(uint32_t crc, const void *buf, size_t len);
+
+static inline void kt_put_u16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void kt_put_u32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static inline void kt_put_u64(uint8_t *p, uint64_t v)
+{
+	kt_put_u32(p, (uint32_t)v);
+	kt_put_u32(p + 4, (uint32_t)(v >> 32));
+}
+
+static inline uint16_t kt_get_u16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t kt_get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t kt_get_u64(const uint8_t *p)
+{
+	return (uint64_t)kt_get_u32(p) | (uint64_t)kt_get_u32(p + 4) << 32;
+}
+
+static inline uint8_t *kt_put_var(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline uint64_t kt_zig(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t kt_unzig(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* Reads a varint; returns NULL when it runs past end or is longer than 10 bytes. */
+static inline const uint8_t *kt_get_var(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t r = 0;
+	unsigned shift = 0;
+
+	while (p < end && shift < 64) {
+		uint8_t b = *p++;
+
+		r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = r;
+			return p;
+		}
+		shift += 7;
+	}
+	return NULL;
+}
+
+/* One decoded event, valid until the next call of the decoder. */
+enum { KT_EV_NONE, KT_EV_SAMPLE, KT_EV_COMM, KT_EV_LOST, KT_EV_THROTTLE };
+
+struct kt_rp_event {
+	int type;
+	uint64_t time_ns;
+	struct kt_sample s;   /* KT_EV_SAMPLE; s.frames points into the decoder */
+	int32_t pid, tid;     /* KT_EV_COMM */
+	const char *comm;
+	uint32_t cpu;         /* KT_EV_LOST, KT_EV_THROTTLE */
+	uint64_t count;
+	int throttled;
+};
+
+/* What a decoder learned about the source from the file. */
+struct kt_rp_info {
+	char event[KT_REC_EVENT_MAX + 1];
+	uint64_t freq_hz, period;
+	uint32_t ncpus, max_cpu;
+	uint32_t *cpus;       /* malloc'd, owned by the decoder */
+	int callchain, user;
+	const char *kallsyms, *modules; /* into the buffer, not NUL-terminated, or NULL */
+	size_t kallsyms_len, modules_len;
+};
+
+/* Kerntop recording decoder (source_replay_rec.c). */
+struct kt_rrec {
+	const uint8_t *buf;
+	size_t len, pos;        /* pos: next block header */
+	const uint8_t *p, *end; /* records of the current block */
+	uint32_t type;
+	int check_crc;
+	int done;
+	uint64_t t, ip, period; /* delta state, reset per block */
+	uint32_t cpu;
+	uint64_t samples, end_samples;
+	int have_end;
+	uint64_t skipped;
+	char notice[256];
+	char comm[256];
+	struct kt_rp_info info;
+	uint64_t frames[KT_MAX_STACK];
+};
+
+int kt_rrec_is_recording(const void *buf, size_t len);
+/* Parses the header and the symbol-context blocks. Returns 0 or -errno with a message. */
+int kt_rrec_open(struct kt_rrec *d, const void *buf, size_t len, int check_crc, char *err,
+		 size_t errlen);
+/* Next event: 1, or 0 at the end (an end marker, the end of the data, or a torn/bad block,
+ * which is counted in skipped and explained in notice). */
+int kt_rrec_next(struct kt_rrec *d, struct kt_rp_event *ev);
+void kt_rrec_close(struct kt_rrec *d);
+
+/* `perf script` text decoder (source_perfscript.c). */
+struct kt_pscript_comm;
+
+struct kt_pscript {
+	const char *buf;
+	size_t len, pos;
+	uint64_t nsamples, first_t, last_t;
+	uint64_t skipped, prescan_skipped;
+	int have_pending;
+	struct kt_rp_event pending;
+	struct kt_pscript_comm *comms;
+	uint32_t comm_cap, comm_n;
+	char comm[64];
+	char notice[256];
+	struct kt_rp_info info;
+	uint64_t frames[KT_MAX_STACK];
+};
+
+/* Scans the whole text once (CPUs, samples, time span), fails with a message when it is empty
+ * or has no sample line. Returns 0 or -errno. */
+int kt_pscript_open(struct kt_pscript *d, const char *buf, size_t len, char *err, size_t errlen);
+/* Next event: 1, or 0 at the end. Garbage lines are counted in skipped. */
+int kt_pscript_next(struct kt_pscript *d, struct kt_rp_event *ev);
+void kt_pscript_close(struct kt_pscript *d);
+
+#endif

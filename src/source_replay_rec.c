@@ -1,0 +1,393 @@
+/* Decoder of kerntop recordings (docs/recording-format.md) over a memory buffer. Everything
+ * read from the file is bounds-checked: a torn or corrupt block ends the replay with a counted
+ * skip and a notice, a bad record inside a good block skips the rest of that block. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "source_replay_impl.h"
+
+int kt_rrec_is_recording(const void *buf, size_t len)
+{
+	/* The first five bytes are enough to call it ours (and then report a bad magic). */
+	return len >= 5 && memcmp(buf, KT_REC_MAGIC, 5) == 0;
+}
+
+static int bad(char *err, size_t errlen, int e, const char *msg)
+{
+	snprintf(err, errlen, "%s", msg);
+	return e;
+}
+
+static int parse_header(struct kt_rrec *d, char *err, size_t errlen)
+{
+	const uint8_t *h = d->buf;
+	uint32_t version, hlen, ncpus, evlen;
+	struct kt_rp_info *in = &d->info;
+
+	if (d->len < KT_REC_MAGIC_LEN || memcmp(h, KT_REC_MAGIC, KT_REC_MAGIC_LEN) != 0)
+		return bad(err, errlen, -EINVAL,
+			   "not a kerntop recording: wrong magic (file damaged, or not written "
+			   "by kerntop --record)");
+	if (d->len < 16)
+		return bad(err, errlen, -EINVAL, "kerntop recording truncated inside its header");
+	version = kt_get_u32(h + 8);
+	if (version > KT_REC_VERSION) {
+		snprintf(err, errlen,
+			 "kerntop recording format version %u is newer than this kerntop reads "
+			 "(version %u): replay it with a newer kerntop",
+			 version, KT_REC_VERSION);
+		return -EPROTONOSUPPORT;
+	}
+	if (version == 0)
+		return bad(err, errlen, -EINVAL, "kerntop recording has an invalid version 0");
+	hlen = kt_get_u32(h + 12);
+	if (hlen < KT_REC_HDR_FIXED + 4 || hlen > KT_REC_HDR_MAX)
+		return bad(err, errlen, -EINVAL, "kerntop recording header is corrupt (bad length)");
+	if (hlen > d->len)
+		return bad(err, errlen, -EINVAL, "kerntop recording truncated inside its header");
+	if (d->check_crc && kt_crc32(0, h, hlen - 4) != kt_get_u32(h + hlen - 4))
+		return bad(err, errlen, -EINVAL,
+			   "kerntop recording header checksum mismatch: the file is corrupt");
+	ncpus = kt_get_u32(h + 48);
+	evlen = kt_get_u16(h + 52);
+	in->max_cpu = kt_get_u32(h + 20);
+	if (evlen > KT_REC_EVENT_MAX || ncpus > KT_REC_MAX_CPU || in->max_cpu > KT_REC_MAX_CPU ||
+	    KT_REC_HDR_FIXED + evlen + 4 * ncpus + 4 > hlen)
+		return bad(err, errlen, -EINVAL, "kerntop recording header is corrupt (fields)");
+	in->callchain = !!(kt_get_u32(h + 16) & KT_REC_F_CALLCHAIN);
+	in->user = !!(kt_get_u32(h + 16) & KT_REC_F_USER);
+	in->freq_hz = kt_get_u64(h + 24);
+	in->period = kt_get_u64(h + 32);
+	memcpy(in->event, h + KT_REC_HDR_FIXED, evlen);
+	in->event[evlen] = 0;
+	for (uint32_t i = 0; i < evlen; i++)
+		if (in->event[i] < 0x21 || in->event[i] > 0x7e)
+			in->event[i] = '?';
+	in->cpus = calloc(ncpus ? ncpus : 1, sizeof(*in->cpus));
+	if (!in->cpus)
+		return bad(err, errlen, -ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < ncpus; i++) {
+		uint32_t c = kt_get_u32(h + KT_REC_HDR_FIXED + evlen + 4 * i);
+
+		if (c >= KT_REC_MAX_CPU)
+			return bad(err, errlen, -EINVAL, "kerntop recording header is corrupt (cpu)");
+		if (c >= in->max_cpu)
+			in->max_cpu = c + 1;
+		in->cpus[i] = c;
+	}
+	in->ncpus = ncpus;
+	if (!in->max_cpu)
+		in->max_cpu = 1;
+	d->pos = hlen;
+	return 0;
+}
+
+/* Validates the block at d->pos. Returns 1 with its header fields, 0 at the clean end of the
+ * data, -1 for a torn or corrupt block (notice set, counted). */
+static int block_at(struct kt_rrec *d, uint32_t *type, uint32_t *blen, uint32_t *nrec)
+{
+	const uint8_t *h = d->buf + d->pos;
+	size_t left = d->len - d->pos;
+	uint32_t max;
+
+	if (!left)
+		return 0;
+	if (left < KT_REC_BLK_HDR) {
+		snprintf(d->notice, sizeof(d->notice),
+			 "recording truncated at byte %zu (torn last block, %zu bytes ignored)", d->pos,
+			 left);
+		d->skipped++;
+		return -1;
+	}
+	*type = kt_get_u32(h);
+	*blen = kt_get_u32(h + 4);
+	*nrec = kt_get_u32(h + 8);
+	max = *type == KT_BLK_KALLSYMS || *type == KT_BLK_MODULES ? KT_REC_SYMS_MAX : KT_REC_BLK_MAX;
+	if (*blen > max || *blen > left - KT_REC_BLK_HDR) {
+		snprintf(d->notice, sizeof(d->notice),
+			 "recording truncated or corrupt at byte %zu (block of %u bytes, %zu left): "
+			 "replayed up to there",
+			 d->pos, *blen, left - KT_REC_BLK_HDR);
+		d->skipped++;
+		return -1;
+	}
+	if (d->check_crc &&
+	    kt_crc32(kt_crc32(0, h, 12), h + KT_REC_BLK_HDR, *blen) != kt_get_u32(h + 12)) {
+		snprintf(d->notice, sizeof(d->notice),
+			 "recording block at byte %zu has a bad checksum: replayed up to there", d->pos);
+		d->skipped++;
+		return -1;
+	}
+	return 1;
+}
+
+int kt_rrec_open(struct kt_rrec *d, const void *buf, size_t len, int check_crc, char *err,
+		 size_t errlen)
+{
+	int e;
+
+	memset(d, 0, sizeof(*d));
+	d->buf = buf;
+	d->len = len;
+	d->check_crc = check_crc;
+	e = parse_header(d, err, errlen);
+	if (e < 0)
+		return e;
+	/* The symbol context comes first; stop at the first other block. */
+	for (;;) {
+		uint32_t type, blen, nrec;
+		const char *payload;
+
+		if (block_at(d, &type, &blen, &nrec) <= 0)
+			break;
+		if (type != KT_BLK_KALLSYMS && type != KT_BLK_MODULES)
+			break;
+		payload = (const char *)d->buf + d->pos + KT_REC_BLK_HDR;
+		if (type == KT_BLK_KALLSYMS) {
+			d->info.kallsyms = payload;
+			d->info.kallsyms_len = blen;
+		} else {
+			d->info.modules = payload;
+			d->info.modules_len = blen;
+		}
+		d->pos += KT_REC_BLK_HDR + (size_t)blen;
+	}
+	/* A torn block found here is found again (and counted once) when replay reaches it. */
+	d->skipped = 0;
+	d->notice[0] = 0;
+	/* Walk the block headers (lengths only) so that a torn tail is announced at open. */
+	for (size_t pos = d->pos; pos < len;) {
+		size_t left = len - pos;
+		uint32_t blen;
+
+		if (left < KT_REC_BLK_HDR) {
+			snprintf(d->notice, sizeof(d->notice),
+				 "recording truncated at byte %zu (torn last block): replaying the "
+				 "complete blocks before it",
+				 pos);
+			break;
+		}
+		blen = kt_get_u32(d->buf + pos + 4);
+		if (blen > KT_REC_SYMS_MAX || blen > left - KT_REC_BLK_HDR) {
+			snprintf(d->notice, sizeof(d->notice),
+				 "recording truncated or corrupt at byte %zu: replaying the complete "
+				 "blocks before it",
+				 pos);
+			break;
+		}
+		if (kt_get_u32(d->buf + pos) == KT_BLK_END)
+			break;
+		pos += KT_REC_BLK_HDR + (size_t)blen;
+	}
+	return 0;
+}
+
+static int next_block(struct kt_rrec *d)
+{
+	for (;;) {
+		uint32_t type, blen, nrec;
+		int r;
+
+		if (d->done)
+			return 0;
+		r = block_at(d, &type, &blen, &nrec);
+		if (r == 0 && !d->have_end && !d->notice[0])
+			snprintf(d->notice, sizeof(d->notice),
+				 "recording has no end marker (kerntop did not exit cleanly): replayed "
+				 "all %llu samples of its complete blocks",
+				 (unsigned long long)d->samples);
+		if (r <= 0) {
+			d->done = 1;
+			return 0;
+		}
+		d->p = d->buf + d->pos + KT_REC_BLK_HDR;
+		d->end = d->p + blen;
+		d->pos += KT_REC_BLK_HDR + (size_t)blen;
+		d->type = type;
+		d->t = d->ip = d->period = 0;
+		d->cpu = 0;
+		switch (type) {
+		case KT_BLK_SAMPLES:
+		case KT_BLK_COMM:
+		case KT_BLK_LOST:
+		case KT_BLK_THROTTLE:
+			return 1;
+		case KT_BLK_END: {
+			uint64_t n;
+
+			if (kt_get_var(d->p, d->end, &n)) {
+				d->end_samples = n;
+				d->have_end = 1;
+				if (n != d->samples && !d->notice[0])
+					snprintf(d->notice, sizeof(d->notice),
+						 "recording says %llu samples, %llu were readable",
+						 (unsigned long long)n, (unsigned long long)d->samples);
+			}
+			d->done = 1;
+			d->p = d->end;
+			return 0;
+		}
+		case KT_BLK_KALLSYMS:
+		case KT_BLK_MODULES:
+			/* Only the leading context counts; a later one is ignored. */
+			break;
+		default:
+			/* A block type from a compatible newer writer: skip it, counted. */
+			d->skipped++;
+			if (!d->notice[0])
+				snprintf(d->notice, sizeof(d->notice),
+					 "recording has unknown block type %u: skipped", type);
+			break;
+		}
+		d->p = d->end;
+	}
+}
+
+static int record_error(struct kt_rrec *d)
+{
+	d->skipped++;
+	if (!d->notice[0])
+		snprintf(d->notice, sizeof(d->notice),
+			 "recording has a malformed record in the block ending at byte %zu: rest of "
+			 "block skipped",
+			 d->pos);
+	d->p = d->end;
+	return 0;
+}
+
+static int decode_sample(struct kt_rrec *d, struct kt_rp_event *ev)
+{
+	const uint8_t *p = d->p, *end = d->end;
+	struct kt_sample *s = &ev->s;
+	uint64_t v, nf;
+	uint8_t h = *p++;
+
+	if (h & ~KT_RS_KNOWN)
+		return record_error(d);
+	memset(s, 0, sizeof(*s));
+	if (!(p = kt_get_var(p, end, &v)))
+		return record_error(d);
+	s->time_ns = d->t + (uint64_t)kt_unzig(v);
+	if (h & KT_RS_SAME_CPU) {
+		s->cpu = d->cpu;
+	} else {
+		if (!(p = kt_get_var(p, end, &v)) || v > UINT32_MAX)
+			return record_error(d);
+		s->cpu = (uint32_t)v;
+	}
+	if (!(p = kt_get_var(p, end, &v)))
+		return record_error(d);
+	s->pid = (int32_t)kt_unzig(v);
+	if (h & KT_RS_PID_IS_TID) {
+		s->tid = s->pid;
+	} else {
+		if (!(p = kt_get_var(p, end, &v)))
+			return record_error(d);
+		s->tid = (int32_t)kt_unzig(v);
+	}
+	if (!(p = kt_get_var(p, end, &v)))
+		return record_error(d);
+	s->ip = d->ip + (uint64_t)kt_unzig(v);
+	if (h & KT_RS_SAME_PERIOD) {
+		s->period = d->period;
+	} else {
+		if (!(p = kt_get_var(p, end, &v)))
+			return record_error(d);
+		s->period = v;
+	}
+	if (h & KT_RS_XFLAGS) {
+		if (!(p = kt_get_var(p, end, &v)) || v > UINT32_MAX)
+			return record_error(d);
+		s->flags = (uint32_t)v;
+	}
+	if (h & KT_RS_USER)
+		s->flags |= KT_SAMPLE_USER;
+	if (h & KT_RS_FRAMES) {
+		uint64_t prev = s->ip;
+
+		if (!(p = kt_get_var(p, end, &nf)) || nf > KT_MAX_STACK)
+			return record_error(d);
+		for (uint64_t i = 0; i < nf; i++) {
+			if (!(p = kt_get_var(p, end, &v)))
+				return record_error(d);
+			prev += (uint64_t)kt_unzig(v);
+			d->frames[i] = prev;
+		}
+		s->nr_frames = (uint32_t)nf;
+		s->frames = d->frames;
+	}
+	d->p = p;
+	d->t = s->time_ns;
+	d->ip = s->ip;
+	d->period = s->period;
+	d->cpu = s->cpu;
+	d->samples++;
+	/* Per-CPU tables downstream are sized by the header: never hand them a bigger CPU. */
+	if (s->cpu >= d->info.max_cpu) {
+		d->skipped++;
+		return 0;
+	}
+	ev->type = KT_EV_SAMPLE;
+	ev->time_ns = s->time_ns;
+	return 1;
+}
+
+static int decode_other(struct kt_rrec *d, struct kt_rp_event *ev)
+{
+	const uint8_t *p = d->p, *end = d->end;
+	uint64_t a, b, t;
+
+	memset(ev, 0, sizeof(*ev));
+	if (d->type == KT_BLK_COMM) {
+		if (!(p = kt_get_var(p, end, &a)) || !(p = kt_get_var(p, end, &b)) ||
+		    !(p = kt_get_var(p, end, &t)) || p >= end || (size_t)(end - p) < 1u + *p)
+			return record_error(d);
+		memcpy(d->comm, p + 1, *p);
+		d->comm[*p] = 0;
+		p += 1 + *p;
+		ev->type = KT_EV_COMM;
+		ev->pid = (int32_t)kt_unzig(a);
+		ev->tid = (int32_t)kt_unzig(b);
+		ev->comm = d->comm;
+	} else if (d->type == KT_BLK_LOST) {
+		if (!(p = kt_get_var(p, end, &a)) || a > UINT32_MAX || !(p = kt_get_var(p, end, &b)) ||
+		    !(p = kt_get_var(p, end, &t)))
+			return record_error(d);
+		ev->type = KT_EV_LOST;
+		ev->cpu = (uint32_t)a;
+		ev->count = b;
+	} else {
+		if (!(p = kt_get_var(p, end, &a)) || a > UINT32_MAX || p >= end || *p > 1)
+			return record_error(d);
+		ev->throttled = *p++;
+		if (!(p = kt_get_var(p, end, &t)))
+			return record_error(d);
+		ev->type = KT_EV_THROTTLE;
+		ev->cpu = (uint32_t)a;
+	}
+	ev->time_ns = t;
+	d->p = p;
+	return 1;
+}
+
+int kt_rrec_next(struct kt_rrec *d, struct kt_rp_event *ev)
+{
+	for (;;) {
+		if (d->p >= d->end && !next_block(d))
+			return 0;
+		if (d->p >= d->end)
+			continue;
+		if ((d->type == KT_BLK_SAMPLES ? decode_sample(d, ev) : decode_other(d, ev)) == 1)
+			return 1;
+	}
+}
+
+void kt_rrec_close(struct kt_rrec *d)
+{
+	free(d->info.cpus);
+	d->info.cpus = NULL;
+}

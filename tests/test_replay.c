@@ -1,0 +1,461 @@
+/* Recording and replay: the kt_rec_* writer and the replay source (kerntop recordings and
+ * `perf script` text), driven through kt_source_replay_open and the ops table directly. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kerntop/util.h"
+#include "source_impl.h"
+#include "source_replay_impl.h"
+#include "tap.h"
+#include "test_replay_synth.h"
+
+static char tmpdir[] = "/tmp/kt-test-replay.XXXXXX";
+
+static const char *tmp(const char *name)
+{
+	static char buf[4][4096];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", tmpdir, name);
+	return buf[i];
+}
+
+/* A checking sink: compares every event with a regenerated synthetic stream. */
+struct check {
+	struct synth g;
+	int callchain;
+	uint32_t max_stack;
+	uint64_t samples, comms, lost, throttles, mismatches;
+	char first[256];
+};
+
+static void mismatch(struct check *c, const char *what)
+{
+	if (!c->mismatches++)
+		snprintf(c->first, sizeof(c->first), "%s at sample %llu", what,
+			 (unsigned long long)c->g.i);
+}
+
+static int expect(struct check *c, int type)
+{
+	if (!synth_next(&c->g, c->callchain)) {
+		mismatch(c, "event after the end");
+		return 0;
+	}
+	if (c->g.type != type) {
+		mismatch(c, "event type");
+		return 0;
+	}
+	return 1;
+}
+
+static void ck_sample(void *ctx, const struct kt_sample *s)
+{
+	struct check *c = ctx;
+	const struct kt_sample *w = &c->g.s;
+	uint32_t nf;
+
+	c->samples++;
+	if (!expect(c, SY_SAMPLE))
+		return;
+	nf = c->max_stack && w->nr_frames > c->max_stack ? c->max_stack : w->nr_frames;
+	if (s->time_ns != w->time_ns || s->ip != w->ip || s->period != w->period ||
+	    s->pid != w->pid || s->tid != w->tid || s->cpu != w->cpu || s->flags != w->flags ||
+	    s->nr_frames != nf)
+		mismatch(c, "sample field");
+	else if (nf && memcmp(s->frames, w->frames, nf * sizeof(uint64_t)) != 0)
+		mismatch(c, "frames");
+}
+
+static void ck_comm(void *ctx, int32_t pid, int32_t tid, const char *comm, uint64_t t)
+{
+	struct check *c = ctx;
+
+	c->comms++;
+	if (expect(c, SY_COMM) &&
+	    (pid != c->g.s.pid || tid != c->g.s.tid || strcmp(comm, c->g.comm) || t != c->g.t))
+		mismatch(c, "comm");
+}
+
+static void ck_lost(void *ctx, uint32_t cpu, uint64_t count, uint64_t t)
+{
+	struct check *c = ctx;
+
+	c->lost++;
+	if (expect(c, SY_LOST) && (cpu != c->g.cpu || count != c->g.count || t != c->g.t))
+		mismatch(c, "lost");
+}
+
+static void ck_throttle(void *ctx, uint32_t cpu, int throttled, uint64_t t)
+{
+	struct check *c = ctx;
+
+	c->throttles++;
+	if (expect(c, SY_THROTTLE) && (cpu != c->g.cpu || throttled != c->g.throttled || t != c->g.t))
+		mismatch(c, "throttle");
+}
+
+static struct kt_source *open_replay(const char *path, double speed, uint32_t max_stack, int *e,
+				     char *err, size_t errlen)
+{
+	struct kt_source_opts o = { .replay = path, .speed = speed, .max_stack = max_stack };
+	struct kt_source *s = NULL;
+
+	*e = kt_source_replay_open(&o, &s, err, errlen);
+	return s;
+}
+
+/* Reads to the end at full speed; returns the number of read calls or -1 on error. */
+static int drain(struct kt_source *s, const struct kt_sink *k)
+{
+	char err[KT_ERRLEN];
+	int calls = 0, r, to;
+
+	do {
+		r = s->ops->read(s, k, &to, err, sizeof(err));
+		calls++;
+		if (calls > 1000000)
+			return -1;
+	} while (r == 0);
+	return r == KT_SOURCE_EOF ? calls : -1;
+}
+
+static void test_round_trip(void)
+{
+	const char *path = tmp("rt.ktrec");
+	struct kt_sink k = { 0 };
+	struct check c = { 0 };
+	char err[KT_ERRLEN] = "", *ks, *mods;
+	size_t kslen, modlen;
+	struct kt_source *s;
+	struct stat st;
+	int e, to;
+	uint64_t n = 150000;
+
+	e = synth_write(path, n, 2000000000ull, 1, tap_data("replay/kallsyms"),
+			tap_data("replay/modules"), 7000, err, sizeof(err));
+	is_int(e, 0, "round trip: recording written");
+	if (e)
+		printf("# %s\n", err);
+	ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "recording created with mode 0600");
+	e = synth_write(path, 10, 1000, 0, NULL, NULL, 0, err, sizeof(err));
+	is_int(e, -EEXIST, "an existing recording is never overwritten");
+
+	s = open_replay(path, 0, 0, &e, err, sizeof(err));
+	is_int(e, 0, "round trip: replay opens");
+	if (!s)
+		return;
+	is_str(s->info.kind, "replay", "info kind");
+	is_str(s->info.path, path, "info path");
+	is_str(s->info.event, "cpu-clock", "info event");
+	is_int(s->info.freq_hz, 997, "info freq");
+	is_int(s->info.period, 1003009, "info period");
+	is_int(s->info.ncpus, 2, "info ncpus");
+	ok(s->info.cpus && s->info.cpus[0] == 0 && s->info.cpus[1] == 3, "info cpus 0,3");
+	is_int(s->info.max_cpu, 4, "info max_cpu");
+	is_int(s->info.callchain, 1, "info callchain");
+	is_int(s->info.user, 1, "info user");
+	kt_read_file(tap_data("replay/kallsyms"), 1 << 20, &ks, &kslen, err, sizeof(err));
+	kt_read_file(tap_data("replay/modules"), 1 << 20, &mods, &modlen, err, sizeof(err));
+	ok(s->info.kallsyms && s->info.kallsyms_len == kslen &&
+		   memcmp(s->info.kallsyms, ks, kslen) == 0 && s->info.kallsyms[kslen] == 0,
+	   "recorded kallsyms exposed in info, NUL-terminated");
+	ok(s->info.modules && s->info.modules_len == modlen &&
+		   memcmp(s->info.modules, mods, modlen) == 0,
+	   "recorded modules exposed in info");
+	free(ks);
+	free(mods);
+	synth_init(&c.g, n, 2000000000ull);
+	synth_next(&c.g, 1);
+	is_int(s->ops->now(s), c.g.t, "now() before reading is the first event's time");
+
+	synth_init(&c.g, n, 2000000000ull);
+	c.callchain = 1;
+	k = (struct kt_sink){ &c, ck_sample, ck_comm, ck_lost, ck_throttle };
+	e = s->ops->read(s, &k, &to, err, sizeof(err));
+	is_int(e, 0, "speed max: first read returns a batch");
+	is_int(c.samples, 65536, "speed max: batch is bounded to 65536 samples");
+	is_int(to, 0, "speed max: asks to be called again at once");
+	ok(drain(s, &k) > 0, "replay reaches KT_SOURCE_EOF");
+	is_int(c.samples, n, "every sample replayed");
+	is_int(c.comms, 60, "every comm replayed");
+	is_int(c.lost, n / 1000, "every lost record replayed");
+	is_int(c.throttles, n / 5000, "every throttle record replayed");
+	is_int(c.mismatches, 0, "every field identical (time, ip, period, pid, tid, cpu, flags, frames)");
+	if (c.mismatches)
+		printf("# first mismatch: %s\n", c.first);
+	ok(!synth_next(&c.g, 1), "nothing missing at the end");
+	is_int(s->stats.samples, n, "stats.samples");
+	is_int(s->stats.skipped, 0, "stats.skipped");
+	is_int(s->stats.throttled, n / 5000 / 2, "stats.throttled counts throttle-on events");
+	{
+		uint64_t lost = 0;
+
+		for (uint64_t i = 1; i <= n / 1000; i++)
+			lost += i;
+		is_int(s->stats.lost, lost, "stats.lost sums the lost counts");
+	}
+	ok(s->ops->now(s) >= 5000000000ull + (n - 1) * (2000000000ull / n) - 2000000000ull / n,
+	   "now() after the end is the last sample time");
+	is_str(s->notice, "", "no notice for a clean recording");
+	is_int(s->ops->read(s, &k, &to, err, sizeof(err)), KT_SOURCE_EOF, "EOF is sticky");
+	s->ops->free(s);
+
+	/* --max-stack applies to replayed chains. */
+	s = open_replay(path, 0, 32, &e, err, sizeof(err));
+	memset(&c, 0, sizeof(c));
+	synth_init(&c.g, n, 2000000000ull);
+	c.callchain = 1;
+	c.max_stack = 32;
+	drain(s, &k);
+	ok(c.samples == n && c.mismatches == 0, "--max-stack 32 truncates replayed chains");
+	s->ops->free(s);
+}
+
+/* Offsets where the blocks of a recording end (from its headers). */
+static int block_ends(const uint8_t *b, size_t len, size_t *ends, uint64_t *nsamp, int max)
+{
+	size_t pos = kt_get_u32(b + 12);
+	int n = 0;
+	uint64_t acc = 0;
+
+	while (pos + KT_REC_BLK_HDR <= len && n < max) {
+		uint32_t type = kt_get_u32(b + pos), blen = kt_get_u32(b + pos + 4);
+
+		if (type == KT_BLK_SAMPLES)
+			acc += kt_get_u32(b + pos + 8);
+		pos += KT_REC_BLK_HDR + blen;
+		ends[n] = pos;
+		nsamp[n++] = acc;
+	}
+	return n;
+}
+
+static void test_truncation(void)
+{
+	const char *path = tmp("small.ktrec"), *cut = tmp("cut.ktrec");
+	char err[KT_ERRLEN], *buf;
+	size_t len, ends[256];
+	uint64_t nsamp[256];
+	int nblk, e, bad_open = 0, bad_count = 0, bad_skip = 0, bad_msg = 0, opened = 0;
+
+	e = synth_write(path, 300, 1000000, 1, tap_data("replay/kallsyms"), NULL, 40, err,
+			sizeof(err));
+	is_int(e, 0, "small recording written");
+	kt_read_file(path, 1 << 20, &buf, &len, err, sizeof(err));
+	nblk = block_ends((uint8_t *)buf, len, ends, nsamp, 256);
+	ok(nblk > 10 && ends[nblk - 1] == len, "small recording has many blocks");
+	for (size_t off = 0; off < len; off++) {
+		struct kt_rrec d;
+		struct kt_rp_event ev;
+		uint64_t got = 0, want = 0;
+		int boundary = 0;
+
+		e = kt_rrec_open(&d, buf, off, 1, err, sizeof(err));
+		if (e < 0) {
+			if (off >= ends[1]) /* header and kallsyms block complete: must open */
+				bad_open++;
+			if (!err[0])
+				bad_msg++;
+			kt_rrec_close(&d);
+			continue;
+		}
+		opened++;
+		while (kt_rrec_next(&d, &ev))
+			got += ev.type == KT_EV_SAMPLE;
+		for (int i = 0; i < nblk; i++) {
+			if (ends[i] <= off)
+				want = nsamp[i];
+			boundary |= ends[i] == off;
+		}
+		if (got != want)
+			bad_count++;
+		if (d.skipped != (uint64_t)(boundary || off == kt_get_u32((uint8_t *)buf + 12) ? 0 : 1))
+			bad_skip++;
+		if (!d.notice[0])
+			bad_msg++;
+		kt_rrec_close(&d);
+	}
+	is_int(bad_open, 0, "truncated anywhere after the symbols: still opens");
+	ok(opened > 0 && opened < (int)len, "truncated inside the header: refused");
+	is_int(bad_count, 0, "truncated at every offset: exactly the complete blocks are replayed");
+	is_int(bad_skip, 0, "a torn block is one counted skip, a clean cut none");
+	is_int(bad_msg, 0, "every truncation gives a message or a notice");
+
+	/* Through the source: a file cut inside a sample block. */
+	{
+		int fd = open(cut, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		size_t off = ends[nblk / 2] - 5;
+		struct kt_sink k = { 0 };
+		struct kt_source *s;
+
+		ok(fd >= 0 && write(fd, buf, off) == (ssize_t)off, "cut copy written");
+		close(fd);
+		s = open_replay(cut, 0, 0, &e, err, sizeof(err));
+		is_int(e, 0, "cut recording opens");
+		if (s) {
+			ok(strstr(s->notice, "truncated") != NULL, "open announces the torn tail");
+			ok(drain(s, &k) > 0, "cut recording replays to EOF");
+			is_int(s->stats.samples, nsamp[nblk / 2 - 1], "cut recording: complete blocks only");
+			is_int(s->stats.skipped, 1, "cut recording: one counted skip");
+			s->ops->free(s);
+		}
+	}
+	free(buf);
+}
+
+static int write_file(const char *path, const void *b, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	int ok_ = fd >= 0 && write(fd, b, n) == (ssize_t)n;
+
+	if (fd >= 0)
+		close(fd);
+	return ok_ ? 0 : -1;
+}
+
+static void test_bad_headers(void)
+{
+	const char *path = tmp("bad.ktrec");
+	char err[KT_ERRLEN], *buf;
+	size_t len, ends[256];
+	uint64_t nsamp[256];
+	struct kt_source *s;
+	struct kt_sink k = { 0 };
+	uint32_t hlen;
+	int e, nblk;
+
+	synth_write(tmp("good.ktrec"), 300, 1000000, 0, NULL, NULL, 50, err, sizeof(err));
+	kt_read_file(tmp("good.ktrec"), 1 << 20, &buf, &len, err, sizeof(err));
+	hlen = kt_get_u32((uint8_t *)buf + 12);
+
+	buf[3] ^= 0x20;
+	write_file(path, buf, len);
+	s = open_replay(path, 0, 0, &e, err, sizeof(err));
+	ok(!s && e == -EINVAL && strstr(err, "wrong magic"), "wrong magic: clear error");
+	printf("# %s\n", err);
+	buf[3] ^= 0x20;
+	buf[6] = 0;
+	write_file(path, buf, len);
+	s = open_replay(path, 0, 0, &e, err, sizeof(err));
+	ok(!s && e == -EINVAL && strstr(err, "wrong magic"), "magic damaged at its end: clear error");
+	printf("# %s\n", err);
+	buf[6] = '\n';
+
+	kt_put_u32((uint8_t *)buf + 8, 2);
+	kt_put_u32((uint8_t *)buf + hlen - 4, kt_crc32(0, buf, hlen - 4));
+	write_file(path, buf, len);
+	s = open_replay(path, 0, 0, &e, err, sizeof(err));
+	ok(!s && e == -EPROTONOSUPPORT && strstr(err, "version 2 is newer"),
+	   "future version: clear error");
+	printf("# %s\n", err);
+	kt_put_u32((uint8_t *)buf + 8, 1);
+	kt_put_u32((uint8_t *)buf + hlen - 4, kt_crc32(0, buf, hlen - 4));
+
+	buf[20] ^= 1;
+	write_file(path, buf, len);
+	s = open_replay(path, 0, 0, &e, err, sizeof(err));
+	ok(!s && strstr(err, "header checksum"), "corrupt header: clear error");
+	buf[20] ^= 1;
+
+	/* A flipped byte in the payload of the third block. */
+	nblk = block_ends((uint8_t *)buf, len, ends, nsamp, 256);
+	buf[ends[1] + KT_REC_BLK_HDR + 3] ^= 0x40;
+	write_file(path, buf, len);
+	s = open_replay(path, 0, 0, &e, err, sizeof(err));
+	is_int(e, 0, "bad block CRC: opens");
+	if (s) {
+		ok(drain(s, &k) > 0, "bad block CRC: replays to EOF");
+		is_int(s->stats.samples, nsamp[1], "bad block CRC: the blocks before it are replayed");
+		is_int(s->stats.skipped, 1, "bad block CRC: one counted skip");
+		ok(strstr(s->notice, "bad checksum") != NULL, "bad block CRC: notice");
+		s->ops->free(s);
+	}
+	ok(nblk > 3, "good recording has several blocks");
+	free(buf);
+
+	write_file(path, "", 0);
+	s = open_replay(path, 0, 0, &e, err, sizeof(err));
+	ok(!s && strstr(err, "empty"), "empty file: clear error");
+	write_file(path, "KTRE", 4);
+	s = open_replay(path, 0, 0, &e, err, sizeof(err));
+	ok(!s && e < 0 && err[0], "4-byte file: clear error");
+	s = open_replay(tap_data("replay/kallsyms"), 0, 0, &e, err, sizeof(err));
+	ok(!s && strstr(err, "no sample line"), "non-perf text: clear error");
+	printf("# %s\n", err);
+	s = open_replay(tmp("missing"), 0, 0, &e, err, sizeof(err));
+	ok(!s && e == -ENOENT && strstr(err, "cannot open"), "missing file: clear error");
+	s = open_replay(tmpdir, 0, 0, &e, err, sizeof(err));
+	ok(!s && e == -EISDIR, "directory: clear error");
+}
+
+static void test_pacing(void)
+{
+	const char *path = tmp("pace.ktrec");
+	char err[KT_ERRLEN];
+	struct kt_sink k = { 0 };
+	struct check c = { 0 };
+	struct kt_source *s;
+	uint64_t t0, dt, prev = 0;
+	int e, to, r, backwards = 0, waits = 0;
+
+	/* 1000 samples over one second, replayed at 10x. */
+	e = synth_write(path, 1000, 1000000000ull, 0, NULL, NULL, 0, err, sizeof(err));
+	is_int(e, 0, "1-second recording written");
+	s = open_replay(path, 10, 0, &e, err, sizeof(err));
+	if (!s)
+		return;
+	synth_init(&c.g, 1000, 1000000000ull);
+	k = (struct kt_sink){ &c, ck_sample, ck_comm, ck_lost, ck_throttle };
+	t0 = kt_now_ns();
+	do {
+		uint64_t now;
+
+		r = s->ops->read(s, &k, &to, err, sizeof(err));
+		now = s->ops->now(s);
+		backwards += now < prev;
+		prev = now;
+		if (r == 0 && to > 0) {
+			waits++;
+			poll(NULL, 0, to);
+		}
+	} while (r == 0 && kt_now_ns() - t0 < 5000000000ull);
+	dt = kt_now_ns() - t0;
+	is_int(r, KT_SOURCE_EOF, "paced replay ends");
+	ok(dt > 50000000ull && dt < 600000000ull, "--speed 10 on 1 s takes about 0.1 s");
+	printf("# paced replay took %.3f s\n", (double)dt / 1e9);
+	ok(waits > 5, "paced replay asks the loop to wait between samples");
+	is_int(backwards, 0, "replayed clock never goes backwards");
+	is_int(c.samples, 1000, "paced replay delivers every sample");
+	is_int(c.mismatches, 0, "paced replay delivers identical samples");
+	s->ops->free(s);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_round_trip();
+	test_truncation();
+	test_bad_headers();
+	test_pacing();
+	{
+		char cmd[4200];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+		if (system(cmd) != 0)
+			printf("# could not remove %s\n", tmpdir);
+	}
+	return tap_done();
+}
