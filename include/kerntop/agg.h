@@ -77,6 +77,11 @@ struct kt_row {
 	uint32_t nchildren;
 	double pct_parent;       /* % of the function's hits through this path */
 	uint64_t addr;           /* LINES: bucket start or first address of the line */
+	/* STACKS: the function ids of the stack, leaf first (owned by the result); name is
+	 * the same frames root first joined by ';' */
+	const uint32_t *frames;
+	uint32_t nframes;
+	int32_t tid;             /* tasks view */
 };
 
 struct kt_summary {
@@ -117,6 +122,32 @@ void kt_result_free(struct kt_result *r);
 void kt_agg_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum);
 
 void kt_filter_all(struct kt_filter *f);
+
+/* The layers the aggregator reads, for writers that need names (reports). */
+struct kt_symbols *kt_agg_symbols(const struct kt_agg *a);
+struct kt_window *kt_agg_window(const struct kt_agg *a);
+const struct kt_agg_params *kt_agg_params(const struct kt_agg *a);
+
+/* Module id by name, "[idle]" included (KT_AGG_IDLE_MODULE): 0 with *id set, or -ENOENT
+ * with up to max comma-separated near names (same prefix, substring, small edit distance)
+ * written to near. */
+int kt_agg_module_find(const struct kt_agg *a, const char *name, uint32_t *id, char *near,
+		       size_t nearlen);
+/* Display name of a module id ("[idle]" for KT_AGG_IDLE_MODULE), never NULL. */
+const char *kt_agg_module_name(const struct kt_agg *a, uint32_t module);
+
+/* Semantics (see docs/report-format.md):
+ * - pct_kernel is the share of every hit passing the CPU/task filter (and hide_idle):
+ *   kernel work + idle + user (user only with -u), KernRate's %Total.
+ * - idle functions count under [idle] in the modules view and in KT_VIEW_FUNCS of
+ *   KT_AGG_IDLE_MODULE, not under their own module; flat views keep row.module = the real
+ *   module and set row.idle.
+ * - trees: row 0 is the function itself; row.id is a function id; pct_parent is the share
+ *   of the function's (row 0's) hits through that path. CALLERS counts samples whose leaf
+ *   is the function; CALLEES counts samples with the function anywhere on the stack
+ *   (outermost occurrence). STACKS groups samples whose leaf is the function (or in the
+ *   module) by their function sequence. The text filter does not apply to trees.
+ * - kt_agg_summary counts kernel/user/idle regardless of hide_idle. */
 
 const char *kt_view_name(enum kt_view v);
 

@@ -1,0 +1,765 @@
+/* The aggregator's flat views: modules, functions, top functions, lines, CPUs, tasks, and
+ * the summary figures. Each query walks the window's tuples once, groups them through a
+ * hash index, then derives columns, filters by text, sorts and cuts. */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "agg_impl.h"
+
+#define POOL_BLOCK 65536
+
+int kt_agg_new(struct kt_window *w, struct kt_symbols *s, const struct kt_agg_params *p,
+	       struct kt_agg **out)
+{
+	struct kt_agg *a;
+
+	*out = NULL;
+	if (!w || !s || !p)
+		return -EINVAL;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	a->w = w;
+	a->s = s;
+	a->p = *p;
+	if (a->p.ncpus == 0)
+		a->p.ncpus = 1;
+	if (a->p.max_cpu < a->p.ncpus)
+		a->p.max_cpu = a->p.ncpus;
+	*out = a;
+	return 0;
+}
+
+void kt_agg_free(struct kt_agg *a)
+{
+	if (!a)
+		return;
+	free(a->li);
+	kt_idx_free(&a->g.idx);
+	free(a->g.key);
+	free(a->g.recent);
+	kt_agg_tree_free(a);
+	free(a);
+}
+
+struct kt_symbols *kt_agg_symbols(const struct kt_agg *a)
+{
+	return a->s;
+}
+
+struct kt_window *kt_agg_window(const struct kt_agg *a)
+{
+	return a->w;
+}
+
+const struct kt_agg_params *kt_agg_params(const struct kt_agg *a)
+{
+	return &a->p;
+}
+
+void kt_filter_all(struct kt_filter *f)
+{
+	f->cpu = KT_ANY;
+	f->task = KT_ANY;
+	f->module = KT_ANY;
+	f->text = NULL;
+	f->hide_idle = 0;
+}
+
+const char *kt_view_name(enum kt_view v)
+{
+	static const char *const names[] = {
+		[KT_VIEW_MODULES] = "modules", [KT_VIEW_FUNCS] = "functions",
+		[KT_VIEW_TOPFUNCS] = "top functions", [KT_VIEW_LINES] = "lines",
+		[KT_VIEW_CPUS] = "cpus", [KT_VIEW_TASKS] = "tasks",
+		[KT_VIEW_CALLERS] = "callers", [KT_VIEW_CALLEES] = "callees",
+		[KT_VIEW_STACKS] = "stacks",
+	};
+
+	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
+}
+
+/* Extends the per-location cache to every location the symbolizer has interned. */
+const struct locinfo *kt_agg_loc(struct kt_agg *a, uint32_t loc)
+{
+	static const struct locinfo unknown = { 0, KT_MOD_UNKNOWN, KT_MOD_UNKNOWN, 0, 0 };
+
+	if (loc >= a->nli) {
+		uint32_t n = kt_sym_nlocs(a->s);
+
+		if (loc >= n || kt_grow((void **)&a->li, &a->licap, n, sizeof(*a->li)) < 0)
+			return &unknown;
+		for (uint32_t i = a->nli; i < n; i++) {
+			const struct kt_sym_loc *l = kt_sym_loc(a->s, i);
+			struct locinfo *c = &a->li[i];
+
+			c->func = l->func;
+			c->realmod = l->module;
+			c->user = l->module == KT_MOD_USER || i == KT_LOC_USER;
+			c->idle = l->idle && !c->user;
+			c->module = c->idle ? KT_AGG_IDLE_MODULE : l->module;
+		}
+		a->nli = n;
+	}
+	return &a->li[loc];
+}
+
+int kt_agg_module_match(uint32_t want, const struct locinfo *li)
+{
+	return want == KT_ANY || li->module == want || (want == li->realmod && !li->idle);
+}
+
+int kt_agg_pass(const struct kt_agg *a, const struct kt_filter *f, const struct kt_hit *h,
+		const struct locinfo *li)
+{
+	if (f->cpu != KT_ANY && h->cpu != f->cpu)
+		return 0;
+	if (f->task != KT_ANY && h->task != f->task)
+		return 0;
+	if (f->hide_idle && li->idle)
+		return 0;
+	return kt_agg_module_match(f->module, li);
+}
+
+/* --- result storage --- */
+
+static struct rpriv *priv_of(struct kt_result *r)
+{
+	if (!r->priv)
+		r->priv = calloc(1, sizeof(struct rpriv));
+	return r->priv;
+}
+
+const char *kt_agg_strdup(struct kt_result *r, const char *str)
+{
+	struct rpriv *p = priv_of(r);
+	struct pool *pl;
+	size_t len = strlen(str) + 1;
+	char *d;
+
+	if (!p)
+		return "";
+	pl = &p->pool;
+	if (len > POOL_BLOCK)
+		len = POOL_BLOCK;
+	if (!pl->nblk || pl->pos + len > POOL_BLOCK) {
+		if (pl->nblk && pl->cur + 1 < pl->nblk) {
+			pl->cur++;
+		} else {
+			char **nb = realloc(pl->blk, (pl->nblk + 1) * sizeof(*nb));
+
+			if (!nb)
+				return "";
+			pl->blk = nb;
+			nb[pl->nblk] = malloc(POOL_BLOCK);
+			if (!nb[pl->nblk])
+				return "";
+			pl->cur = pl->nblk++;
+		}
+		pl->pos = 0;
+	}
+	d = pl->blk[pl->cur] + pl->pos;
+	memcpy(d, str, len - 1);
+	d[len - 1] = 0;
+	pl->pos += len;
+	return d;
+}
+
+struct kt_row *kt_agg_row_new(struct kt_result *r)
+{
+	struct rpriv *p = priv_of(r);
+	struct kt_row *row;
+
+	if (!p || kt_grow((void **)&r->rows, &p->rowcap, (uint32_t)r->nrows + 1, sizeof(*r->rows)) < 0)
+		return NULL;
+	row = &r->rows[r->nrows++];
+	memset(row, 0, sizeof(*row));
+	row->parent = -1;
+	return row;
+}
+
+static void result_reset(struct kt_result *r)
+{
+	struct rpriv *p = priv_of(r);
+
+	r->nrows = 0;
+	r->total_rows = 0;
+	if (p) {
+		p->pool.cur = 0;
+		p->pool.pos = 0;
+		p->nframes = 0;
+	}
+}
+
+void kt_result_free(struct kt_result *r)
+{
+	struct rpriv *p;
+
+	if (!r)
+		return;
+	p = r->priv;
+	if (p) {
+		for (uint32_t i = 0; i < p->pool.nblk; i++)
+			free(p->pool.blk[i]);
+		free(p->pool.blk);
+		free(p->percpu);
+		free(p->frames);
+		free(p);
+	}
+	free(r->rows);
+	memset(r, 0, sizeof(*r));
+}
+
+/* --- summary and derived columns --- */
+
+void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum,
+			 uint64_t *denom)
+{
+	struct kt_filter nf = *f;
+	size_t n;
+	const struct kt_hit *h = kt_window_hits(a->w, &n);
+	double cap;
+
+	memset(sum, 0, sizeof(*sum));
+	nf.hide_idle = 0;
+	*denom = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct locinfo *li = kt_agg_loc(a, h[i].loc);
+
+		if (!kt_agg_pass(a, &nf, &h[i], li))
+			continue;
+		if (li->user)
+			sum->user += h[i].hits;
+		else if (li->idle)
+			sum->idle += h[i].hits;
+		else
+			sum->kernel += h[i].hits;
+		if (!(f->hide_idle && li->idle))
+			*denom += h[i].hits;
+	}
+	sum->samples = sum->kernel + sum->user + sum->idle;
+	sum->lost = kt_window_lost(a->w);
+	sum->covered_s = (double)kt_window_covered(a->w) / 1e9;
+	sum->ncpus = f->cpu == KT_ANY ? a->p.ncpus : 1;
+	sum->max_cpu = a->p.max_cpu;
+	sum->freq_hz = a->p.freq_hz;
+	sum->ms_per_hit = a->p.ms_per_hit;
+	sum->cumulative = kt_window_cumulative(a->w);
+	cap = sum->covered_s * sum->freq_hz * sum->ncpus;
+	if (cap > 0) {
+		sum->busy_pct = (double)sum->kernel / cap * 100.0;
+		sum->idle_pct = (double)sum->idle / cap * 100.0;
+		sum->user_pct = (double)sum->user / cap * 100.0;
+	}
+	if (sum->covered_s > 0)
+		sum->samples_per_s = (double)sum->samples / sum->covered_s;
+}
+
+void kt_agg_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum)
+{
+	uint64_t denom;
+	struct kt_filter all;
+
+	if (!f) {
+		kt_filter_all(&all);
+		f = &all;
+	}
+	kt_agg_base_summary(a, f, sum, &denom);
+}
+
+void kt_agg_derive(const struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
+		   struct kt_row *row, uint64_t recent_hits)
+{
+	const struct rpriv *p = r->priv;
+	double hits = (double)row->hits;
+
+	row->ms = hits * a->p.ms_per_hit;
+	row->pct_kernel = p->denom ? hits / (double)p->denom * 100.0 : 0;
+	row->pct_machine = p->capacity > 0 ? hits / p->capacity * 100.0 : 0;
+	row->per_s = r->sum.covered_s > 0 ? hits / r->sum.covered_s : 0;
+	row->recent_per_s = p->recent_s > 0 ? (double)recent_hits / p->recent_s : 0;
+}
+
+/* --- grouping --- */
+
+struct gkey_ctx {
+	const struct group *g;
+	uint64_t k0, k1;
+};
+
+static int gkey_eq(const void *ctx, uint32_t id)
+{
+	const struct gkey_ctx *c = ctx;
+
+	return c->g->key[id][0] == c->k0 && c->g->key[id][1] == c->k1;
+}
+
+/* The row of a group key, created when absent (NULL on allocation failure). */
+static struct kt_row *group_row(struct kt_agg *a, struct kt_result *r, uint64_t k0, uint64_t k1,
+				uint32_t *rowi, int create)
+{
+	struct group *g = &a->g;
+	struct gkey_ctx c = { g, k0, k1 };
+	uint32_t h = kt_hash64(k0 * 0x9e3779b97f4a7c15ull ^ k1), pos, id;
+
+	id = kt_idx_find(&g->idx, h, gkey_eq, &c, &pos);
+	if (id != UINT32_MAX) {
+		*rowi = id;
+		return &r->rows[id];
+	}
+	if (!create)
+		return NULL;
+	id = (uint32_t)r->nrows;
+	if (kt_grow((void **)&g->key, &g->keycap, id + 1, sizeof(*g->key)) < 0 ||
+	    kt_grow((void **)&g->recent, &g->recentcap, id + 1, sizeof(*g->recent)) < 0 ||
+	    !kt_agg_row_new(r))
+		return NULL;
+	if (kt_idx_insert(&g->idx, h, id, pos) < 0) {
+		r->nrows--;
+		return NULL;
+	}
+	g->key[id][0] = k0;
+	g->key[id][1] = k1;
+	g->recent[id] = 0;
+	*rowi = id;
+	return &r->rows[id];
+}
+
+/* The group of a hit for flat view q; 0 when the hit is not part of the view. */
+static int group_of(struct kt_agg *a, const struct kt_query *q, const struct kt_hit *h,
+		    const struct locinfo *li, uint64_t *k0, uint64_t *k1)
+{
+	*k1 = 0;
+	switch (q->view) {
+	case KT_VIEW_MODULES:
+		*k0 = li->module;
+		return 1;
+	case KT_VIEW_FUNCS:
+		if (li->module != q->module)
+			return 0;
+		*k0 = li->func;
+		return 1;
+	case KT_VIEW_TOPFUNCS:
+		*k0 = li->func;
+		return 1;
+	case KT_VIEW_CPUS:
+		*k0 = h->cpu;
+		return 1;
+	case KT_VIEW_TASKS:
+		*k0 = h->task;
+		return 1;
+	case KT_VIEW_LINES: {
+		const struct kt_sym_loc *l;
+		const struct kt_sym_func *fn;
+		const struct kt_sym_module *m;
+		const char *file;
+		int line;
+		uint32_t b;
+
+		if (li->func != q->func)
+			return 0;
+		l = kt_sym_loc(a->s, h->loc);
+		fn = kt_sym_func(a->s, li->func);
+		m = fn ? kt_sym_module(a->s, fn->module) : NULL;
+		if (!l || !fn)
+			return 0;
+		if (m && m->has_lines && kt_sym_srcline(a->s, l->addr, &file, &line) == 0) {
+			*k0 = (uint64_t)(uintptr_t)file;
+			*k1 = (uint64_t)(uint32_t)line | 1ull << 32;
+			return 1;
+		}
+		b = kt_sym_bucket(a->s);
+		if (!b)
+			b = 64;
+		*k0 = l->addr >= fn->start ? (l->addr - fn->start) / b * b : 0;
+		*k1 = 0;
+		return 1;
+	}
+	default:
+		return 0;
+	}
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+const char *kt_agg_module_name(const struct kt_agg *a, uint32_t module)
+{
+	const struct kt_sym_module *m;
+
+	if (module == KT_AGG_IDLE_MODULE)
+		return "[idle]";
+	m = kt_sym_module(a->s, module);
+	return m && m->name ? m->name : "[unknown]";
+}
+
+static const char *func_name(const struct kt_agg *a, uint32_t func)
+{
+	const struct kt_sym_func *f = kt_sym_func(a->s, func);
+
+	return f && f->name ? f->name : "[unknown]";
+}
+
+/* Names a flat row from its group key; the strings live in the symbolizer or the pool. */
+static void name_row(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
+		     struct kt_row *row, uint64_t k0, uint64_t k1)
+{
+	char buf[256];
+
+	switch (q->view) {
+	case KT_VIEW_MODULES:
+		row->id = (uint32_t)k0;
+		row->name = kt_agg_module_name(a, row->id);
+		row->idle = row->id == KT_AGG_IDLE_MODULE;
+		break;
+	case KT_VIEW_FUNCS:
+	case KT_VIEW_TOPFUNCS: {
+		const struct kt_sym_func *f = kt_sym_func(a->s, (uint32_t)k0);
+
+		row->id = (uint32_t)k0;
+		row->name = func_name(a, row->id);
+		row->module = f ? kt_agg_module_name(a, f->module) : NULL;
+		row->idle = f && f->idle && f->module != KT_MOD_USER;
+		row->addr = f ? f->start : 0;
+		break;
+	}
+	case KT_VIEW_LINES: {
+		const struct kt_sym_func *f = kt_sym_func(a->s, q->func);
+
+		row->id = q->func;
+		row->module = f ? kt_agg_module_name(a, f->module) : NULL;
+		row->idle = f && f->idle;
+		if (k1) {
+			snprintf(buf, sizeof(buf), "%s:%u", base_name((const char *)(uintptr_t)k0),
+				 (uint32_t)k1);
+		} else {
+			snprintf(buf, sizeof(buf), "%s+0x%llx", func_name(a, q->func),
+				 (unsigned long long)k0);
+			row->addr = (f ? f->start : 0) + k0;
+		}
+		row->name = kt_agg_strdup(r, buf);
+		break;
+	}
+	case KT_VIEW_CPUS:
+		row->id = (uint32_t)k0;
+		snprintf(buf, sizeof(buf), "cpu%u", row->id);
+		row->name = kt_agg_strdup(r, buf);
+		break;
+	case KT_VIEW_TASKS: {
+		const struct kt_task *t = kt_window_task_info(a->w, (uint32_t)k0);
+
+		row->id = (uint32_t)k0;
+		row->pid = t ? t->pid : -1;
+		row->tid = t ? t->tid : -1;
+		if (t && t->comm[0]) {
+			row->name = t->comm;
+		} else {
+			snprintf(buf, sizeof(buf), "[%d]", row->tid);
+			row->name = kt_agg_strdup(r, buf);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static int contains_ci(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	if (!n)
+		return 1;
+	for (; *hay; hay++)
+		if (strncasecmp(hay, needle, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* --- sorting --- */
+
+static enum kt_sort sort_key;
+static int sort_numeric_names;
+
+static int row_cmp(const void *pa, const void *pb)
+{
+	const struct kt_row *x = pa, *y = pb;
+	int c;
+
+	switch (sort_key) {
+	case KT_SORT_RATE:
+		if (x->recent_per_s != y->recent_per_s)
+			return x->recent_per_s > y->recent_per_s ? -1 : 1;
+		/* fallthrough */
+	case KT_SORT_HITS:
+		if (x->hits != y->hits)
+			return x->hits > y->hits ? -1 : 1;
+		break;
+	case KT_SORT_NAME:
+		if (sort_numeric_names && x->id != y->id)
+			return x->id < y->id ? -1 : 1;
+		c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
+		if (c)
+			return c;
+		break;
+	}
+	c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
+	if (c)
+		return c;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Sorts rows in place (single-threaded: the comparator reads file-level keys). */
+void kt_agg_sort(struct kt_row *rows, size_t n, enum kt_sort s, int reverse, int numeric)
+{
+	sort_key = s;
+	sort_numeric_names = numeric;
+	qsort(rows, n, sizeof(*rows), row_cmp);
+	if (reverse)
+		for (size_t i = 0; i < n / 2; i++) {
+			struct kt_row t = rows[i];
+
+			rows[i] = rows[n - 1 - i];
+			rows[n - 1 - i] = t;
+		}
+}
+
+/* --- CPU view extras: top module and function among each CPU's kernel work --- */
+
+static void cpu_tops(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
+		     const struct kt_hit *h, size_t n)
+{
+	struct kt_filter f = q->filter;
+	struct kt_result tmp = { 0 };
+	struct kt_query sub = { 0 };
+
+	sub.filter = f;
+	sub.filter.hide_idle = 1;
+	sub.filter.text = NULL;
+	sub.limit = 2; /* the top row may be [user] */
+	for (size_t i = 0; i < r->nrows; i++) {
+		struct kt_row *row = &r->rows[i];
+
+		sub.filter.cpu = row->id;
+		sub.view = KT_VIEW_MODULES;
+		if (kt_agg_query(a, &sub, &tmp) == 0)
+			for (size_t j = 0; j < tmp.nrows && !row->top_module; j++)
+				if (tmp.rows[j].id != KT_MOD_USER)
+					row->top_module = kt_agg_module_name(a, tmp.rows[j].id);
+		sub.view = KT_VIEW_TOPFUNCS;
+		if (kt_agg_query(a, &sub, &tmp) == 0)
+			for (size_t j = 0; j < tmp.nrows && !row->top_func; j++) {
+				const struct kt_sym_func *fn = kt_sym_func(a->s, tmp.rows[j].id);
+
+				if (fn && fn->module != KT_MOD_USER)
+					row->top_func = tmp.rows[j].name;
+			}
+	}
+	/* top_func names live in the symbolizer, so tmp's storage can go */
+	kt_result_free(&tmp);
+	(void)h;
+	(void)n;
+}
+
+/* --- the flat query --- */
+
+static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
+{
+	struct rpriv *p = r->priv;
+	size_t n, rn;
+	const struct kt_hit *h = kt_window_hits(a->w, &n);
+	const struct kt_hit *rh;
+	uint64_t rlen;
+	uint32_t maxcpu = a->p.max_cpu;
+	size_t keep;
+
+	kt_idx_clear(&a->g.idx);
+	for (size_t i = 0; i < n; i++) {
+		const struct locinfo *li = kt_agg_loc(a, h[i].loc);
+		struct kt_row *row;
+		uint64_t k0, k1;
+		uint32_t ri;
+
+		if (!kt_agg_pass(a, &q->filter, &h[i], li) || !group_of(a, q, &h[i], li, &k0, &k1))
+			continue;
+		row = group_row(a, r, k0, k1, &ri, 1);
+		if (!row)
+			return -ENOMEM;
+		row->hits += h[i].hits;
+		if (q->view == KT_VIEW_CPUS) {
+			if (li->user)
+				row->user += h[i].hits;
+			else if (li->idle)
+				row->idle_hits += h[i].hits;
+			else
+				row->kernel += h[i].hits;
+		}
+		if (q->view == KT_VIEW_LINES && (!row->addr || kt_sym_loc(a->s, h[i].loc)->addr < row->addr))
+			row->addr = kt_sym_loc(a->s, h[i].loc)->addr;
+	}
+	rh = kt_window_recent(a->w, &rn, &rlen);
+	p->recent_s = (double)rlen / 1e9;
+	for (size_t i = 0; i < rn; i++) {
+		const struct locinfo *li = kt_agg_loc(a, rh[i].loc);
+		uint64_t k0, k1;
+		uint32_t ri;
+
+		if (kt_agg_pass(a, &q->filter, &rh[i], li) && group_of(a, q, &rh[i], li, &k0, &k1) &&
+		    group_row(a, r, k0, k1, &ri, 0))
+			a->g.recent[ri] += rh[i].hits;
+	}
+	if (q->per_cpu && r->nrows) {
+		size_t need = r->nrows * maxcpu;
+
+		if (need > p->percpucap) {
+			uint64_t *np = realloc(p->percpu, need * sizeof(*np));
+
+			if (!np)
+				return -ENOMEM;
+			p->percpu = np;
+			p->percpucap = need;
+		}
+		memset(p->percpu, 0, need * sizeof(*p->percpu));
+		for (size_t i = 0; i < n; i++) {
+			const struct locinfo *li = kt_agg_loc(a, h[i].loc);
+			uint64_t k0, k1;
+			uint32_t ri;
+
+			if (h[i].cpu < maxcpu && kt_agg_pass(a, &q->filter, &h[i], li) &&
+			    group_of(a, q, &h[i], li, &k0, &k1) && group_row(a, r, k0, k1, &ri, 0))
+				p->percpu[(size_t)ri * maxcpu + h[i].cpu] += h[i].hits;
+		}
+	}
+	/* name, derive and text-filter, compacting in place */
+	keep = 0;
+	for (size_t i = 0; i < r->nrows; i++) {
+		struct kt_row *row = &r->rows[i];
+		uint64_t k0 = a->g.key[i][0], k1 = a->g.key[i][1];
+		uint64_t rec = a->g.recent[i];
+
+		name_row(a, q, r, row, k0, k1);
+		kt_agg_derive(a, q, r, row, rec);
+		if (q->per_cpu)
+			row->per_cpu = p->percpu + i * maxcpu;
+		if (q->filter.text && !contains_ci(row->name, q->filter.text))
+			continue;
+		if (keep != i)
+			r->rows[keep] = *row;
+		keep++;
+	}
+	r->nrows = keep;
+	kt_agg_sort(r->rows, r->nrows, q->sort, q->reverse,
+		    q->view == KT_VIEW_CPUS || q->view == KT_VIEW_TASKS);
+	r->total_rows = r->nrows;
+	if (q->limit && r->nrows > q->limit)
+		r->nrows = q->limit;
+	if (q->view == KT_VIEW_CPUS)
+		cpu_tops(a, q, r, h, n);
+	return 0;
+}
+
+int kt_agg_query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
+{
+	struct rpriv *p;
+	uint64_t denom;
+
+	if (!a || !q || !r)
+		return -EINVAL;
+	result_reset(r);
+	p = priv_of(r);
+	if (!p)
+		return -ENOMEM;
+	kt_agg_base_summary(a, &q->filter, &r->sum, &denom);
+	p->denom = denom;
+	p->capacity = r->sum.covered_s * r->sum.freq_hz * r->sum.ncpus;
+	p->recent_s = 0;
+	switch (q->view) {
+	case KT_VIEW_CALLERS:
+	case KT_VIEW_CALLEES:
+		return kt_agg_tree(a, q, r);
+	case KT_VIEW_STACKS:
+		return kt_agg_stacks(a, q, r);
+	case KT_VIEW_MODULES:
+	case KT_VIEW_FUNCS:
+	case KT_VIEW_TOPFUNCS:
+	case KT_VIEW_LINES:
+	case KT_VIEW_CPUS:
+	case KT_VIEW_TASKS:
+		return flat_query(a, q, r);
+	}
+	return -EINVAL;
+}
+
+/* --- module names for --zoom --- */
+
+static unsigned edit_distance(const char *x, const char *y)
+{
+	unsigned d[64], nx = (unsigned)strlen(x), ny = (unsigned)strlen(y);
+
+	if (nx > 62 || ny > 62)
+		return 99;
+	for (unsigned j = 0; j <= ny; j++)
+		d[j] = j;
+	for (unsigned i = 1; i <= nx; i++) {
+		unsigned prev = d[0], tmp;
+
+		d[0] = i;
+		for (unsigned j = 1; j <= ny; j++) {
+			unsigned best = prev + (tolower((unsigned char)x[i - 1]) !=
+						tolower((unsigned char)y[j - 1]));
+
+			tmp = d[j];
+			if (d[j] + 1 < best)
+				best = d[j] + 1;
+			if (d[j - 1] + 1 < best)
+				best = d[j - 1] + 1;
+			d[j] = best;
+			prev = tmp;
+		}
+	}
+	return d[ny];
+}
+
+int kt_agg_module_find(const struct kt_agg *a, const char *name, uint32_t *id, char *near,
+		       size_t nearlen)
+{
+	uint32_t nm = kt_sym_nmodules(a->s);
+	size_t used = 0;
+	int found;
+
+	if (near && nearlen)
+		near[0] = 0;
+	if (!strcmp(name, "[idle]") || !strcmp(name, "idle")) {
+		*id = KT_AGG_IDLE_MODULE;
+		return 0;
+	}
+	found = kt_sym_module_find(a->s, name);
+	if (found < 0)
+		for (uint32_t i = 0; i < nm; i++)
+			if (!strcasecmp(kt_agg_module_name(a, i), name))
+				found = (int)i;
+	if (found >= 0) {
+		*id = (uint32_t)found;
+		return 0;
+	}
+	for (uint32_t i = 0; near && i < nm; i++) {
+		const char *m = kt_agg_module_name(a, i);
+		size_t ln = strlen(name);
+
+		if (strncasecmp(m, name, ln < 3 ? ln : 3) && !contains_ci(m, name) &&
+		    !contains_ci(name, m) && edit_distance(m, name) > 2)
+			continue;
+		if (used + strlen(m) + 3 >= nearlen)
+			break;
+		used += (size_t)snprintf(near + used, nearlen - used, "%s%s", used ? ", " : "", m);
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,81 @@
+/* The aggregator's private state, shared by agg.c (flat views, summary) and agg_tree.c
+ * (callers, callees, stacks). Nothing outside the aggregator includes it. */
+#ifndef KERNTOP_AGG_IMPL_H
+#define KERNTOP_AGG_IMPL_H
+
+#include "kerntop/agg.h"
+#include "kerntop/symbols.h"
+#include "kerntop/window.h"
+#include "window_idx.h"
+
+/* What the aggregator needs of a location, cached flat per location id. */
+struct locinfo {
+	uint32_t func;
+	uint32_t module;  /* the module slot: KT_AGG_IDLE_MODULE for idle locations */
+	uint32_t realmod; /* the symbolizer's module */
+	uint8_t idle, user;
+};
+
+/* String pool for row names: blocks never move, so names stay valid. */
+struct pool {
+	char **blk;
+	uint32_t nblk, cur;
+	size_t pos;
+};
+
+struct rpriv {
+	struct pool pool;
+	uint32_t rowcap;
+	uint64_t *percpu;
+	size_t percpucap;
+	uint32_t *frames;
+	size_t nframes, framescap;
+	/* denominators of the query in progress */
+	uint64_t denom;
+	double recent_s, capacity;
+};
+
+/* Rows grouped by a two-word key through a hash index (the group scratch). */
+struct group {
+	struct kt_idx idx;
+	uint64_t (*key)[2];
+	uint64_t *recent;
+	uint32_t keycap, recentcap;
+};
+
+struct kt_agg {
+	struct kt_window *w;
+	struct kt_symbols *s;
+	struct kt_agg_params p;
+	struct locinfo *li;
+	uint32_t nli, licap;
+	struct group g;
+	/* tree scratch */
+	struct tnode *tn;
+	uint32_t ntn, tncap;
+	struct kt_idx tidx;
+	uint32_t *path;
+	uint32_t pathcap;
+};
+
+/* agg.c */
+const struct locinfo *kt_agg_loc(struct kt_agg *a, uint32_t loc);
+int kt_agg_pass(const struct kt_agg *a, const struct kt_filter *f, const struct kt_hit *h,
+		const struct locinfo *li);
+struct kt_row *kt_agg_row_new(struct kt_result *r);
+const char *kt_agg_strdup(struct kt_result *r, const char *str);
+void kt_agg_derive(const struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
+		   struct kt_row *row, uint64_t recent_hits);
+int kt_agg_module_match(uint32_t want, const struct locinfo *li);
+void kt_agg_sort(struct kt_row *rows, size_t n, enum kt_sort s, int reverse, int numeric);
+void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum,
+			 uint64_t *denom);
+
+/* agg_tree.c */
+int kt_agg_tree(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);
+int kt_agg_stacks(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);
+void kt_agg_tree_free(struct kt_agg *a);
+/* The function path of a hit, leaf first, into a->path; returns its length. */
+uint32_t kt_agg_path(struct kt_agg *a, const struct kt_hit *h);
+
+#endif

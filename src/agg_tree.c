@@ -1,0 +1,358 @@
+/* The aggregator's call-stack views: callers and callees trees of one function and the
+ * hottest full stacks, built from the window's interned stacks with exact counts. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "agg_impl.h"
+
+/* A tree node: one function on one path from the root function. */
+struct tnode {
+	uint32_t func, parent;
+	uint64_t hits, recent;
+	uint32_t child, sibling; /* first child, next sibling (UINT32_MAX = none) */
+};
+
+void kt_agg_tree_free(struct kt_agg *a)
+{
+	free(a->tn);
+	kt_idx_free(&a->tidx);
+	free(a->path);
+}
+
+uint32_t kt_agg_path(struct kt_agg *a, const struct kt_hit *h)
+{
+	uint32_t n, k = 0;
+	const uint32_t *fr = kt_window_stack_frames(a->w, h->stack, &n);
+
+	if (kt_grow((void **)&a->path, &a->pathcap, n + 1, sizeof(*a->path)) < 0)
+		return 0;
+	/* call chains usually start with the sampled address itself */
+	if (!n || fr[0] != h->loc)
+		a->path[k++] = kt_agg_loc(a, h->loc)->func;
+	for (uint32_t i = 0; i < n; i++)
+		a->path[k++] = kt_agg_loc(a, fr[i])->func;
+	return k;
+}
+
+struct tkey {
+	const struct kt_agg *a;
+	uint32_t parent, func;
+};
+
+static int tnode_eq(const void *ctx, uint32_t id)
+{
+	const struct tkey *k = ctx;
+
+	return k->a->tn[id].parent == k->parent && k->a->tn[id].func == k->func;
+}
+
+static uint32_t tnode_get(struct kt_agg *a, uint32_t parent, uint32_t func)
+{
+	struct tkey k = { a, parent, func };
+	uint32_t h = kt_hash64((uint64_t)parent << 32 | func), pos, id;
+	struct tnode *t;
+
+	id = kt_idx_find(&a->tidx, h, tnode_eq, &k, &pos);
+	if (id != UINT32_MAX)
+		return id;
+	if (kt_grow((void **)&a->tn, &a->tncap, a->ntn + 1, sizeof(*a->tn)) < 0)
+		return UINT32_MAX;
+	id = a->ntn;
+	if (kt_idx_insert(&a->tidx, h, id, pos) < 0)
+		return UINT32_MAX;
+	a->ntn++;
+	t = &a->tn[id];
+	*t = (struct tnode){ func, parent, 0, 0, UINT32_MAX, UINT32_MAX };
+	if (parent != UINT32_MAX) {
+		t->sibling = a->tn[parent].child;
+		a->tn[parent].child = id;
+	}
+	return id;
+}
+
+/* Adds one hit's path to the tree; returns -ENOMEM on allocation failure. */
+static int tree_add(struct kt_agg *a, const struct kt_query *q, const struct kt_hit *h,
+		    int recent)
+{
+	uint32_t len = kt_agg_path(a, h), node = 0, start, depth = 0;
+	int64_t i;
+
+	if (!len)
+		return 0;
+	if (q->view == KT_VIEW_CALLERS) {
+		if (a->path[0] != q->func)
+			return 0;
+		start = 0;
+	} else {
+		for (i = (int64_t)len - 1; i >= 0 && a->path[i] != q->func; i--)
+			;
+		if (i < 0)
+			return 0;
+		start = (uint32_t)i;
+	}
+	if (recent)
+		a->tn[0].recent += h->hits;
+	else
+		a->tn[0].hits += h->hits;
+	for (;;) {
+		uint32_t f;
+
+		if (q->view == KT_VIEW_CALLERS) {
+			if (++start >= len)
+				break;
+			f = a->path[start];
+		} else {
+			if (start-- == 0)
+				break;
+			f = a->path[start];
+		}
+		if (q->max_depth && ++depth > q->max_depth)
+			break;
+		node = tnode_get(a, node, f);
+		if (node == UINT32_MAX)
+			return -ENOMEM;
+		if (recent)
+			a->tn[node].recent += h->hits;
+		else
+			a->tn[node].hits += h->hits;
+	}
+	return 0;
+}
+
+static enum kt_sort tsort;
+static const struct kt_agg *tsort_agg;
+
+static int tnode_cmp(const void *pa, const void *pb)
+{
+	const struct tnode *x = &tsort_agg->tn[*(const uint32_t *)pa];
+	const struct tnode *y = &tsort_agg->tn[*(const uint32_t *)pb];
+
+	if (tsort == KT_SORT_NAME) {
+		const struct kt_sym_func *fx = kt_sym_func(tsort_agg->s, x->func);
+		const struct kt_sym_func *fy = kt_sym_func(tsort_agg->s, y->func);
+		int c = strcmp(fx && fx->name ? fx->name : "", fy && fy->name ? fy->name : "");
+
+		if (c)
+			return c;
+	}
+	if (tsort == KT_SORT_RATE && x->recent != y->recent)
+		return x->recent > y->recent ? -1 : 1;
+	if (x->hits != y->hits)
+		return x->hits > y->hits ? -1 : 1;
+	return x->func < y->func ? -1 : x->func > y->func;
+}
+
+static int emit(struct kt_agg *a, const struct kt_query *q, struct kt_result *r, uint32_t node,
+		int32_t parent, uint32_t depth)
+{
+	struct tnode *t = &a->tn[node];
+	const struct kt_sym_func *f = kt_sym_func(a->s, t->func);
+	uint32_t nch = 0, *ch, i, c;
+	struct kt_row *row;
+	int32_t me;
+	int err = 0;
+
+	row = kt_agg_row_new(r);
+	if (!row)
+		return -ENOMEM;
+	me = (int32_t)(r->nrows - 1);
+	row->id = t->func;
+	row->name = f && f->name ? f->name : "[unknown]";
+	row->module = f ? kt_agg_module_name(a, f->module) : NULL;
+	row->idle = f && f->idle;
+	row->addr = f ? f->start : 0;
+	row->hits = t->hits;
+	row->depth = depth;
+	row->parent = parent;
+	row->pct_parent = a->tn[0].hits ? (double)t->hits / (double)a->tn[0].hits * 100.0 : 0;
+	kt_agg_derive(a, q, r, row, t->recent);
+	for (c = t->child; c != UINT32_MAX; c = a->tn[c].sibling)
+		if (a->tn[c].hits)
+			nch++;
+	r->rows[me].nchildren = nch;
+	if (!nch)
+		return 0;
+	ch = malloc(nch * sizeof(*ch));
+	if (!ch)
+		return -ENOMEM;
+	i = 0;
+	for (c = t->child; c != UINT32_MAX; c = a->tn[c].sibling)
+		if (a->tn[c].hits)
+			ch[i++] = c;
+	tsort = q->sort;
+	tsort_agg = a;
+	qsort(ch, nch, sizeof(*ch), tnode_cmp);
+	if (q->reverse)
+		for (i = 0; i < nch / 2; i++) {
+			uint32_t tmp = ch[i];
+
+			ch[i] = ch[nch - 1 - i];
+			ch[nch - 1 - i] = tmp;
+		}
+	for (i = 0; i < nch && !err; i++) {
+		if (q->limit && r->nrows >= q->limit)
+			break;
+		err = emit(a, q, r, ch[i], me, depth + 1);
+	}
+	free(ch);
+	return err;
+}
+
+int kt_agg_tree(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
+{
+	size_t n;
+	const struct kt_hit *h;
+	uint64_t rlen;
+	int err;
+
+	if (!kt_sym_func(a->s, q->func))
+		return -ENOENT;
+	a->ntn = 0;
+	kt_idx_clear(&a->tidx);
+	if (tnode_get(a, UINT32_MAX, q->func) != 0)
+		return -ENOMEM;
+	h = kt_window_hits(a->w, &n);
+	for (size_t i = 0; i < n; i++)
+		if (kt_agg_pass(a, &q->filter, &h[i], kt_agg_loc(a, h[i].loc)) &&
+		    (err = tree_add(a, q, &h[i], 0)) < 0)
+			return err;
+	h = kt_window_recent(a->w, &n, &rlen);
+	((struct rpriv *)r->priv)->recent_s = (double)rlen / 1e9;
+	for (size_t i = 0; i < n; i++)
+		if (kt_agg_pass(a, &q->filter, &h[i], kt_agg_loc(a, h[i].loc)) &&
+		    (err = tree_add(a, q, &h[i], 1)) < 0)
+			return err;
+	err = emit(a, q, r, 0, -1, 0);
+	r->total_rows = a->ntn;
+	return err;
+}
+
+/* --- hottest stacks --- */
+
+struct skey {
+	const struct kt_agg *a;
+	const struct rpriv *p;
+	const uint32_t *path;
+	uint32_t n;
+};
+
+static int stack_eq(const void *ctx, uint32_t id)
+{
+	const struct skey *k = ctx;
+	const uint64_t *g = k->a->g.key[id];
+
+	return g[1] == k->n && !memcmp(k->p->frames + g[0], k->path, k->n * sizeof(*k->path));
+}
+
+static int stack_selected(const struct kt_query *q, const struct locinfo *li)
+{
+	if (q->func != KT_ANY)
+		return li->func == q->func;
+	return kt_agg_module_match(q->module, li);
+}
+
+static int stack_add(struct kt_agg *a, struct kt_result *r, const struct kt_hit *h, int recent)
+{
+	struct rpriv *p = r->priv;
+	struct group *g = &a->g;
+	uint32_t len = kt_agg_path(a, h), hash, pos, id;
+	struct skey k = { a, p, a->path, len };
+	struct kt_row *row;
+
+	if (!len)
+		return 0;
+	hash = kt_hash_u32s(a->path, len);
+	id = kt_idx_find(&g->idx, hash, stack_eq, &k, &pos);
+	if (id == UINT32_MAX) {
+		if (recent)
+			return 0;
+		id = (uint32_t)r->nrows;
+		if (kt_grow((void **)&g->key, &g->keycap, id + 1, sizeof(*g->key)) < 0 ||
+		    kt_grow((void **)&g->recent, &g->recentcap, id + 1, sizeof(*g->recent)) < 0)
+			return -ENOMEM;
+		if (p->nframes + len > p->framescap) {
+			size_t nc = p->framescap ? p->framescap : 1024;
+			uint32_t *nf;
+
+			while (nc < p->nframes + len)
+				nc *= 2;
+			nf = realloc(p->frames, nc * sizeof(*nf));
+			if (!nf)
+				return -ENOMEM;
+			p->frames = nf;
+			p->framescap = nc;
+		}
+		if (!(row = kt_agg_row_new(r)))
+			return -ENOMEM;
+		if (kt_idx_insert(&g->idx, hash, id, pos) < 0) {
+			r->nrows--;
+			return -ENOMEM;
+		}
+		memcpy(p->frames + p->nframes, a->path, len * sizeof(*a->path));
+		g->key[id][0] = p->nframes;
+		g->key[id][1] = len;
+		g->recent[id] = 0;
+		p->nframes += len;
+		row->id = h->stack;
+	}
+	if (recent)
+		g->recent[id] += h->hits;
+	else
+		r->rows[id].hits += h->hits;
+	return 0;
+}
+
+int kt_agg_stacks(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
+{
+	struct rpriv *p = r->priv;
+	size_t n;
+	const struct kt_hit *h;
+	uint64_t rlen;
+	char buf[8192];
+	int err;
+
+	kt_idx_clear(&a->g.idx);
+	for (int pass = 0; pass < 2; pass++) {
+		h = pass ? kt_window_recent(a->w, &n, &rlen) : kt_window_hits(a->w, &n);
+		if (pass)
+			p->recent_s = (double)rlen / 1e9;
+		for (size_t i = 0; i < n; i++) {
+			const struct locinfo *li = kt_agg_loc(a, h[i].loc);
+
+			if (kt_agg_pass(a, &q->filter, &h[i], li) && stack_selected(q, li) &&
+			    (err = stack_add(a, r, &h[i], pass)) < 0)
+				return err;
+		}
+	}
+	for (size_t i = 0; i < r->nrows; i++) {
+		struct kt_row *row = &r->rows[i];
+		uint32_t len = (uint32_t)a->g.key[i][1];
+		const uint32_t *fr = p->frames + a->g.key[i][0];
+		const struct kt_sym_func *leaf = kt_sym_func(a->s, fr[0]);
+		size_t used = 0;
+
+		buf[0] = 0;
+		for (uint32_t j = len; j-- > 0 && used + 2 < sizeof(buf);) {
+			const struct kt_sym_func *f = kt_sym_func(a->s, fr[j]);
+
+			used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s",
+						 j + 1 < len ? ";" : "",
+						 f && f->name ? f->name : "[unknown]");
+		}
+		if (used >= sizeof(buf))
+			buf[sizeof(buf) - 1] = 0;
+		row->name = kt_agg_strdup(r, buf);
+		row->module = leaf ? kt_agg_module_name(a, leaf->module) : NULL;
+		row->idle = leaf && leaf->idle;
+		row->frames = fr;
+		row->nframes = len;
+		kt_agg_derive(a, q, r, row, a->g.recent[i]);
+	}
+	kt_agg_sort(r->rows, r->nrows, q->sort, q->reverse, 0);
+	r->total_rows = r->nrows;
+	if (q->limit && r->nrows > q->limit)
+		r->nrows = q->limit;
+	return 0;
+}
