@@ -83,6 +83,11 @@ uint64_t kt_source_now(const struct kt_source *s);
  * line ("cpu 3 went offline") is written to msg when something changed (returns 1). */
 int kt_source_refresh(struct kt_source *s, char *msg, size_t msglen);
 
+/* Ends sampling and closes a --record file, reporting a late write failure (ENOSPC on the
+ * last block...) as -errno with a message. kt_source_free does the same silently; call this
+ * first to tell the user. Returns 0 for replay sources or when nothing was recorded. */
+int kt_source_finish(struct kt_source *s, char *err, size_t errlen);
+
 /* One-line notice from opening (e.g. "cycles not supported here: sampling cpu-clock"), or NULL. */
 const char *kt_source_notice(const struct kt_source *s);
 

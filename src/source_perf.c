@@ -1,0 +1,685 @@
+/* The live source: one system-wide perf_event_open per sampled CPU, each with its own mmap
+ * ring, drained from the caller's single poll() loop. This file opens and closes the CPUs
+ * (hotplug included), explains refusals, and drives --record; source_perf_ring.c reads. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kerntop/util.h"
+#include "source_perf.h"
+
+#define CPU_ONLINE "/sys/devices/system/cpu/online"
+#define CPU_POSSIBLE "/sys/devices/system/cpu/possible"
+#define PARANOID "/proc/sys/kernel/perf_event_paranoid"
+#define MAX_RATE "/proc/sys/kernel/perf_event_max_sample_rate"
+#define MAX_STACK "/proc/sys/kernel/perf_event_max_stack"
+#define INJECT_ENV "KERNTOP_INJECT_PERF_ERRNO"
+
+/* Upper bound on CPU numbers we accept from sysfs or -C (kernel NR_CPUS is at most 8192). */
+#define MAX_CPUS 8192
+
+/* The loop wakes at least this often to drain: sample delivery lags by at most this much,
+ * and a ring (half-full wakeup watermark as a backstop) never has to absorb more. */
+#define DRAIN_MS 100
+
+static const struct kt_source_ops perf_ops;
+
+/* The injected errno (test hook), consumed by the first perf_event_open of an open. */
+static int inject_errno;
+
+static int sys_perf_event_open(struct perf_event_attr *attr, int cpu)
+{
+	int fd;
+
+	if (inject_errno) {
+		errno = inject_errno;
+		inject_errno = 0;
+		return -1;
+	}
+	fd = (int)syscall(SYS_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd;
+}
+
+static int parse_errno_name(const char *v)
+{
+	static const struct { const char *name; int e; } names[] = {
+		{ "EACCES", EACCES }, { "EPERM", EPERM }, { "ENOENT", ENOENT },
+		{ "EOPNOTSUPP", EOPNOTSUPP }, { "ENODEV", ENODEV }, { "EMFILE", EMFILE },
+		{ "EINVAL", EINVAL }, { "ENOSYS", ENOSYS }, { "EBUSY", EBUSY },
+		{ "EOVERFLOW", EOVERFLOW },
+	};
+	char *end;
+	long n;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(v, names[i].name) == 0)
+			return names[i].e;
+	n = strtol(v, &end, 10);
+	return (*v && !*end && n > 0 && n < 4096) ? (int)n : 0;
+}
+
+static void path_in(const struct perf_source *p, const char *rel, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", p->sysroot, rel);
+}
+
+/* Reads a small sysfs/procfs file into buf (NUL-terminated, trailing newline dropped). */
+static int read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	while (n > 0 && isspace((unsigned char)buf[n - 1]))
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Parses a CPU list "0,2-3" into mask (size MAX_CPUS). Returns the highest CPU + 1, or -EINVAL. */
+static int parse_cpu_list(const char *s, uint8_t *mask)
+{
+	int top = 0;
+
+	if (!*s)
+		return 0;
+	for (;;) {
+		char *end;
+		long a = strtol(s, &end, 10), b;
+
+		if (end == s || a < 0 || a >= MAX_CPUS)
+			return -EINVAL;
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s || b < a || b >= MAX_CPUS)
+				return -EINVAL;
+		}
+		for (long c = a; c <= b; c++)
+			mask[c] = 1;
+		if (b + 1 > top)
+			top = (int)b + 1;
+		if (*end == '\0')
+			return top;
+		if (*end != ',')
+			return -EINVAL;
+		s = end + 1;
+	}
+}
+
+/* Reads a sysfs CPU list under the sysroot, falling back to the real /sys for a fixture
+ * tree that has no sys/ (the symbol fixtures) */
+static int read_cpu_file(const struct perf_source *p, const char *rel, uint8_t *mask)
+{
+	char path[PATH_MAX + 64], buf[4096];
+
+	path_in(p, rel, path, sizeof(path));
+	if (read_small(path, buf, sizeof(buf)) < 0 && (!p->sysroot[0] || read_small(rel, buf, sizeof(buf)) < 0))
+		return -ENOENT;
+	memset(mask, 0, MAX_CPUS);
+	return parse_cpu_list(buf, mask);
+}
+
+static void add_notice(char *dst, size_t len, const char *msg)
+{
+	size_t n = strlen(dst);
+
+	if (n && n + 2 < len) {
+		memcpy(dst + n, "; ", 3);
+		n += 2;
+	}
+	if (n < len)
+		snprintf(dst + n, len - n, "%s", msg);
+}
+
+static int is_clock(const char *event)
+{
+	return strcmp(event, "cycles") != 0;
+}
+
+static void set_event(struct perf_source *p, const char *event)
+{
+	snprintf(p->event, sizeof(p->event), "%s", event);
+	if (strcmp(event, "cycles") == 0) {
+		p->attr.type = PERF_TYPE_HARDWARE;
+		p->attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	} else {
+		p->attr.type = PERF_TYPE_SOFTWARE;
+		p->attr.config = strcmp(event, "task-clock") == 0 ? PERF_COUNT_SW_TASK_CLOCK
+								  : PERF_COUNT_SW_CPU_CLOCK;
+	}
+}
+
+static void setup_attr(struct perf_source *p, const struct kt_source_opts *o)
+{
+	struct perf_event_attr *a = &p->attr;
+
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	set_event(p, o->event ? o->event : "cpu-clock");
+	if (o->freq_hz) {
+		a->freq = 1;
+		a->sample_freq = o->freq_hz;
+	} else {
+		a->sample_period = o->period ? o->period : 1000000;
+	}
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			 PERF_SAMPLE_PERIOD;
+	if (o->callchain) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->exclude_callchain_user = 1;
+		a->sample_max_stack = (uint16_t)(o->max_stack ? o->max_stack : 32);
+	}
+	a->exclude_user = !o->user;
+	a->exclude_hv = 1;
+	a->disabled = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;              /* FORK records tell us a recycled tid needs its name again */
+	a->sample_id_all = 1;     /* COMM, LOST and THROTTLE carry time and CPU */
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->watermark = 1;
+}
+
+static void explain_denied(const struct perf_source *p, uint32_t cpu, int e, char *err, size_t errlen)
+{
+	char v[32];
+
+	if (read_small(PARANOID, v, sizeof(v)) < 0)
+		snprintf(v, sizeof(v), "unreadable");
+	snprintf(err, errlen,
+		 "perf_event_open %s on cpu %u: %s; system-wide sampling needs kernel.perf_event_paranoid <= 0 "
+		 "(it is %s: sysctl -w kernel.perf_event_paranoid=0), or CAP_PERFMON "
+		 "(setcap cap_perfmon+ep kerntop), or running as root",
+		 p->event, cpu, e == EPERM ? "operation not permitted" : "permission denied", v);
+}
+
+/* Turns a refused perf_event_open into the one-line message and the code main exits with. */
+static int open_error(const struct perf_source *p, uint32_t cpu, int e, char *err, size_t errlen)
+{
+	char v[32];
+
+	switch (e) {
+	case EACCES:
+	case EPERM:
+		explain_denied(p, cpu, e, err, errlen);
+		return -EACCES;
+	case ENOSYS:
+		snprintf(err, errlen, "perf_event_open: this kernel has no perf events (CONFIG_PERF_EVENTS); "
+			 "use --replay FILE instead");
+		return -ENOSYS;
+	case EMFILE:
+	case ENFILE:
+		snprintf(err, errlen, "perf_event_open on cpu %u: too many open files; raise the limit "
+			 "(ulimit -n) to at least one per CPU, or sample fewer CPUs with -C", cpu);
+		return -e;
+	case EOVERFLOW:
+		if (read_small(MAX_STACK, v, sizeof(v)) < 0)
+			snprintf(v, sizeof(v), "unknown");
+		snprintf(err, errlen, "perf_event_open: --max-stack %u exceeds kernel.perf_event_max_stack "
+			 "(%s); lower --max-stack or raise the sysctl", p->attr.sample_max_stack, v);
+		return -e;
+	case EINVAL:
+		if (p->attr.freq) {
+			if (read_small(MAX_RATE, v, sizeof(v)) < 0)
+				snprintf(v, sizeof(v), "unknown");
+			snprintf(err, errlen, "perf_event_open %s on cpu %u: invalid argument; -F %llu may "
+				 "exceed kernel.perf_event_max_sample_rate (%s): lower -F", p->event, cpu,
+				 (unsigned long long)p->attr.sample_freq, v);
+			return -e;
+		}
+		/* fall through */
+	default:
+		snprintf(err, errlen, "perf_event_open %s on cpu %u failed (%s)", p->event, cpu, strerror(e));
+		return -e;
+	}
+}
+
+static int map_ring(struct perf_source *p, struct perf_cpu *c)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	/* Unprivileged users are held to kernel.perf_event_mlock_kb per CPU: halve until it fits. */
+	for (size_t pages = p->pages; pages >= 4; pages /= 2) {
+		size_t len = (pages + 1) * (size_t)page;
+		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+
+		if (m == MAP_FAILED) {
+			if (errno == EPERM || errno == ENOMEM)
+				continue;
+			return -errno;
+		}
+		c->map = m;
+		c->map_len = len;
+		c->pc = m;
+		/* data_offset/data_size exist since 4.1; older kernels leave them 0. */
+		c->data = (unsigned char *)m + (c->pc->data_offset ? c->pc->data_offset : (uint64_t)page);
+		c->data_size = c->pc->data_size ? c->pc->data_size : (uint64_t)pages * (uint64_t)page;
+		return 0;
+	}
+	return -ENOMEM;
+}
+
+static void unmap_cpu(struct perf_cpu *c)
+{
+	if (c->map)
+		munmap(c->map, c->map_len);
+	if (c->fd >= 0)
+		close(c->fd);
+	c->map = NULL;
+	c->fd = -1;
+}
+
+/* Opens and maps one CPU; returns 0 or -errno (the raw errno of perf_event_open). */
+static int open_cpu(struct perf_source *p, uint32_t cpu, int enable)
+{
+	struct perf_cpu *c = &p->cpu[cpu];
+	long page = sysconf(_SC_PAGESIZE);
+	int r;
+
+	p->attr.wakeup_watermark = (uint32_t)(p->pages * (size_t)page / 2);
+	c->fd = sys_perf_event_open(&p->attr, (int)cpu);
+	if (c->fd < 0) {
+		r = -errno;
+		c->fd = -1;
+		return r;
+	}
+	r = map_ring(p, c);
+	if (r < 0) {
+		unmap_cpu(c);
+		return r;
+	}
+	if (enable)
+		ioctl(c->fd, PERF_EVENT_IOC_ENABLE, 0);
+	return 0;
+}
+
+static void rebuild_cpu_list(struct perf_source *p)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < p->base.info.max_cpu; i++)
+		if (p->cpu[i].fd >= 0)
+			p->sampled[n++] = i;
+	p->base.info.ncpus = n;
+}
+
+/* First CPU: probes the event, falling back from cycles to cpu-clock where there is no PMU. */
+static int open_first(struct perf_source *p, uint32_t cpu, char *err, size_t errlen)
+{
+	int r = open_cpu(p, cpu, 0);
+
+	if (r == -ENOENT || r == -EOPNOTSUPP || r == -ENODEV) {
+		if (!is_clock(p->event)) {
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "%s not supported here (%s): sampling cpu-clock",
+				 p->event, r == -ENOENT ? "no such hardware event"
+				 : r == -ENODEV ? "no PMU" : "not supported by the PMU");
+			add_notice(p->base.notice, sizeof(p->base.notice), msg);
+			set_event(p, "cpu-clock");
+			r = open_cpu(p, cpu, 0);
+		}
+	}
+	if (r == -ENOMEM && p->cpu[cpu].fd < 0 && !p->cpu[cpu].map) {
+		snprintf(err, errlen, "cannot map the perf ring of cpu %u (out of locked memory: "
+			 "raise kernel.perf_event_mlock_kb or run as root)", cpu);
+		return r;
+	}
+	if (r < 0)
+		return open_error(p, cpu, -r, err, errlen);
+	return 0;
+}
+
+static int open_cpus(struct perf_source *p, const uint8_t *online, char *err, size_t errlen)
+{
+	char skipped[128] = "";
+	int first = 1, r;
+
+	for (uint32_t i = 0; i < p->base.info.max_cpu; i++) {
+		if (!p->wanted[i])
+			continue;
+		if (!online[i]) {
+			size_t n = strlen(skipped);
+
+			snprintf(skipped + n, sizeof(skipped) - n, "%s%u", n ? "," : "", i);
+			continue;
+		}
+		if (first) {
+			r = open_first(p, i, err, errlen);
+			if (r < 0)
+				return r;
+			first = 0;
+			continue;
+		}
+		r = open_cpu(p, i, 0);
+		if (r == -ENODEV) {   /* went offline since we read the online list */
+			size_t n = strlen(skipped);
+
+			snprintf(skipped + n, sizeof(skipped) - n, "%s%u", n ? "," : "", i);
+			continue;
+		}
+		if (r < 0)
+			return open_error(p, i, -r, err, errlen);
+	}
+	rebuild_cpu_list(p);
+	if (!p->base.info.ncpus) {
+		snprintf(err, errlen, "no CPU to sample: cpu %s %s offline (see %s)", skipped,
+			 strchr(skipped, ',') ? "are" : "is", CPU_ONLINE);
+		return -ENODEV;
+	}
+	if (skipped[0]) {
+		char msg[200];
+
+		snprintf(msg, sizeof(msg), "cpu %s offline: not sampled until it comes online", skipped);
+		add_notice(p->base.notice, sizeof(p->base.notice), msg);
+	}
+	return 0;
+}
+
+static int open_record(struct perf_source *p, const struct kt_source_opts *o, char *err, size_t errlen)
+{
+	char ks[PATH_MAX + 32], mods[PATH_MAX + 32];
+	const char *kp = o->kallsyms_path, *mp = o->modules_path;
+
+	if (!kp) {
+		path_in(p, "/proc/kallsyms", ks, sizeof(ks));
+		kp = ks;
+	}
+	if (!mp) {
+		path_in(p, "/proc/modules", mods, sizeof(mods));
+		mp = access(mods, R_OK) == 0 ? mods : NULL;
+	}
+	snprintf(p->rec_path, sizeof(p->rec_path), "%s", o->record);
+	return kt_rec_open(o->record, &p->base.info, kp, mp, &p->rec, err, errlen);
+}
+
+int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, char *err,
+			size_t errlen)
+{
+	const char *inj = getenv(INJECT_ENV);
+	struct perf_source *p;
+	uint8_t *online;
+	int top, r;
+
+	*out = NULL;
+	inject_errno = inj ? parse_errno_name(inj) : 0;
+	p = calloc(1, sizeof(*p));
+	online = calloc(MAX_CPUS, 1);
+	if (!p || !online) {
+		free(p);
+		free(online);
+		snprintf(err, errlen, "out of memory opening the perf source");
+		return -ENOMEM;
+	}
+	p->base.ops = &perf_ops;
+	snprintf(p->sysroot, sizeof(p->sysroot), "%s", o->sysroot ? o->sysroot : "");
+	setup_attr(p, o);
+	p->pages = o->callchain ? 128 : 64;
+
+	/* Per-CPU tables are sized by the possible CPUs, so a CPU coming online later fits. */
+	top = read_cpu_file(p, CPU_POSSIBLE, online);
+	r = read_cpu_file(p, CPU_ONLINE, online);
+	if (r < 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		for (long i = 0; i < n && i < MAX_CPUS; i++)
+			online[i] = 1;
+		r = (int)(n > 0 ? n : 1);
+	}
+	if (r > top)
+		top = r;
+	p->wanted = calloc(MAX_CPUS, 1);
+	if (!p->wanted) {
+		r = -ENOMEM;
+		snprintf(err, errlen, "out of memory opening the perf source");
+		goto fail;
+	}
+	if (o->cpus) {
+		int c = parse_cpu_list(o->cpus, p->wanted);
+
+		if (c <= 0) {
+			r = -EINVAL;
+			snprintf(err, errlen, "invalid CPU list '%s' for -C (use e.g. 0,2-3)", o->cpus);
+			goto fail;
+		}
+		if (c > top) {
+			r = -ENODEV;
+			snprintf(err, errlen, "-C %s: this machine has CPUs 0-%d only", o->cpus, top - 1);
+			goto fail;
+		}
+	} else {
+		memset(p->wanted, 1, (size_t)top);
+	}
+	p->base.info.max_cpu = (uint32_t)top;
+	p->cpu = calloc((size_t)top, sizeof(*p->cpu));
+	p->sampled = calloc((size_t)top, sizeof(*p->sampled));
+	p->tid_seen = calloc(PERF_TID_LIMIT / 64, sizeof(uint64_t));
+	if (!p->cpu || !p->sampled || !p->tid_seen) {
+		r = -ENOMEM;
+		snprintf(err, errlen, "out of memory opening the perf source");
+		goto fail;
+	}
+	for (int i = 0; i < top; i++)
+		p->cpu[i].fd = -1;
+
+	r = open_cpus(p, online, err, errlen);
+	if (r < 0)
+		goto fail;
+	p->base.info.kind = "live";
+	p->base.info.event = p->event;
+	p->base.info.freq_hz = o->freq_hz;
+	p->base.info.period = o->freq_hz ? (is_clock(p->event) ? 1000000000ull / o->freq_hz : 0)
+					 : p->attr.sample_period;
+	p->base.info.cpus = p->sampled;
+	p->base.info.callchain = !!o->callchain;
+	p->base.info.user = !!o->user;
+	if (o->record) {
+		r = open_record(p, o, err, errlen);
+		if (r < 0)
+			goto fail;
+	}
+	for (uint32_t i = 0; i < p->base.info.ncpus; i++)
+		ioctl(p->cpu[p->sampled[i]].fd, PERF_EVENT_IOC_ENABLE, 0);
+	free(online);
+	*out = &p->base;
+	return 0;
+fail:
+	free(online);
+	p->base.ops->free(&p->base);
+	return r;
+}
+
+static void perf_free(struct kt_source *s)
+{
+	struct perf_source *p = (struct perf_source *)s;
+	char err[KT_ERRLEN];
+
+	kt_source_perf_finish(s, err, sizeof(err));
+	for (uint32_t i = 0; p->cpu && i < p->base.info.max_cpu; i++)
+		unmap_cpu(&p->cpu[i]);
+	free(p->cpu);
+	free(p->sampled);
+	free(p->wanted);
+	free(p->tid_seen);
+	free(p);
+}
+
+int kt_source_perf_finish(struct kt_source *s, char *err, size_t errlen)
+{
+	struct perf_source *p = (struct perf_source *)s;
+	int r;
+
+	if (s->ops != &perf_ops || !p->rec)
+		return 0;
+	/* Stop sampling and take what is left in the rings into the recording. */
+	for (uint32_t i = 0; i < p->base.info.ncpus; i++)
+		ioctl(p->cpu[p->sampled[i]].fd, PERF_EVENT_IOC_DISABLE, 0);
+	kt_perf_drain(p, NULL);
+	r = kt_rec_close(p->rec, err, errlen);
+	p->rec = NULL;
+	if (r == 0 && p->rec_err) {
+		r = p->rec_err;
+		snprintf(err, errlen, "--record %s: writing failed (%s); the file holds the blocks "
+			 "written before the failure", p->rec_path, strerror(-r));
+	}
+	return r;
+}
+
+static int perf_pollfds(struct kt_source *s, struct pollfd *fds, int max)
+{
+	struct perf_source *p = (struct perf_source *)s;
+	int n = 0;
+
+	for (uint32_t i = 0; i < p->base.info.ncpus && n < max; i++)
+		fds[n++] = (struct pollfd){ .fd = p->cpu[p->sampled[i]].fd, .events = POLLIN };
+	return n;
+}
+
+/* A ring whose event the kernel ended (POLLHUP) would make every poll() return at once:
+ * drain it and stop sampling that CPU, telling the user at the next refresh. */
+static void reap_hung(struct perf_source *p, const struct kt_sink *sink)
+{
+	struct pollfd fds[64];
+
+	for (uint32_t i = 0; i < p->base.info.ncpus; i += 64) {
+		uint32_t n = p->base.info.ncpus - i < 64 ? p->base.info.ncpus - i : 64;
+
+		for (uint32_t j = 0; j < n; j++)
+			fds[j] = (struct pollfd){ .fd = p->cpu[p->sampled[i + j]].fd, .events = POLLIN };
+		if (poll(fds, n, 0) <= 0)
+			continue;
+		for (uint32_t j = 0; j < n; j++) {
+			char msg[96];
+
+			if (!(fds[j].revents & (POLLHUP | POLLERR | POLLNVAL)))
+				continue;
+			snprintf(msg, sizeof(msg), "cpu %u stopped delivering samples (offline?)",
+				 p->sampled[i + j]);
+			add_notice(p->pending, sizeof(p->pending), msg);
+			kt_perf_close_cpu(p, p->sampled[i + j], sink);
+		}
+	}
+	rebuild_cpu_list(p);
+}
+
+static int perf_read(struct kt_source *s, const struct kt_sink *sink, int *timeout_ms, char *err,
+		     size_t errlen)
+{
+	struct perf_source *p = (struct perf_source *)s;
+	int closed = 0;
+
+	/* CPUs found offline at the last refresh: their last samples still go to the sink. */
+	for (uint32_t i = 0; i < p->base.info.ncpus; i++) {
+		struct perf_cpu *c = &p->cpu[p->sampled[i]];
+
+		if (c->gone) {
+			kt_perf_close_cpu(p, p->sampled[i], sink);
+			c->gone = 0;
+			closed = 1;
+		}
+	}
+	if (closed)
+		rebuild_cpu_list(p);
+	reap_hung(p, sink);
+	kt_perf_drain(p, sink);
+	*timeout_ms = DRAIN_MS;
+	if (p->rec_err) {
+		snprintf(err, errlen, "--record %s: writing failed (%s); the file holds the blocks "
+			 "written before the failure", p->rec_path, strerror(-p->rec_err));
+		return p->rec_err;
+	}
+	return 0;
+}
+
+static uint64_t perf_now(const struct kt_source *s)
+{
+	(void)s;
+	return kt_now_ns();
+}
+
+static void hotplug(struct perf_source *p, char *msg, size_t msglen)
+{
+	uint8_t online[MAX_CPUS];
+	char line[200];
+
+	if (read_cpu_file(p, CPU_ONLINE, online) < 0)
+		return;
+	for (uint32_t i = 0; i < p->base.info.max_cpu; i++) {
+		struct perf_cpu *c = &p->cpu[i];
+		int r;
+
+		if (c->fd >= 0 && online[i]) {
+			c->gone = 0;
+		} else if (c->fd >= 0) {
+			if (c->gone)
+				continue;
+			c->gone = 1;
+			snprintf(line, sizeof(line), "cpu %u went offline: no longer sampled", i);
+			add_notice(msg, msglen, line);
+		} else if (c->fd < 0 && online[i] && p->wanted[i]) {
+			r = open_cpu(p, i, 1);
+			if (r == 0) {
+				rebuild_cpu_list(p);
+				c->failed = 0;
+				snprintf(line, sizeof(line), "cpu %u came online: now sampling it", i);
+				add_notice(msg, msglen, line);
+			} else if (!c->failed) {
+				c->failed = 1;
+				snprintf(line, sizeof(line), "cpu %u came online but cannot be sampled (%s%s)",
+					 i, strerror(-r), (r == -EACCES || r == -EPERM)
+					 ? ": kerntop dropped root after start; restart it to sample this CPU" : "");
+				add_notice(msg, msglen, line);
+			}
+		} else if (!online[i]) {
+			c->failed = 0;
+		}
+	}
+}
+
+static int perf_refresh(struct kt_source *s, char *msg, size_t msglen)
+{
+	struct perf_source *p = (struct perf_source *)s;
+	char err[KT_ERRLEN];
+
+	if (p->pending[0]) {
+		add_notice(msg, msglen, p->pending);
+		p->pending[0] = '\0';
+	}
+	hotplug(p, msg, msglen);
+	if (p->rec && !p->rec_err) {
+		int r = kt_rec_flush(p->rec, err, sizeof(err));
+
+		if (r < 0) {
+			p->rec_err = r;
+			add_notice(msg, msglen, err);
+		}
+	}
+	return msg[0] ? 1 : 0;
+}
+
+static const struct kt_source_ops perf_ops = {
+	.name = "live",
+	.free = perf_free,
+	.pollfds = perf_pollfds,
+	.read = perf_read,
+	.now = perf_now,
+	.refresh = perf_refresh,
+};

@@ -1,0 +1,56 @@
+/* Private to the live source: the per-CPU ring state shared by source_perf.c (opening,
+ * hotplug, errors) and source_perf_ring.c (draining records into the sink). */
+#ifndef KERNTOP_SOURCE_PERF_H
+#define KERNTOP_SOURCE_PERF_H
+
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+
+#include "source_impl.h"
+
+/* The kernel's hard pid limit on 64-bit (PID_MAX_LIMIT): sizes the seen-tid bitmap. */
+#define PERF_TID_LIMIT (4u * 1024 * 1024)
+
+/* A record's size is a u16, so one bounce buffer holds any record that wraps the ring end. */
+#define PERF_MAX_RECORD 65536
+
+struct perf_cpu {
+	int fd;                           /* -1 when this CPU is not sampled */
+	int failed;                       /* open refused at a refresh: notice given once */
+	int gone;                         /* went offline: closed by the next read, with its sink */
+	void *map;                        /* control page + data pages */
+	size_t map_len;
+	struct perf_event_mmap_page *pc;
+	unsigned char *data;
+	uint64_t data_size;               /* a power of two */
+};
+
+struct perf_source {
+	struct kt_source base;            /* first: the dispatcher casts */
+	struct perf_event_attr attr;
+	struct perf_cpu *cpu;             /* indexed by CPU number, info.max_cpu entries */
+	uint32_t *sampled;                /* CPU numbers now sampled (info.cpus) */
+	uint8_t *wanted;                  /* CPUs of -C, or every possible CPU */
+	size_t pages;                     /* data pages per ring */
+	char sysroot[PATH_MAX];
+	char event[32];
+	struct kt_recorder *rec;
+	char rec_path[PATH_MAX];
+	int rec_err;                      /* first recorder failure, reported by the next read */
+	char pending[256];                /* notice found while reading, given at the next refresh */
+	uint64_t *tid_seen;               /* bitmap: a comm was emitted (or tried) for this tid */
+	uint64_t frames[KT_MAX_STACK];
+	unsigned char bounce[PERF_MAX_RECORD];
+};
+
+/* Drains every open ring into sink (source_perf_ring.c). */
+void kt_perf_drain(struct perf_source *p, const struct kt_sink *sink);
+/* Drains and closes one CPU's ring. */
+void kt_perf_close_cpu(struct perf_source *p, uint32_t cpu, const struct kt_sink *sink);
+
+/* Flushes and closes the recording of a live source, reporting a late write failure
+ * (e.g. ENOSPC on the last block). Safe on a replay source (returns 0). */
+int kt_source_perf_finish(struct kt_source *s, char *err, size_t errlen);
+
+#endif
