@@ -68,6 +68,11 @@ struct kt_sym_stats {
 	uint64_t modules_lines, modules_skipped;
 	uint32_t nmodules, nfuncs, nlocs;
 	int kptr_restricted;  /* every address read as 0 */
+	/* added by the symbolizer */
+	uint64_t ranges_lines, ranges_skipped;     /* modules.builtin.ranges */
+	uint32_t builtin_modules;                  /* modules carved out of vmlinux */
+	uint32_t elf_modules;                      /* modules whose symbols came from an ELF */
+	uint32_t elf_nosyms;                       /* ELF files given without any symbol */
 };
 
 /* Loads symbols. Returns 0, or -errno with a one-line message naming the file and the fix. */
@@ -99,5 +104,13 @@ void kt_sym_stats(const struct kt_symbols *s, struct kt_sym_stats *st);
 
 /* The built-in idle list, comma-separated (for --help, docs and tests). */
 const char *kt_sym_default_idle(void);
+
+/* Non-interning resolve: the function (or bucket) id of an address, without creating a
+ * location. Bucket functions are created on first sight. Never fails. */
+uint32_t kt_sym_resolve(struct kt_symbols *s, uint64_t addr);
+
+/* One line for the status bar about what loading skipped or degraded (malformed lines,
+ * kptr_restrict, ELF files without symbols), or NULL when all went well. */
+const char *kt_sym_notice(const struct kt_symbols *s);
 
 #endif

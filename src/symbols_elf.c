@@ -1,0 +1,357 @@
+/* ELF symbol tables (libelf) for --vmlinux and --module-dir NAME.ko, which take precedence
+ * over kallsyms for their module, and source lines through libdwfl, opened lazily per
+ * module on the first line query. */
+#include "config.h"
+
+#include <dirent.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kerntop/symbols.h"
+#include "symbols_impl.h"
+
+/* Debug info must come from the given file itself: no search, no debuginfod download. */
+static int no_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	return -1;
+}
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_debuginfo = no_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+struct elf_info {
+	int fd;
+	Elf *elf;
+	GElf_Ehdr eh;
+	size_t shstrndx;
+	Elf_Scn *symtab;
+	GElf_Shdr symsh;
+	size_t text_idx;        /* ET_REL: the .text section */
+	int has_lines;
+};
+
+static int elf_open(const char *path, struct elf_info *ei, char *err, size_t errlen)
+{
+	Elf_Scn *scn = NULL, *dyn = NULL;
+
+	memset(ei, 0, sizeof(*ei));
+	ei->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (ei->fd < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: cannot open (%s)", path, strerror(e));
+		return -e;
+	}
+	elf_version(EV_CURRENT);
+	ei->elf = elf_begin(ei->fd, ELF_C_READ_MMAP, NULL);
+	if (!ei->elf || elf_kind(ei->elf) != ELF_K_ELF || !gelf_getehdr(ei->elf, &ei->eh) ||
+	    elf_getshdrstrndx(ei->elf, &ei->shstrndx) < 0) {
+		snprintf(err, errlen, "%s: not an ELF file (%s)", path, elf_errmsg(-1));
+		if (ei->elf)
+			elf_end(ei->elf);
+		close(ei->fd);
+		return -ENOEXEC;
+	}
+	while ((scn = elf_nextscn(ei->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(ei->elf, ei->shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_SYMTAB)
+			ei->symtab = scn;
+		else if (sh.sh_type == SHT_DYNSYM)
+			dyn = scn;
+		if (!name)
+			continue;
+		if (!strcmp(name, ".text"))
+			ei->text_idx = elf_ndxscn(scn);
+		else if (!strcmp(name, ".debug_line") || !strcmp(name, ".zdebug_line"))
+			ei->has_lines = 1;
+	}
+	if (!ei->symtab)
+		ei->symtab = dyn;
+	if (ei->symtab)
+		gelf_getshdr(ei->symtab, &ei->symsh);
+	return 0;
+}
+
+static void elf_close(struct elf_info *ei)
+{
+	elf_end(ei->elf);
+	close(ei->fd);
+}
+
+static int sec_exec(Elf *elf, size_t idx)
+{
+	Elf_Scn *scn = elf_getscn(elf, idx);
+	GElf_Shdr sh;
+
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
+/* Loads the function symbols of one module's ELF. The ELF's symbols replace the kallsyms
+ * ones for that module; an ELF without any keeps them (or buckets when there are none). */
+int sym_elf_symbols(struct kt_symbols *s, uint32_t module, const char *path, struct sym_vec *syms,
+		    char *err, size_t errlen)
+{
+	struct mod_priv *p = &s->mpriv[module];
+	struct elf_info ei;
+	Elf_Data *data;
+	size_t nsyms, i, j;
+	uint64_t elf_stext = 0, elf_etext = 0, base = 0;
+	int have_stext = 0, rel, r = 0;
+	struct sym_vec mine = { 0 };
+
+	r = elf_open(path, &ei, err, errlen);
+	if (r < 0)
+		return r;
+	rel = ei.eh.e_type == ET_REL;
+	data = ei.symtab ? elf_getdata(ei.symtab, NULL) : NULL;
+	nsyms = data && ei.symsh.sh_entsize ? ei.symsh.sh_size / ei.symsh.sh_entsize : 0;
+	for (i = 0; i < nsyms; i++) {
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			continue;
+		name = elf_strptr(ei.elf, ei.symsh.sh_link, sym.st_name);
+		if (!name)
+			continue;
+		if (!strcmp(name, "_stext")) {
+			elf_stext = sym.st_value;
+			have_stext = 1;
+		} else if (!strcmp(name, "_etext")) {
+			elf_etext = sym.st_value;
+		}
+	}
+	if (rel) {
+		base = module == KT_MOD_VMLINUX ? s->stext : p->text_base;
+	} else if (module == KT_MOD_VMLINUX) {
+		if (s->stext && have_stext)
+			p->bias = (int64_t)(s->stext - elf_stext);
+		else if (!s->stext && have_stext && elf_etext > elf_stext) {
+			s->stext = elf_stext;
+			s->etext = elf_etext;
+		}
+	} else {
+		p->bias = (int64_t)p->text_base;
+	}
+	for (i = 0; i < nsyms && (!rel || (base && ei.text_idx)); i++) {
+		GElf_Sym sym;
+		const char *name;
+		int type;
+		uint64_t a;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+			continue;
+		if (type != STT_FUNC && type != STT_NOTYPE)
+			continue;
+		if (rel ? sym.st_shndx != ei.text_idx : !sec_exec(ei.elf, sym.st_shndx))
+			continue;
+		name = elf_strptr(ei.elf, ei.symsh.sh_link, sym.st_name);
+		if (!name || !name[0] || name[0] == '.' || name[0] == '$' || !strncmp(name, "__pfx_", 6))
+			continue;
+		if (type == STT_NOTYPE && (!strcmp(name, "_etext") || !strcmp(name, "_einittext")))
+			continue;
+		a = rel ? base + sym.st_value : sym.st_value + (uint64_t)p->bias;
+		name = sym_strdup(s, name, strlen(name));
+		if (!name || sym_vec_push(&mine, a, name, module,
+					  GELF_ST_BIND(sym.st_info) == STB_GLOBAL ? 'T'
+					  : GELF_ST_BIND(sym.st_info) == STB_WEAK ? 'W' : 't') < 0) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	free(p->elf_path);
+	p->elf_path = strdup(path);
+	p->elf_rel = rel;
+	if (rel)
+		p->text_base = base;
+	s->mods[module].has_lines = (uint8_t)(ei.has_lines && p->elf_path && (!rel || base));
+	if (!mine.n) {
+		s->st.elf_nosyms++;
+		goto out;
+	}
+	for (i = j = 0; i < syms->n; i++)
+		if (syms->v[i].module != module)
+			syms->v[j++] = syms->v[i];
+	syms->n = j;
+	for (i = 0; i < mine.n; i++)
+		if (sym_vec_push(syms, mine.v[i].addr, mine.v[i].name, module, mine.v[i].type) < 0) {
+			r = -ENOMEM;
+			goto out;
+		}
+	p->elf_syms = 1;
+	s->st.elf_modules++;
+out:
+	free(mine.v);
+	elf_close(&ei);
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "symbols: out of memory");
+	return r;
+}
+
+static int try_ko(struct kt_symbols *s, uint32_t m, const char *dir, struct sym_vec *syms,
+		  char *err, size_t errlen)
+{
+	char path[PATH_MAX], alt[256], msg[256];
+	const char *name = s->mods[m].name;
+
+	for (int v = 0; v < 2; v++) {
+		size_t k;
+
+		snprintf(alt, sizeof(alt), "%s", name);
+		for (k = 0; v && alt[k]; k++)
+			if (alt[k] == '_')
+				alt[k] = '-';
+		if (snprintf(path, sizeof(path), "%s/%s.ko", dir, alt) >= (int)sizeof(path))
+			return 0;
+		if (access(path, R_OK) < 0)
+			continue;
+		/* a broken .ko is reported once in the notice, not fatal */
+		if (sym_elf_symbols(s, m, path, syms, msg, sizeof(msg)) == -ENOMEM) {
+			snprintf(err, errlen, "symbols: out of memory");
+			return -ENOMEM;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+int sym_load_elves(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_vec *syms,
+		   char *err, size_t errlen)
+{
+	int r;
+
+	if (o->vmlinux) {
+		r = sym_elf_symbols(s, KT_MOD_VMLINUX, o->vmlinux, syms, err, errlen);
+		if (r < 0) {
+			size_t n = strlen(err);
+
+			snprintf(err + n, errlen - n, "; --vmlinux needs the running kernel's ELF image");
+			return r;
+		}
+	}
+	if (o->module_dir) {
+		DIR *d = opendir(o->module_dir);
+
+		if (!d) {
+			int e = errno;
+
+			snprintf(err, errlen, "%s: cannot open the --module-dir directory (%s)",
+				 o->module_dir, strerror(e));
+			return -e;
+		}
+		closedir(d);
+		for (uint32_t m = KT_MOD_FIRST_REAL; m < s->nmods; m++) {
+			if (s->mods[m].builtin || !s->mpriv[m].text_base)
+				continue;
+			r = try_ko(s, m, o->module_dir, syms, err, errlen);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+void sym_elf_close(struct mod_priv *p)
+{
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	p->dwfl = NULL;
+	free(p->elf_path);
+	p->elf_path = NULL;
+}
+
+static int dw_open(struct kt_symbols *s, uint32_t module)
+{
+	struct mod_priv *p = &s->mpriv[module];
+	Dwfl *d;
+	Dwfl_Module *dm;
+	GElf_Addr bias = 0;
+	Elf *elf;
+
+	p->dw_tried = 1;
+	d = dwfl_begin(&offline_callbacks);
+	if (!d)
+		return -ENOMEM;
+	dm = dwfl_report_offline(d, s->mods[module].name, p->elf_path, -1);
+	dwfl_report_end(d, NULL, NULL);
+	elf = dm ? dwfl_module_getelf(dm, &bias) : NULL;
+	if (!elf) {
+		dwfl_end(d);
+		return -ENOENT;
+	}
+	if (p->elf_rel) {
+		/* libdwfl lays an ET_REL's sections out itself; find where .text went */
+		Elf_Scn *scn = NULL;
+		size_t shstr;
+		int found = 0;
+
+		if (elf_getshdrstrndx(elf, &shstr) == 0)
+			while ((scn = elf_nextscn(elf, scn))) {
+				GElf_Shdr sh;
+				const char *n;
+
+				if (!gelf_getshdr(scn, &sh))
+					continue;
+				n = elf_strptr(elf, shstr, sh.sh_name);
+				if (n && !strcmp(n, ".text")) {
+					p->dw_delta = p->text_base - (sh.sh_addr + bias);
+					found = 1;
+					break;
+				}
+			}
+		if (!found) {
+			dwfl_end(d);
+			return -ENOENT;
+		}
+	} else {
+		p->dw_delta = (uint64_t)p->bias - bias;
+	}
+	p->dwfl = d;
+	p->dwmod = dm;
+	return 0;
+}
+
+int sym_elf_srcline(struct kt_symbols *s, uint32_t module, uint64_t addr, const char **file,
+		    int *line)
+{
+	struct mod_priv *p = &s->mpriv[module];
+	Dwfl_Line *l;
+	const char *f;
+	int ln = 0;
+
+	if (!p->elf_path)
+		return -ENOENT;
+	if (!p->dw_tried && dw_open(s, module) < 0)
+		return -ENOENT;
+	if (!p->dwmod)
+		return -ENOENT;
+	l = dwfl_module_getsrc(p->dwmod, addr - p->dw_delta);
+	if (!l)
+		return -ENOENT;
+	f = dwfl_lineinfo(l, NULL, &ln, NULL, NULL, NULL);
+	if (!f || ln <= 0)
+		return -ENOENT;
+	*file = f;
+	*line = ln;
+	return 0;
+}

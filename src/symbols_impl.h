@@ -1,0 +1,153 @@
+/* Symbolizer internals shared by symbols_*.c: the session object, the raw symbol list
+ * built while loading, and the helpers each loader file provides. Not a public header. */
+#ifndef KERNTOP_SYMBOLS_IMPL_H
+#define KERNTOP_SYMBOLS_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kerntop/symbols.h"
+
+/* Boundary values in the range table: a function id, or a bucket range of a module. */
+#define RANGE_BUCKET 0x80000000u
+/* A symbol without a known module range covers at most this many bytes. */
+#define ORPHAN_SPAN 4096u
+
+/* One text symbol while loading (names point into a buffer the session keeps). */
+struct sym_raw {
+	uint64_t addr;
+	const char *name;
+	uint32_t module;
+	uint8_t type;   /* kallsyms letter, or 'T'/'t' from ELF binding */
+};
+
+struct sym_vec {
+	struct sym_raw *v;
+	size_t n, cap;
+};
+
+/* An address range owned by a module; sorted and disjoint once built. */
+struct sym_region {
+	uint64_t start, end;
+	uint32_t module;
+	uint8_t prio;   /* builtin ranges override vmlinux; orphans come last */
+};
+
+struct region_vec {
+	struct sym_region *v;
+	size_t n, cap;
+};
+
+struct mod_priv {
+	char *elf_path;         /* ELF with symbols/DWARF for this module, or NULL */
+	uint64_t text_base;     /* runtime address of .text (ET_REL) */
+	int64_t bias;           /* runtime address - ELF address (ET_EXEC) */
+	int elf_rel;
+	int elf_syms;           /* symbols came from the ELF */
+	int dw_tried;
+	void *dwfl;             /* Dwfl *, opened on the first srcline */
+	void *dwmod;            /* Dwfl_Module * */
+	uint64_t dw_delta;      /* runtime address - dwfl address */
+};
+
+struct loc_slot {
+	uint64_t addr;
+	uint32_t loc;           /* 0: empty (location 0 is [user], never hashed) */
+	uint32_t pad;
+};
+
+struct bucket_slot {
+	uint64_t start;
+	uint32_t module;
+	uint32_t func;          /* UINT32_MAX: empty */
+};
+
+struct line_slot {
+	uint64_t addr;
+	const char *file;       /* NULL with line -1: no line info */
+	int line;
+	int used;
+};
+
+struct idle_pat {
+	const char *name;
+	size_t len;
+	int prefix;
+};
+
+struct str_chunk {
+	struct str_chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+struct kt_symbols {
+	uint32_t bucket;
+
+	struct kt_sym_module *mods;
+	struct mod_priv *mpriv;
+	uint32_t nmods, capmods;
+
+	struct kt_sym_func *funcs;
+	uint32_t nfuncs, capfuncs;
+
+	struct kt_sym_loc *locs;
+	uint32_t nlocs, caplocs;
+
+	struct loc_slot *lhash;
+	uint32_t lmask;
+	uint64_t last_addr;
+	uint32_t last_loc;
+
+	struct bucket_slot *bhash;
+	uint32_t bmask, nbuckets;
+
+	/* sorted boundaries: [rstart[i], rstart[i+1]) maps to rval[i] */
+	uint64_t *rstart;
+	uint32_t *rval;
+	uint32_t nranges;
+	/* coarse index: idx[(addr - ibase) >> ishift] = first boundary index of that slot */
+	uint32_t *idx;
+	uint64_t ibase;
+	uint32_t ishift, nidx;
+
+	struct idle_pat *idle;
+	uint32_t nidle;
+	char *idle_copy;
+
+	struct line_slot *lines;
+	uint32_t linemask, nlines;
+
+	char *kbuf;             /* kallsyms text (names point into it) */
+	char *mbuf;             /* modules text */
+	char *rbuf;             /* builtin ranges text */
+	struct str_chunk *strs; /* bucket and ELF names */
+
+	struct kt_sym_stats st;
+	char notice[512];
+	uint64_t stext, etext, sinittext, einittext;
+};
+
+/* symbols_core.c */
+char *sym_strdup(struct kt_symbols *s, const char *str, size_t len);
+int sym_add_module(struct kt_symbols *s, const char *name, uint64_t base, uint64_t size);
+int sym_vec_push(struct sym_vec *v, uint64_t addr, const char *name, uint32_t module, uint8_t type);
+int region_push(struct region_vec *v, uint64_t start, uint64_t end, uint32_t module, uint8_t prio);
+int sym_build(struct kt_symbols *s, struct sym_vec *syms, struct region_vec *regs);
+int sym_idle_parse(struct kt_symbols *s, const char *list);
+int sym_is_idle(const struct kt_symbols *s, const char *name);
+
+/* symbols_kallsyms.c */
+int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_vec *syms,
+		  struct region_vec *regs, char *err, size_t errlen);
+
+/* symbols_elf.c */
+int sym_load_elves(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_vec *syms,
+		   char *err, size_t errlen);
+int sym_elf_symbols(struct kt_symbols *s, uint32_t module, const char *path, struct sym_vec *syms,
+		    char *err, size_t errlen);
+void sym_elf_close(struct mod_priv *p);
+int sym_elf_srcline(struct kt_symbols *s, uint32_t module, uint64_t addr, const char **file,
+		    int *line);
+
+#endif

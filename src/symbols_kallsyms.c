@@ -1,0 +1,496 @@
+/* Reading the kernel's text descriptions: /proc/kallsyms (or a recording's copy), the
+ * /proc/modules list with /sys/module/NAME/sections/.text, and modules.builtin.ranges.
+ * Parsing is done in place over one buffer per file; names point into it. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "kerntop/symbols.h"
+#include "kerntop/util.h"
+#include "symbols_impl.h"
+
+#define MAX_TEXT_FILE (512u << 20)
+
+static const char *root_of(const struct kt_sym_opts *o)
+{
+	return o->sysroot && *o->sysroot ? o->sysroot : "";
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* Parses "0x..." or plain hex; returns the end or NULL. */
+static const char *parse_hex(const char *p, uint64_t *out)
+{
+	uint64_t v = 0;
+	int n = 0, d;
+
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	while ((d = hexval((unsigned char)*p)) >= 0) {
+		v = v << 4 | (uint64_t)d;
+		p++;
+		if (++n > 16)
+			return NULL;
+	}
+	if (!n)
+		return NULL;
+	*out = v;
+	return p;
+}
+
+/* A whole file into *buf; an empty one is an error naming it and the option to use. */
+static int read_text(const char *path, const char *opt, char **buf, size_t *len, char *err,
+		     size_t errlen)
+{
+	char msg[KT_ERRLEN];
+	int r = kt_read_file(path, MAX_TEXT_FILE, buf, len, msg, sizeof(msg));
+
+	if (r < 0) {
+		snprintf(err, errlen, "%s; check the path or pass %s FILE", msg, opt);
+		return r;
+	}
+	if (*len == 0) {
+		free(*buf);
+		*buf = NULL;
+		snprintf(err, errlen, "%s: empty file; pass %s FILE with the kernel's text", path, opt);
+		return -ENODATA;
+	}
+	return 0;
+}
+
+static char *copy_buf(const char *b, size_t len)
+{
+	char *c = malloc(len + 1);
+
+	if (c) {
+		memcpy(c, b, len);
+		c[len] = 0;
+	}
+	return c;
+}
+
+static void read_sysfs_text(struct kt_symbols *s, const char *root, uint32_t mod)
+{
+	char path[PATH_MAX], msg[KT_ERRLEN], *b = NULL;
+	size_t len;
+	uint64_t a;
+
+	if (snprintf(path, sizeof(path), "%s/sys/module/%s/sections/.text", root,
+		     s->mods[mod].name) >= (int)sizeof(path))
+		return;
+	if (kt_read_file(path, 4096, &b, &len, msg, sizeof(msg)) < 0)
+		return;
+	if (parse_hex(b, &a) && a)
+		s->mpriv[mod].text_base = a;
+	free(b);
+}
+
+/* /proc/modules: "name size refcount deps state address [taint]". */
+static int parse_modules(struct kt_symbols *s, char *b, size_t len, const char *sysfs_root)
+{
+	char *p = b, *end = b + len;
+
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *tok[7];
+		int nt = 0;
+		uint64_t size, addr;
+		char *e;
+		int m;
+
+		if (!nl)
+			nl = end;
+		*nl = 0;
+		if (nl > p && nl[-1] == '\r')
+			nl[-1] = 0;
+		s->st.modules_lines++;
+		for (char *q = p; *q && nt < 7;) {
+			while (*q == ' ' || *q == '\t')
+				*q++ = 0;
+			if (!*q)
+				break;
+			tok[nt++] = q;
+			while (*q && *q != ' ' && *q != '\t')
+				q++;
+		}
+		p = nl + 1;
+		if (nt == 0) {
+			s->st.modules_lines--; /* blank lines are not malformed */
+			continue;
+		}
+		if (nt < 6 || !tok[1][0] || !parse_hex(tok[5], &addr) || (tok[5][0] != '0') ||
+		    (size = strtoull(tok[1], &e, 10), *e) || strchr(tok[0], '[')) {
+			s->st.modules_skipped++;
+			continue;
+		}
+		if (kt_sym_module_find(s, tok[0]) >= 0) {
+			s->st.modules_skipped++;
+			continue;
+		}
+		m = sym_add_module(s, tok[0], addr, size);
+		if (m < 0)
+			return m;
+		s->mpriv[m].text_base = addr;
+		if (sysfs_root)
+			read_sysfs_text(s, sysfs_root, (uint32_t)m);
+		if (s->mpriv[m].text_base > addr && s->mpriv[m].text_base < addr + size) {
+			s->mods[m].size = addr + size - s->mpriv[m].text_base;
+			s->mods[m].base = s->mpriv[m].text_base;
+		}
+	}
+	return 0;
+}
+
+static int is_text_type(int t)
+{
+	return t == 'T' || t == 't' || t == 'W' || t == 'w';
+}
+
+/* /proc/kallsyms: "address type name[\t[module]]", parsed in place. */
+static int parse_kallsyms(struct kt_symbols *s, char *b, size_t len, struct sym_vec *syms)
+{
+	char *p = b, *end = b + len;
+	const char *last_tag = NULL;
+	uint32_t last_mod = KT_MOD_VMLINUX;
+	int nonzero = 0;
+
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *q = p, *name, *n, *tag = NULL;
+		uint64_t a = 0;
+		int nd = 0, d, type;
+		uint32_t mod = KT_MOD_VMLINUX;
+
+		if (!nl)
+			nl = end;
+		if (nl == p || (nl == p + 1 && *p == '\r')) {
+			p = nl + 1; /* blank line */
+			continue;
+		}
+		s->st.kallsyms_lines++;
+		while ((d = hexval((unsigned char)*q)) >= 0 && q < nl) {
+			a = a << 4 | (uint64_t)d;
+			q++;
+			nd++;
+		}
+		if (nl > p && nl[-1] == '\r')
+			*--nl = 0;
+		if (nd == 0 || nd > 16 || nl - q < 4 || q[0] != ' ' || q[2] != ' ' ||
+		    !((q[1] | 0x20) >= 'a' && (q[1] | 0x20) <= 'z') || q[3] == ' ' || q[3] == '\t') {
+			s->st.kallsyms_skipped++;
+			p = nl + 1;
+			continue;
+		}
+		type = q[1];
+		name = q + 3;
+		for (n = name; n < nl && *n != '\t' && *n != ' '; n++)
+			;
+		if (n < nl) {
+			char *t = n;
+
+			while (t < nl && (*t == '\t' || *t == ' '))
+				t++;
+			if (t < nl) {
+				if (*t != '[' || nl[-1] != ']' || nl - t < 3) {
+					s->st.kallsyms_skipped++;
+					p = nl + 1;
+					continue;
+				}
+				tag = t + 1;
+				nl[-1] = 0;
+			}
+		}
+		*n = 0;
+		p = nl + 1;
+		if (a)
+			nonzero = 1;
+		if (tag) {
+			if (last_tag && !strcmp(tag, last_tag)) {
+				mod = last_mod;
+			} else {
+				int m = kt_sym_module_find(s, tag);
+
+				if (m < 0)
+					m = sym_add_module(s, tag, 0, 0);
+				if (m < 0)
+					return m;
+				mod = (uint32_t)m;
+				last_tag = tag;
+				last_mod = mod;
+			}
+		} else if (name[0] == '_') {
+			if (!strcmp(name, "_stext"))
+				s->stext = a;
+			else if (!strcmp(name, "_etext"))
+				s->etext = a;
+			else if (!strcmp(name, "_sinittext"))
+				s->sinittext = a;
+			else if (!strcmp(name, "_einittext"))
+				s->einittext = a;
+		}
+		/* __pfx_ symbols are the padding before each function (call thunks), not code */
+		if (!is_text_type(type) || !strncmp(name, "__pfx_", 6))
+			continue;
+		if (sym_vec_push(syms, a, name, mod, (uint8_t)type) < 0)
+			return -ENOMEM;
+	}
+	if (s->st.kallsyms_lines > s->st.kallsyms_skipped && !nonzero) {
+		s->st.kptr_restricted = 1;
+		syms->n = 0;
+		s->stext = s->etext = s->sinittext = s->einittext = 0;
+	}
+	return 0;
+}
+
+struct anchor {
+	char *sect;
+	uint64_t base;
+	int ok;
+};
+
+static uint64_t find_symbol(const struct sym_vec *syms, const char *name, int *found)
+{
+	for (size_t i = 0; i < syms->n; i++)
+		if (syms->v[i].module == KT_MOD_VMLINUX && !strcmp(syms->v[i].name, name)) {
+			*found = 1;
+			return syms->v[i].addr;
+		}
+	*found = 0;
+	return 0;
+}
+
+/* modules.builtin.ranges (scripts/generate_builtin_ranges.awk): per ELF section an anchor
+ * "SECT 00000000-00000000 = SYMBOL" giving the section's runtime base through kallsyms,
+ * then "SECT SOFF-EOFF MOD [MOD...]" offset ranges in ascending order. */
+static int parse_ranges(struct kt_symbols *s, char *b, size_t len, const struct sym_vec *syms,
+			struct region_vec *regs)
+{
+	struct anchor anchors[32];
+	int nanch = 0;
+	char *p = b, *end = b + len;
+
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *tok[4], *q, *dash;
+		int nt = 0, a, found;
+		uint64_t soff, eoff;
+
+		if (!nl)
+			nl = end;
+		*nl = 0;
+		if (nl > p && nl[-1] == '\r')
+			nl[-1] = 0;
+		s->st.ranges_lines++;
+		for (q = p; *q && nt < 4;) {
+			while (*q == ' ' || *q == '\t')
+				*q++ = 0;
+			if (!*q)
+				break;
+			tok[nt++] = q;
+			while (*q && *q != ' ' && *q != '\t')
+				q++;
+		}
+		if (nt >= 3 && *q)
+			*q = 0; /* several modules share the range: the first one gets it */
+		p = nl + 1;
+		if (nt < 3 || tok[0][0] != '.' || !(dash = strchr(tok[1], '-'))) {
+			s->st.ranges_skipped++;
+			continue;
+		}
+		*dash = 0;
+		if (parse_hex(tok[1], &soff) != dash || !parse_hex(dash + 1, &eoff) || eoff < soff) {
+			s->st.ranges_skipped++;
+			continue;
+		}
+		for (a = 0; a < nanch; a++)
+			if (!strcmp(anchors[a].sect, tok[0]))
+				break;
+		if (!strcmp(tok[2], "=")) {
+			if (nt < 4 || a < nanch || nanch == (int)(sizeof(anchors) / sizeof(anchors[0]))) {
+				s->st.ranges_skipped++;
+				continue;
+			}
+			anchors[nanch].sect = tok[0];
+			anchors[nanch].base = find_symbol(syms, tok[3], &found) - soff;
+			anchors[nanch].ok = found;
+			nanch++;
+			continue;
+		}
+		/* only code matters to a profiler */
+		if (!strstr(tok[0], "text"))
+			continue;
+		if (a == nanch || !anchors[a].ok) {
+			s->st.ranges_skipped++;
+			continue;
+		}
+		{
+			int m = kt_sym_module_find(s, tok[2]);
+
+			if (m < 0) {
+				m = sym_add_module(s, tok[2], 0, 0);
+				if (m < 0)
+					return m;
+				s->mods[m].builtin = 1;
+				s->st.builtin_modules++;
+			} else if (!s->mods[m].builtin) {
+				s->st.ranges_skipped++;
+				continue;
+			}
+			if (region_push(regs, anchors[a].base + soff, anchors[a].base + eoff, (uint32_t)m,
+					2) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void compose_notice(struct kt_symbols *s, const char *ksrc, const char *msrc)
+{
+	size_t n = 0, cap = sizeof(s->notice);
+
+	s->notice[0] = 0;
+	if (s->st.kptr_restricted)
+		n += (size_t)snprintf(s->notice + n, cap - n,
+				      "%s: every address reads as 0 (kernel.kptr_restrict): run as root or "
+				      "sysctl kernel.kptr_restrict=0; kernel hits show as [unknown] buckets; ",
+				      ksrc);
+	if (s->st.kallsyms_skipped && n < cap)
+		n += (size_t)snprintf(s->notice + n, cap - n, "%s: %llu malformed lines skipped; ", ksrc,
+				      (unsigned long long)s->st.kallsyms_skipped);
+	if (s->st.modules_skipped && n < cap)
+		n += (size_t)snprintf(s->notice + n, cap - n, "%s: %llu malformed lines skipped; ", msrc,
+				      (unsigned long long)s->st.modules_skipped);
+	if (s->st.ranges_skipped && n < cap)
+		n += (size_t)snprintf(s->notice + n, cap - n,
+				      "modules.builtin.ranges: %llu lines skipped; ",
+				      (unsigned long long)s->st.ranges_skipped);
+	if (s->st.elf_nosyms && n < cap)
+		n += (size_t)snprintf(s->notice + n, cap - n,
+				      "%u ELF files without symbols (buckets or kallsyms used); ",
+				      s->st.elf_nosyms);
+	if (n >= 2 && n < cap)
+		s->notice[n - 2] = 0;
+}
+
+int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_vec *syms,
+		  struct region_vec *regs, char *err, size_t errlen)
+{
+	const char *root = root_of(o);
+	char kpath[PATH_MAX], mpath[PATH_MAX], rpath[PATH_MAX];
+	const char *ksrc = "recorded kallsyms", *msrc = "recorded modules";
+	size_t len;
+	int r;
+
+	/* modules first, so kallsyms [tags] find their ids */
+	if (o->modules_buf) {
+		if (o->modules_len) {
+			s->mbuf = copy_buf(o->modules_buf, o->modules_len);
+			if (!s->mbuf)
+				return -ENOMEM;
+			r = parse_modules(s, s->mbuf, o->modules_len, NULL);
+			if (r < 0)
+				return r;
+		}
+	} else if (o->modules) {
+		msrc = o->modules;
+		r = read_text(o->modules, "--modules", &s->mbuf, &len, err, errlen);
+		if (r < 0)
+			return r;
+		r = parse_modules(s, s->mbuf, len, NULL);
+		if (r < 0)
+			return r;
+	} else {
+		char msg[KT_ERRLEN];
+
+		snprintf(mpath, sizeof(mpath), "%s/proc/modules", root);
+		msrc = mpath;
+		/* a kernel without module support has no /proc/modules: no modules, not an error */
+		if (kt_read_file(mpath, MAX_TEXT_FILE, &s->mbuf, &len, msg, sizeof(msg)) == 0) {
+			r = parse_modules(s, s->mbuf, len, root);
+			if (r < 0)
+				return r;
+		}
+	}
+
+	if (o->kallsyms_buf) {
+		len = o->kallsyms_len;
+		if (!len) {
+			snprintf(err, errlen, "the recording's kallsyms is empty; pass --kallsyms FILE");
+			return -ENODATA;
+		}
+		s->kbuf = copy_buf(o->kallsyms_buf, len);
+		if (!s->kbuf)
+			return -ENOMEM;
+	} else {
+		if (o->kallsyms)
+			snprintf(kpath, sizeof(kpath), "%s", o->kallsyms);
+		else
+			snprintf(kpath, sizeof(kpath), "%s/proc/kallsyms", root);
+		ksrc = kpath;
+		r = read_text(kpath, "--kallsyms", &s->kbuf, &len, err, errlen);
+		if (r < 0)
+			return r;
+	}
+	r = parse_kallsyms(s, s->kbuf, len, syms);
+	if (r < 0)
+		return r;
+	if (s->st.kallsyms_lines == s->st.kallsyms_skipped) {
+		snprintf(err, errlen, "%s: no valid kallsyms line (%llu malformed); pass --kallsyms FILE",
+			 ksrc, (unsigned long long)s->st.kallsyms_skipped);
+		return -EINVAL;
+	}
+
+	r = sym_load_elves(s, o, syms, err, errlen);
+	if (r < 0)
+		return r;
+
+	if (s->stext && s->etext > s->stext) {
+		s->mods[KT_MOD_VMLINUX].base = s->stext;
+		s->mods[KT_MOD_VMLINUX].size = s->etext - s->stext;
+		if (region_push(regs, s->stext, s->etext, KT_MOD_VMLINUX, 0) < 0)
+			return -ENOMEM;
+	}
+	if (s->sinittext && s->einittext > s->sinittext &&
+	    region_push(regs, s->sinittext, s->einittext, KT_MOD_VMLINUX, 0) < 0)
+		return -ENOMEM;
+	for (uint32_t m = KT_MOD_FIRST_REAL; m < s->nmods; m++) {
+		const struct kt_sym_module *md = &s->mods[m];
+
+		if (md->base && md->size && region_push(regs, md->base, md->base + md->size, m, 1) < 0)
+			return -ENOMEM;
+	}
+
+	rpath[0] = 0;
+	if (o->builtin_ranges) {
+		snprintf(rpath, sizeof(rpath), "%s", o->builtin_ranges);
+		r = read_text(rpath, "--builtin-ranges", &s->rbuf, &len, err, errlen);
+		if (r < 0)
+			return r;
+	} else if (!o->kallsyms_buf && !s->st.kptr_restricted) {
+		struct utsname u;
+		char msg[KT_ERRLEN];
+
+		if (uname(&u) == 0 &&
+		    snprintf(rpath, sizeof(rpath), "%s/lib/modules/%s/modules.builtin.ranges", root,
+			     u.release) < (int)sizeof(rpath) &&
+		    kt_read_file(rpath, MAX_TEXT_FILE, &s->rbuf, &len, msg, sizeof(msg)) < 0)
+			s->rbuf = NULL;
+	}
+	if (s->rbuf && !s->st.kptr_restricted) {
+		r = parse_ranges(s, s->rbuf, len, syms, regs);
+		if (r < 0)
+			return r;
+	}
+	compose_notice(s, ksrc, msrc);
+	return 0;
+}
