@@ -440,6 +440,125 @@ static void test_pacing(void)
 	s->ops->free(s);
 }
 
+/* A collecting sink for the perf script fixtures. */
+#define COL_MAX 32
+struct col {
+	int n, ncomm;
+	struct kt_sample s[COL_MAX];
+	uint64_t frames[COL_MAX][8];
+	char comm[COL_MAX][32];
+	int32_t comm_tid[COL_MAX];
+	int comm_before[COL_MAX]; /* samples delivered before this comm */
+};
+
+static void col_sample(void *ctx, const struct kt_sample *s)
+{
+	struct col *c = ctx;
+
+	if (c->n >= COL_MAX)
+		return;
+	c->s[c->n] = *s;
+	for (uint32_t i = 0; i < s->nr_frames && i < 8; i++)
+		c->frames[c->n][i] = s->frames[i];
+	c->n++;
+}
+
+static void col_comm(void *ctx, int32_t pid, int32_t tid, const char *comm, uint64_t t)
+{
+	struct col *c = ctx;
+
+	(void)pid;
+	(void)t;
+	if (c->ncomm >= COL_MAX)
+		return;
+	snprintf(c->comm[c->ncomm], sizeof(c->comm[0]), "%s", comm);
+	c->comm_tid[c->ncomm] = tid;
+	c->comm_before[c->ncomm++] = c->n;
+}
+
+static void test_perf_script_fixtures(void)
+{
+	static struct col c;
+	struct kt_sink k = { &c, col_sample, col_comm, NULL, NULL };
+	char err[KT_ERRLEN];
+	struct kt_source *s;
+	int e;
+
+	s = open_replay(tap_data("replay/perf-script-g.txt"), 0, 0, &e, err, sizeof(err));
+	is_int(e, 0, "perf script -g fixture opens");
+	if (!s)
+		return;
+	is_str(s->info.kind, "replay", "perf script: kind");
+	is_str(s->info.event, "cpu-clock", "perf script: event from the sample lines");
+	is_int(s->info.period, 1003009, "perf script: period column");
+	is_int(s->info.ncpus, 2, "perf script: 2 cpus");
+	is_int(s->info.max_cpu, 2, "perf script: max_cpu");
+	is_int(s->info.callchain, 1, "perf script: call chains detected");
+	is_int(s->info.user, 1, "perf script: user samples detected");
+	ok(s->info.kallsyms == NULL, "perf script: no recorded symbol context");
+	ok(strstr(s->notice, "2 line(s)") != NULL, "perf script: garbage lines announced");
+	ok(drain(s, &k) > 0, "perf script -g fixture replays to EOF");
+	is_int(c.n, 8, "perf script -g: exactly 8 samples");
+	is_int(s->stats.samples, 8, "perf script -g: stats.samples");
+	is_int(s->stats.skipped, 4, "perf script -g: 4 garbage lines counted (2 lines, 1 stray frame, 1 bad frame)");
+	is_int(c.s[0].time_ns, 966294147000ull, "sample 0 time");
+	is_int(c.s[0].cpu, 0, "sample 0 cpu");
+	ok(c.s[0].pid == 12448 && c.s[0].tid == 12448, "sample 0 pid/tid (tid alone: pid = tid)");
+	ok(c.s[0].ip == 0xffffffff815fc5adull && c.s[0].flags == 0, "sample 0 kernel ip from the first frame");
+	is_int(c.s[0].period, 1003009, "sample 0 period");
+	is_int(c.s[0].nr_frames, 5, "sample 0: the 5 kernel frames, the user one dropped");
+	ok(c.frames[0][0] == 0xffffffff815fc5adull && c.frames[0][1] == 0xffffffff815fd6fdull &&
+		   c.frames[0][4] == 0xffffffff81000130ull,
+	   "sample 0 frames leaf first");
+	ok(c.s[1].cpu == 1 && c.s[1].tid == 12445 && c.s[1].ip == 0xffffffff81d7d697ull, "sample 1");
+	ok(c.s[2].flags == KT_SAMPLE_USER && c.s[2].ip == 0x150af && c.s[2].nr_frames == 0,
+	   "sample 2: user-mode leaf, no kernel frames");
+	ok(c.s[3].tid == 4242 && c.s[3].cpu == 1 && c.s[3].nr_frames == 2, "sample 3 (comm with a blank)");
+	ok(c.s[4].nr_frames == 3 && c.frames[4][1] == 0xffffffffc0a0105aull,
+	   "sample 4: module frame kept as kernel");
+	ok(c.s[5].tid == 0 && c.s[5].cpu == 1, "sample 5: swapper");
+	ok(c.s[6].flags == KT_SAMPLE_USER && c.s[6].ip == 0xffffffffff600000ull,
+	   "sample 6: [vsyscall] is user mode");
+	ok(c.s[7].tid == 5518 && c.s[7].nr_frames == 2 && c.frames[7][1] == 0xffffffff817d28efull,
+	   "sample 7: a bad frame line is skipped, the chain continues");
+	is_int(c.ncomm, 7, "perf script -g: 7 comm events (sleep replaces perf-exec on tid 12448)");
+	is_str(c.comm[0], "perf-exec", "comm 0");
+	ok(strcmp(c.comm[2], "sleep") == 0 && c.comm_tid[2] == 12448 && c.comm_before[2] == 2,
+	   "comm change on exec comes before the sample");
+	is_str(c.comm[3], "Web Content", "comm with a blank");
+	is_str(c.comm[6], "memfd:sealed-91", "comm with a colon");
+	is_int(s->ops->now(s), 967192821000ull, "now() is the last sample's time");
+	s->ops->free(s);
+
+	memset(&c, 0, sizeof(c));
+	s = open_replay(tap_data("replay/perf-script-F.txt"), 0, 0, &e, err, sizeof(err));
+	is_int(e, 0, "perf script -F fixture opens");
+	if (!s)
+		return;
+	drain(s, &k);
+	is_int(c.n, 6, "perf script -F: 6 samples");
+	is_int(s->stats.skipped, 1, "perf script -F: 1 garbage line");
+	is_int(s->info.callchain, 0, "perf script -F: no chains");
+	ok(c.s[0].flags == KT_SAMPLE_USER && c.s[0].ip == 0x7f2310a73f38ull, "-F sample 0 user");
+	ok(c.s[2].pid == 12445 && c.s[2].tid == 12446 && c.s[2].cpu == 1 &&
+		   c.s[2].ip == 0xffffffff81d7d697ull && c.s[2].time_ns == 973930100000ull,
+	   "-F sample 2: pid/tid, cpu, ip, time");
+	is_int(c.s[2].period, s->info.period, "-F: no period column, the estimate is used");
+	is_str(c.comm[3], "kworker/1:2-ev", "-F comm 3");
+	s->ops->free(s);
+
+	memset(&c, 0, sizeof(c));
+	s = open_replay(tap_data("replay/perf-script-nog.txt"), 0, 0, &e, err, sizeof(err));
+	is_int(e, 0, "perf script without -g opens");
+	if (!s)
+		return;
+	drain(s, &k);
+	ok(c.n == 3 && c.s[1].ip == 0xffffffff822613ebull && c.s[1].flags == 0 &&
+		   c.s[0].flags == KT_SAMPLE_USER && s->stats.skipped == 0,
+	   "perf script without -g: 3 samples, ip on the sample line");
+	s->ops->free(s);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -450,6 +569,7 @@ int main(void)
 	test_truncation();
 	test_bad_headers();
 	test_pacing();
+	test_perf_script_fixtures();
 	{
 		char cmd[4200];
 
