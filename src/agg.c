@@ -579,6 +579,7 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 	const struct kt_hit *rh;
 	uint64_t rlen;
 	uint32_t maxcpu = a->p.max_cpu;
+	uint64_t viewsum = 0;
 	size_t keep;
 
 	kt_idx_clear(&a->g.idx);
@@ -640,6 +641,8 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 	}
 	/* name, derive and text-filter, compacting in place */
 	keep = 0;
+	for (size_t i = 0; i < r->nrows; i++)
+		viewsum += r->rows[i].hits;
 	for (size_t i = 0; i < r->nrows; i++) {
 		struct kt_row *row = &r->rows[i];
 		uint64_t k0 = a->g.key[i][0], k1 = a->g.key[i][1];
@@ -647,6 +650,7 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 
 		name_row(a, q, r, row, k0, k1);
 		kt_agg_derive(a, q, r, row, rec);
+		row->pct_parent = viewsum ? (double)row->hits / (double)viewsum * 100.0 : 0;
 		if (q->per_cpu)
 			row->per_cpu = p->percpu + i * maxcpu;
 		if (q->filter.text && !contains_ci(row->name, q->filter.text))

@@ -147,6 +147,8 @@ const char *kt_agg_module_name(const struct kt_agg *a, uint32_t module);
  *   is the function; CALLEES counts samples with the function anywhere on the stack
  *   (outermost occurrence). STACKS groups samples whose leaf is the function (or in the
  *   module) by their function sequence. The text filter does not apply to trees.
+ * - flat views: pct_parent is the row's share of the whole view before the text filter and
+ *   the limit (FUNCS: % of the module, LINES: % of the function).
  * - kt_agg_summary counts kernel/user/idle regardless of hide_idle. */
 
 const char *kt_view_name(enum kt_view v);

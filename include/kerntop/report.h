@@ -24,7 +24,12 @@ struct kt_report_ctx {
 	uint64_t report_no;      /* 1, 2, ... in batch mode */
 	double time_s;           /* seconds since start (source clock) */
 	struct kt_filter filter;
+	int stacks;              /* call chains sampled (-g): add stack tables / the JSON stacks array */
+	double unix_time;        /* wall clock of the report (0: taken when writing) */
 };
+
+/* Version of the JSON/CSV schema (docs/report-format.md): bumped only when fields are added. */
+#define KT_REPORT_VERSION 1
 
 /* Writes one report of the whole machine (modules, top functions, CPUs, zoom). Returns 0 or
  * -errno with a message naming the module for an unknown --zoom. */

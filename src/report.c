@@ -1,0 +1,410 @@
+/* Batch reports: one report of the whole machine (summary, modules, top functions, CPUs,
+ * the --zoom module's functions, hottest stacks) as KernRate-like text, one-line JSON,
+ * CSV or folded stacks. The schema is documented in docs/report-format.md. */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "report_impl.h"
+
+static const char *row_module(const struct kt_row *r)
+{
+	return r->idle ? "[idle]" : (r->module ? r->module : "");
+}
+
+void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const struct kt_result *res,
+		       const char *indent)
+{
+	int w = kt_rep_name_width(res->rows, res->nrows, 8, 48);
+	double cpucap = res->sum.covered_s * res->sum.freq_hz;
+
+	switch (v) {
+	case KT_VIEW_MODULES:
+		fprintf(out, "%s%-*s %10s %11s %7s %10s\n", indent, w, "Module", "Hits", "msec",
+			"%Total", "Hits/s");
+		for (size_t i = 0; i < res->nrows; i++) {
+			const struct kt_row *r = &res->rows[i];
+
+			fprintf(out, "%s%-*s %10llu %11.1f %6.2f%% %10.1f\n", indent, w, r->name,
+				(unsigned long long)r->hits, r->ms, r->pct_kernel, r->per_s);
+		}
+		break;
+	case KT_VIEW_FUNCS:
+	case KT_VIEW_LINES:
+		fprintf(out, "%s%-*s %10s %11s %7s %7s %10s\n", indent, w,
+			v == KT_VIEW_FUNCS ? "Function" : "Line", "Hits", "msec", "%Total",
+			v == KT_VIEW_FUNCS ? "%Module" : "%Func", "Hits/s");
+		for (size_t i = 0; i < res->nrows; i++) {
+			const struct kt_row *r = &res->rows[i];
+
+			fprintf(out, "%s%-*s %10llu %11.1f %6.2f%% %6.2f%% %10.1f%s\n", indent, w,
+				r->name, (unsigned long long)r->hits, r->ms, r->pct_kernel,
+				r->pct_parent, r->per_s, r->idle && v == KT_VIEW_FUNCS ? "  idle" : "");
+		}
+		break;
+	case KT_VIEW_TOPFUNCS: {
+		int mw = 6;
+
+		for (size_t i = 0; i < res->nrows; i++)
+			if ((int)strlen(row_module(&res->rows[i])) > mw)
+				mw = (int)strlen(row_module(&res->rows[i]));
+		fprintf(out, "%s%-*s %-*s %10s %11s %7s %10s\n", indent, w, "Function", mw, "Module",
+			"Hits", "msec", "%Total", "Hits/s");
+		for (size_t i = 0; i < res->nrows; i++) {
+			const struct kt_row *r = &res->rows[i];
+
+			fprintf(out, "%s%-*s %-*s %10llu %11.1f %6.2f%% %10.1f\n", indent, w, r->name,
+				mw, row_module(r), (unsigned long long)r->hits, r->ms, r->pct_kernel,
+				r->per_s);
+		}
+		break;
+	}
+	case KT_VIEW_CPUS:
+		fprintf(out, "%s%-6s %10s %10s %10s %10s %6s  %-16s %s\n", indent, "CPU", "Hits",
+			"Kernel", "User", "Idle", "%Busy", "Top module", "Top function");
+		for (size_t i = 0; i < res->nrows; i++) {
+			const struct kt_row *r = &res->rows[i];
+
+			fprintf(out, "%s%-6s %10llu %10llu %10llu %10llu %5.1f%%  %-16s %s\n", indent,
+				r->name, (unsigned long long)r->hits, (unsigned long long)r->kernel,
+				(unsigned long long)r->user, (unsigned long long)r->idle_hits,
+				cpucap > 0 ? (double)r->kernel / cpucap * 100.0 : 0,
+				r->top_module ? r->top_module : "-", r->top_func ? r->top_func : "-");
+		}
+		break;
+	case KT_VIEW_TASKS:
+		fprintf(out, "%s%8s %8s %-*s %10s %11s %7s %10s\n", indent, "PID", "TID", w, "Task",
+			"Hits", "msec", "%Total", "Hits/s");
+		for (size_t i = 0; i < res->nrows; i++) {
+			const struct kt_row *r = &res->rows[i];
+
+			fprintf(out, "%s%8d %8d %-*s %10llu %11.1f %6.2f%% %10.1f\n", indent, r->pid,
+				r->tid, w, r->name, (unsigned long long)r->hits, r->ms, r->pct_kernel,
+				r->per_s);
+		}
+		break;
+	case KT_VIEW_CALLERS:
+	case KT_VIEW_CALLEES:
+		fprintf(out, "%s%10s %7s  %s\n", indent, "Hits", "%Func",
+			v == KT_VIEW_CALLERS ? "Function <- callers" : "Function -> callees");
+		for (size_t i = 0; i < res->nrows; i++) {
+			const struct kt_row *r = &res->rows[i];
+
+			fprintf(out, "%s%10llu %6.2f%%  %*s%s [%s]\n", indent,
+				(unsigned long long)r->hits, r->pct_parent, (int)r->depth * 2, "",
+				r->name, r->module ? r->module : "?");
+		}
+		break;
+	case KT_VIEW_STACKS:
+		fprintf(out, "%s%10s %7s  %s\n", indent, "Hits", "%Total", "Stack (root first)");
+		for (size_t i = 0; i < res->nrows; i++) {
+			const struct kt_row *r = &res->rows[i];
+
+			fprintf(out, "%s%10llu %6.2f%%  ", indent, (unsigned long long)r->hits,
+				r->pct_kernel);
+			for (uint32_t j = r->nframes; j-- > 0;) {
+				kt_rep_folded_frame(out, agg, r->frames[j]);
+				if (j)
+					fputc(';', out);
+			}
+			fputc('\n', out);
+		}
+		break;
+	}
+}
+
+static void jfield(FILE *out, const char *k, double v)
+{
+	fprintf(out, ",\"%s\":", k);
+	kt_rep_json_num(out, v);
+}
+
+static void jstr(FILE *out, const char *k, const char *v)
+{
+	fprintf(out, ",\"%s\":", k);
+	kt_rep_json_str(out, v);
+}
+
+void kt_rep_json_row_open(FILE *out, struct kt_agg *agg, enum kt_view v, const struct kt_row *r)
+{
+	switch (v) {
+	case KT_VIEW_MODULES:
+		fputs("{\"name\":", out);
+		kt_rep_json_str(out, r->name);
+		break;
+	case KT_VIEW_FUNCS:
+	case KT_VIEW_TOPFUNCS:
+	case KT_VIEW_LINES:
+		fputs("{\"module\":", out);
+		kt_rep_json_str(out, r->module);
+		jstr(out, "name", r->name);
+		break;
+	case KT_VIEW_CPUS:
+		fprintf(out, "{\"cpu\":%u", r->id);
+		break;
+	case KT_VIEW_TASKS:
+		fprintf(out, "{\"pid\":%d,\"tid\":%d", r->pid, r->tid);
+		jstr(out, "comm", r->name);
+		break;
+	case KT_VIEW_CALLERS:
+	case KT_VIEW_CALLEES:
+		fputs("{\"name\":", out);
+		kt_rep_json_str(out, r->name);
+		jstr(out, "module", r->module);
+		fprintf(out, ",\"depth\":%u,\"parent\":%d", r->depth, r->parent);
+		break;
+	case KT_VIEW_STACKS:
+		fputs("{\"frames\":[", out);
+		for (uint32_t j = r->nframes; j-- > 0;) {
+			fputc('"', out);
+			kt_rep_folded_frame(out, agg, r->frames[j]);
+			fputc('"', out);
+			if (j)
+				fputc(',', out);
+		}
+		fputc(']', out);
+		break;
+	}
+	fprintf(out, ",\"hits\":%llu", (unsigned long long)r->hits);
+	if (v == KT_VIEW_CPUS)
+		fprintf(out, ",\"kernel\":%llu,\"user\":%llu,\"idle\":%llu",
+			(unsigned long long)r->kernel, (unsigned long long)r->user,
+			(unsigned long long)r->idle_hits);
+	jfield(out, "ms", r->ms);
+	jfield(out, "pct", r->pct_kernel);
+	jfield(out, "pct_machine", r->pct_machine);
+	jfield(out, "per_s", r->per_s);
+	if (v == KT_VIEW_FUNCS)
+		jfield(out, "pct_module", r->pct_parent);
+	if (v == KT_VIEW_LINES)
+		jfield(out, "pct_function", r->pct_parent);
+	if (v == KT_VIEW_CALLERS || v == KT_VIEW_CALLEES)
+		jfield(out, "pct_function", r->pct_parent);
+	if (v == KT_VIEW_CPUS) {
+		jstr(out, "top_module", r->top_module);
+		jstr(out, "top_function", r->top_func);
+	} else if (v != KT_VIEW_TASKS) {
+		fprintf(out, ",\"idle\":%s", r->idle ? "true" : "false");
+	}
+}
+
+void kt_rep_json_row(FILE *out, struct kt_agg *agg, enum kt_view v, const struct kt_row *r)
+{
+	kt_rep_json_row_open(out, agg, v, r);
+	fputc('}', out);
+}
+
+static void json_rows(FILE *out, struct kt_agg *agg, const char *key, enum kt_view v,
+		      const struct kt_result *res)
+{
+	fprintf(out, ",\"%s\":[", key);
+	for (size_t i = 0; i < res->nrows; i++) {
+		if (i)
+			fputc(',', out);
+		kt_rep_json_row(out, agg, v, &res->rows[i]);
+	}
+	fputc(']', out);
+}
+
+void kt_rep_json_header(FILE *out, const struct kt_report_ctx *c, const struct kt_summary *s)
+{
+	fprintf(out, "{\"version\":%d,\"report\":%llu", KT_REPORT_VERSION,
+		(unsigned long long)c->report_no);
+	jfield(out, "time", c->time_s);
+	jfield(out, "unix_time", kt_rep_unix_time(c));
+	jstr(out, "source", c->source ? c->source : "live");
+	jstr(out, "path", c->path);
+	jstr(out, "event", c->event);
+	jfield(out, "freq_hz", c->freq_hz);
+	jfield(out, "ms_per_hit", s->ms_per_hit);
+	jfield(out, "window_s", c->window_s);
+	jfield(out, "covered_s", s->covered_s);
+	fprintf(out, ",\"cumulative\":%s", s->cumulative ? "true" : "false");
+	fprintf(out, ",\"cpus\":%u", c->ncpus);
+	fprintf(out, ",\"samples\":%llu,\"kernel\":%llu,\"user\":%llu,\"idle\":%llu,\"lost\":%llu",
+		(unsigned long long)s->samples, (unsigned long long)s->kernel,
+		(unsigned long long)s->user, (unsigned long long)s->idle, (unsigned long long)s->lost);
+	fprintf(out, ",\"throttled\":%llu", (unsigned long long)c->throttled);
+	jfield(out, "busy_pct", s->busy_pct);
+	jfield(out, "idle_pct", s->idle_pct);
+	jfield(out, "user_pct", s->user_pct);
+	jfield(out, "samples_per_s", s->samples_per_s);
+}
+
+int kt_rep_folded(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c,
+		  const struct kt_query *sel)
+{
+	struct kt_query q = { .view = KT_VIEW_STACKS, .module = KT_ANY, .func = KT_ANY };
+	struct kt_result res = { 0 };
+	int r;
+
+	q.filter = c->filter;
+	q.filter.text = NULL;
+	if (sel) {
+		q.module = sel->module;
+		q.func = sel->func;
+	}
+	r = kt_agg_query(agg, &q, &res);
+	for (size_t i = 0; r == 0 && i < res.nrows; i++) {
+		const struct kt_row *row = &res.rows[i];
+
+		for (uint32_t j = row->nframes; j-- > 0;) {
+			kt_rep_folded_frame(out, agg, row->frames[j]);
+			if (j)
+				fputc(';', out);
+		}
+		fprintf(out, " %llu\n", (unsigned long long)row->hits);
+	}
+	kt_result_free(&res);
+	return r;
+}
+
+static void csv_rows(FILE *out, const struct kt_report_ctx *c, const char *kind, enum kt_view v,
+		     const struct kt_result *res)
+{
+	for (size_t i = 0; i < res->nrows; i++) {
+		const struct kt_row *r = &res->rows[i];
+
+		fprintf(out, "%llu,%.3f,%s,", (unsigned long long)c->report_no, c->time_s, kind);
+		kt_rep_csv_str(out, v == KT_VIEW_MODULES ? r->name : r->module);
+		fputc(',', out);
+		kt_rep_csv_str(out, v == KT_VIEW_MODULES ? "" : r->name);
+		fprintf(out, ",%llu,%.3f,%.4f,%.4f,%.3f,%d\n", (unsigned long long)r->hits, r->ms,
+			r->pct_kernel, r->pct_machine, r->per_s, r->idle ? 1 : 0);
+	}
+}
+
+/* Resolves --zoom; a name that is no module gets the near names in the message. */
+static int zoom_module(struct kt_agg *agg, const char *zoom, uint32_t *id, char *err, size_t errlen)
+{
+	char near[256];
+
+	if (kt_agg_module_find(agg, zoom, id, near, sizeof(near)) == 0)
+		return 0;
+	if (near[0])
+		snprintf(err, errlen, "--zoom %s: no such module; did you mean: %s", zoom, near);
+	else {
+		struct kt_symbols *s = kt_agg_symbols(agg);
+		size_t used = 0;
+
+		for (uint32_t i = 0; i < kt_sym_nmodules(s) && i < 12 && used + 40 < sizeof(near); i++)
+			used += (size_t)snprintf(near + used, sizeof(near) - used, "%s%s",
+						 used ? ", " : "", kt_agg_module_name(agg, i));
+		snprintf(err, errlen, "--zoom %s: no such module; known modules include: %s, [idle]",
+			 zoom, near);
+	}
+	return -ENOENT;
+}
+
+int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c, char *err,
+		    size_t errlen)
+{
+	struct kt_result mods = { 0 }, funcs = { 0 }, cpus = { 0 }, zoom = { 0 }, stacks = { 0 };
+	struct kt_query q = { .module = KT_ANY, .func = KT_ANY };
+	struct kt_summary sum;
+	uint32_t zid = 0;
+	int r = 0;
+
+	if (c->zoom && zoom_module(agg, c->zoom, &zid, err, errlen) < 0)
+		return -ENOENT;
+	if (c->format == KT_FORMAT_FOLDED) {
+		r = kt_rep_folded(out, agg, c, NULL);
+		if (r < 0)
+			snprintf(err, errlen, "stack query failed (%s)", strerror(-r));
+		goto done;
+	}
+	kt_agg_summary(agg, &c->filter, &sum);
+	q.filter = c->filter;
+	q.limit = c->top;
+	q.view = KT_VIEW_MODULES;
+	r = kt_agg_query(agg, &q, &mods);
+	q.view = KT_VIEW_TOPFUNCS;
+	if (!r)
+		r = kt_agg_query(agg, &q, &funcs);
+	q.view = KT_VIEW_CPUS;
+	q.limit = 0;
+	q.sort = KT_SORT_NAME;
+	if (!r)
+		r = kt_agg_query(agg, &q, &cpus);
+	q.sort = KT_SORT_HITS;
+	q.limit = c->top;
+	if (!r && c->zoom) {
+		q.view = KT_VIEW_FUNCS;
+		q.module = zid;
+		r = kt_agg_query(agg, &q, &zoom);
+		q.module = KT_ANY;
+	}
+	if (!r && c->stacks) {
+		q.view = KT_VIEW_STACKS;
+		r = kt_agg_query(agg, &q, &stacks);
+	}
+	if (r) {
+		snprintf(err, errlen, "report query failed (%s)", strerror(-r));
+		goto done;
+	}
+	switch (c->format) {
+	case KT_FORMAT_TEXT:
+		kt_rep_text_header(out, c, &sum);
+		fputs("\n", out);
+		kt_rep_text_table(out, agg, KT_VIEW_MODULES, &mods, "");
+		fputs("\nTop functions\n", out);
+		kt_rep_text_table(out, agg, KT_VIEW_TOPFUNCS, &funcs, "");
+		fputs("\nCPUs\n", out);
+		kt_rep_text_table(out, agg, KT_VIEW_CPUS, &cpus, "");
+		if (c->zoom) {
+			struct kt_symbols *s = kt_agg_symbols(agg);
+			const struct kt_sym_module *m = kt_sym_module(s, zid);
+
+			fprintf(out, "\nZoom: %s (%zu functions with hits%s, bucket size %u bytes)\n",
+				kt_agg_module_name(agg, zid), zoom.total_rows,
+				m && !m->nfuncs && zid != KT_AGG_IDLE_MODULE ? ", no symbols: address buckets" : "",
+				kt_sym_bucket(s));
+			kt_rep_text_table(out, agg, KT_VIEW_FUNCS, &zoom, "");
+		}
+		if (c->stacks) {
+			fputs("\nHottest stacks\n", out);
+			kt_rep_text_table(out, agg, KT_VIEW_STACKS, &stacks, "");
+		}
+		fputs("\n", out);
+		break;
+	case KT_FORMAT_JSON:
+		kt_rep_json_header(out, c, &sum);
+		json_rows(out, agg, "modules", KT_VIEW_MODULES, &mods);
+		json_rows(out, agg, "functions", KT_VIEW_TOPFUNCS, &funcs);
+		json_rows(out, agg, "cpu", KT_VIEW_CPUS, &cpus);
+		if (c->zoom) {
+			fputs(",\"zoom\":{\"module\":", out);
+			kt_rep_json_str(out, kt_agg_module_name(agg, zid));
+			fprintf(out, ",\"bucket\":%u,\"total_rows\":%zu",
+				kt_sym_bucket(kt_agg_symbols(agg)), zoom.total_rows);
+			json_rows(out, agg, "functions", KT_VIEW_FUNCS, &zoom);
+			fputc('}', out);
+		}
+		if (c->stacks)
+			json_rows(out, agg, "stacks", KT_VIEW_STACKS, &stacks);
+		fputs("}\n", out);
+		break;
+	case KT_FORMAT_CSV:
+		if (c->report_no <= 1)
+			fputs("report,time,kind,module,name,hits,ms,pct,pct_machine,per_s,idle\n", out);
+		csv_rows(out, c, "module", KT_VIEW_MODULES, &mods);
+		csv_rows(out, c, "function", KT_VIEW_TOPFUNCS, &funcs);
+		if (c->zoom)
+			csv_rows(out, c, "zoom", KT_VIEW_FUNCS, &zoom);
+		break;
+	case KT_FORMAT_FOLDED:
+		break;
+	}
+done:
+	kt_result_free(&mods);
+	kt_result_free(&funcs);
+	kt_result_free(&cpus);
+	kt_result_free(&zoom);
+	kt_result_free(&stacks);
+	if (!r && ferror(out)) {
+		snprintf(err, errlen, "writing the report failed (%s)", strerror(errno));
+		return -EIO;
+	}
+	return r;
+}

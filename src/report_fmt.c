@@ -1,0 +1,135 @@
+/* Formatting helpers shared by the report writers: JSON and CSV escaping, folded frame
+ * names, column widths and the header block. */
+#include "config.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "report_impl.h"
+
+void kt_rep_json_str(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\t': fputs("\\t", out); break;
+		case '\r': fputs("\\r", out); break;
+		default:
+			if (*p < 0x20)
+				fprintf(out, "\\u%04x", *p);
+			else
+				fputc(*p, out);
+		}
+	}
+	fputc('"', out);
+}
+
+/* JSON has no NaN or infinity; the figures are finite by construction, but be safe. */
+void kt_rep_json_num(FILE *out, double v)
+{
+	if (v != v || v > 1e300 || v < -1e300)
+		v = 0;
+	if (v == (double)(long long)v && v < 9e15 && v > -9e15)
+		fprintf(out, "%lld", (long long)v);
+	else
+		fprintf(out, "%.4f", v);
+}
+
+void kt_rep_csv_str(FILE *out, const char *s)
+{
+	if (!s)
+		s = "";
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* A folded-stack frame: the function name with spaces and ';' replaced, tagged with its
+ * module the way flamegraph.pl understands (_[k] marks kernel code). */
+void kt_rep_folded_frame(FILE *out, struct kt_agg *agg, uint32_t func)
+{
+	struct kt_symbols *s = kt_agg_symbols(agg);
+	const struct kt_sym_func *f = kt_sym_func(s, func);
+	const char *name = f && f->name ? f->name : "[unknown]";
+	const char *mod;
+
+	for (const char *p = name; *p; p++)
+		fputc(*p == ' ' || *p == ';' || *p == '\n' ? '_' : *p, out);
+	if (!f || f->module == KT_MOD_USER)
+		return;
+	if (f->module == KT_MOD_VMLINUX) {
+		fputs("_[k]", out);
+		return;
+	}
+	mod = kt_agg_module_name(agg, f->module);
+	fputs("_[", out);
+	for (const char *p = mod; *p; p++)
+		if (*p != '[' && *p != ']')
+			fputc(*p == ' ' || *p == ';' ? '_' : *p, out);
+	fputc(']', out);
+}
+
+int kt_rep_name_width(const struct kt_row *rows, size_t n, int min, int max)
+{
+	int w = min;
+
+	for (size_t i = 0; i < n; i++) {
+		int l = rows[i].name ? (int)strlen(rows[i].name) : 0;
+
+		if (l > w)
+			w = l;
+	}
+	return w > max ? max : w;
+}
+
+double kt_rep_unix_time(const struct kt_report_ctx *c)
+{
+	struct timespec ts;
+
+	if (c->unix_time > 0)
+		return c->unix_time;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1000.0;
+}
+
+void kt_rep_text_header(FILE *out, const struct kt_report_ctx *c, const struct kt_summary *s)
+{
+	double cap = s->covered_s * s->freq_hz * s->ncpus;
+
+	fprintf(out, "kerntop %s report %llu at %.3f s\n", PACKAGE_VERSION,
+		(unsigned long long)c->report_no, c->time_s);
+	fprintf(out, "Source:   %s%s%s\n", c->source ? c->source : "live", c->path ? " " : "",
+		c->path ? c->path : "");
+	fprintf(out, "Event:    %s at %.0f Hz per CPU (%.3f ms per hit)\n",
+		c->event ? c->event : "?", c->freq_hz, s->ms_per_hit);
+	if (s->cumulative)
+		fprintf(out, "Window:   cumulative since start (covers %.3f s)\n", s->covered_s);
+	else
+		fprintf(out, "Window:   %.3g s rolling (covers %.3f s)\n", c->window_s, s->covered_s);
+	fprintf(out, "CPUs:     %u\n", c->ncpus);
+	fprintf(out, "Samples:  %llu (%.1f/s of %.0f possible), lost %llu, throttled %llu\n",
+		(unsigned long long)s->samples, s->samples_per_s,
+		s->covered_s > 0 ? cap / s->covered_s : 0, (unsigned long long)s->lost,
+		(unsigned long long)c->throttled);
+	fprintf(out, "Kernel:   %llu hits, busy %.2f %% of machine\n", (unsigned long long)s->kernel,
+		s->busy_pct);
+	fprintf(out, "Idle:     %llu hits, %.2f %% of machine\n", (unsigned long long)s->idle,
+		s->idle_pct);
+	fprintf(out, "User:     %llu hits, %.2f %% of machine\n", (unsigned long long)s->user,
+		s->user_pct);
+}

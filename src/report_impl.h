@@ -1,0 +1,30 @@
+/* Private helpers of the report writers (report.c, report_snapshot.c, report_fmt.c). */
+#ifndef KERNTOP_REPORT_IMPL_H
+#define KERNTOP_REPORT_IMPL_H
+
+#include <stdio.h>
+
+#include "kerntop/agg.h"
+#include "kerntop/report.h"
+#include "kerntop/symbols.h"
+#include "kerntop/window.h"
+
+void kt_rep_json_str(FILE *out, const char *s);
+void kt_rep_json_num(FILE *out, double v);
+void kt_rep_csv_str(FILE *out, const char *s);
+void kt_rep_folded_frame(FILE *out, struct kt_agg *agg, uint32_t func);
+int kt_rep_name_width(const struct kt_row *rows, size_t n, int min, int max);
+double kt_rep_unix_time(const struct kt_report_ctx *c);
+void kt_rep_text_header(FILE *out, const struct kt_report_ctx *c, const struct kt_summary *s);
+void kt_rep_json_header(FILE *out, const struct kt_report_ctx *c, const struct kt_summary *s);
+/* Writes every stack under the filter as folded lines; q selects the stacks (or NULL). */
+int kt_rep_folded(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c,
+		  const struct kt_query *q);
+/* One row as a JSON object of the given kind ("module", "function", "line", ...). */
+/* The same without the closing brace, so more fields can follow. */
+void kt_rep_json_row_open(FILE *out, struct kt_agg *agg, enum kt_view v, const struct kt_row *r);
+void kt_rep_json_row(FILE *out, struct kt_agg *agg, enum kt_view v, const struct kt_row *r);
+void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const struct kt_result *res,
+		       const char *indent);
+
+#endif
