@@ -602,8 +602,10 @@ static int perf_read(struct kt_source *s, const struct kt_sink *sink, int *timeo
 	kt_perf_drain(p, sink);
 	*timeout_ms = DRAIN_MS;
 	if (p->rec_err) {
-		snprintf(err, errlen, "--record %s: writing failed (%s); the file holds the blocks "
-			 "written before the failure", p->rec_path, strerror(-p->rec_err));
+		/* The recorder keeps the first failure with its message: flush hands it over. */
+		if (kt_rec_flush(p->rec, err, errlen) == 0)
+			snprintf(err, errlen, "--record %s: writing failed (%s); the file holds the "
+				 "blocks written before the failure", p->rec_path, strerror(-p->rec_err));
 		return p->rec_err;
 	}
 	return 0;

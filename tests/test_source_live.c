@@ -32,7 +32,7 @@
 struct counts {
 	uint64_t samples, per_cpu[NCPU], user, kernel_addr_bad, user_addr_bad;
 	uint64_t with_frames, leaf_mismatch, frame_marker, frame_user, frames_over;
-	uint64_t lost, lost_events, throttles, t_min, t_max;
+	uint64_t lost, lost_events, throttles, t_min, t_max, ip_sum, frame_sum, nframes;
 	uint32_t max_stack;
 	pid_t watch[MAXLOAD + 2];
 	int nwatch;
@@ -46,6 +46,10 @@ static void on_sample(void *ctx, const struct kt_sample *s)
 	struct counts *c = ctx;
 
 	c->samples++;
+	c->ip_sum += s->ip ^ s->time_ns ^ (uint64_t)s->tid << 32 ^ s->period;
+	c->nframes += s->nr_frames;
+	for (uint32_t i = 0; i < s->nr_frames; i++)
+		c->frame_sum += s->frames[i] * (i + 1);
 	if (s->cpu < NCPU)
 		c->per_cpu[s->cpu]++;
 	if (!c->t_min || s->time_ns < c->t_min)
@@ -544,7 +548,8 @@ static void test_hotplug(const char *dir)
 	struct kt_source *s;
 	struct counts c;
 	char err[KT_ERRLEN], msg[256], path[4096];
-	int r;
+	int r, pfd[2];
+	pid_t pid;
 
 	snprintf(path, sizeof(path), "%s/sys", dir);
 	mkdir(path, 0755);
@@ -592,6 +597,108 @@ static void test_hotplug(const char *dir)
 	pump(s, &c, 300);
 	is_int(c.per_cpu[1], 0, "hotplug: no more hits on it");
 	kt_source_free(s);
+
+	/* After main.c drops root, a CPU coming online cannot be opened: the notice says why. */
+	if (geteuid() != 0 || read_paranoid() < 1) {
+		ok(1, "hotplug after dropping root # SKIP needs root and perf_event_paranoid >= 1");
+		return;
+	}
+	if (pipe(pfd) < 0)
+		return;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		msg[0] = '\0';
+		r = kt_source_open(&o, &s, err, sizeof(err));
+		write_file(dir, "sys/devices/system/cpu/online", "0-1\n");
+		if (r == 0 && setgroups(0, NULL) == 0 && setgid(65534) == 0 && setuid(65534) == 0)
+			r = kt_source_refresh(s, msg, sizeof(msg));
+		else
+			r = -999;
+		if (write(pfd[1], &r, sizeof(r)) < 0 || write(pfd[1], msg, sizeof(msg)) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(pfd[1]);
+	memset(msg, 0, sizeof(msg));
+	if (read(pfd[0], &r, sizeof(r)) != (ssize_t)sizeof(r) || read(pfd[0], msg, sizeof(msg)) <= 0)
+		r = -998;
+	msg[sizeof(msg) - 1] = '\0';
+	close(pfd[0]);
+	waitpid(pid, NULL, 0);
+	is_int(r, 1, "hotplug after dropping root: refresh reports");
+	is_str(msg, "cpu 1 came online but cannot be sampled (Permission denied: kerntop dropped root "
+	       "after start; restart it to sample this CPU)", "hotplug after dropping root: notice says why");
+}
+
+/* --record while sampling live, then replay the file: the same samples, frames and names. */
+static void test_record(const char *dir, pid_t dd0)
+{
+	struct kt_source_opts o = base_opts();
+	struct kt_source *s;
+	struct counts live, back;
+	struct kt_sink k = sink_for(&back);
+	char err[KT_ERRLEN], path[4096];
+	int r, timeout, same_cpus = 1;
+
+	snprintf(path, sizeof(path), "%s/live.ktr", dir);
+	memset(&live, 0, sizeof(live));
+	memset(&back, 0, sizeof(back));
+	live.watch[live.nwatch++] = dd0;
+	back.watch[back.nwatch++] = dd0;
+	o.record = path;
+	o.callchain = 1;
+	r = kt_source_open(&o, &s, err, sizeof(err));
+	is_int(r, 0, "record: opens");
+	if (r) {
+		printf("# %s\n", err);
+		return;
+	}
+	pump(s, &live, 600);
+	is_int(kt_source_refresh(s, err, sizeof(err)), 0, "record: a refresh flushes quietly");
+	pump(s, &live, 400);
+	r = kt_source_finish(s, err, sizeof(err));
+	is_int(r, 0, "record: finish closes the recording");
+	kt_source_free(s);
+
+	o = base_opts();
+	o.replay = path;
+	o.speed = 0;
+	r = kt_source_open(&o, &s, err, sizeof(err));
+	is_int(r, 0, "record: the file replays");
+	if (r) {
+		printf("# %s\n", err);
+		return;
+	}
+	ok(kt_source_info(s)->kallsyms && kt_source_info(s)->kallsyms_len > 0, "record: carries kallsyms");
+	is_int(kt_source_info(s)->callchain, 1, "record: carries -g");
+	is_str(kt_source_info(s)->event, "cpu-clock", "record: carries the event");
+	for (int i = 0; i < 1000000; i++) {
+		r = kt_source_read(s, &k, &timeout, err, sizeof(err));
+		if (r != 0)
+			break;
+	}
+	is_int(r, KT_SOURCE_EOF, "record: replay reaches the end");
+	kt_source_free(s);
+	printf("# live %llu samples, replayed %llu\n", (unsigned long long)live.samples,
+	       (unsigned long long)back.samples);
+	ok(live.samples > 0, "record: sampled something");
+	is_int(back.samples, live.samples, "record: same number of samples");
+	for (int i = 0; i < NCPU; i++)
+		if (back.per_cpu[i] != live.per_cpu[i])
+			same_cpus = 0;
+	ok(same_cpus, "record: same hits per CPU");
+	ok(back.ip_sum == live.ip_sum, "record: same ip, time, tid and period");
+	is_int(back.nframes, live.nframes, "record: same number of frames");
+	ok(back.frame_sum == live.frame_sum, "record: same frames");
+	is_str(back.watch_comm[0], "dd", "record: task names recorded (the /proc fallback too)");
+
+	o = base_opts();
+	o.record = path;
+	r = kt_source_open(&o, &s, err, sizeof(err));
+	ok(r < 0, "record: an existing file is never overwritten");
+	printf("# %s\n", err);
 }
 
 int main(void)
@@ -621,14 +728,19 @@ int main(void)
 	test_cpu0();
 	test_cycles();
 	test_denied();
-	if (ncpus >= 2 && mkdtemp(dir)) {
+	if (!mkdtemp(dir)) {
+		printf("# cannot create %s\n", dir);
+		return 1;
+	}
+	test_record(dir, dd[0]);
+	if (ncpus >= 2) {
 		test_hotplug(dir);
-		snprintf(err, sizeof(err), "rm -rf '%s'", dir);
-		if (system(err) != 0)
-			printf("# cannot remove %s\n", dir);
 	} else {
 		ok(1, "hotplug # SKIP needs two CPUs");
 	}
+	snprintf(err, sizeof(err), "rm -rf '%s'", dir);
+	if (system(err) != 0)
+		printf("# cannot remove %s\n", dir);
 	for (int i = 0; i < ncpus; i++)
 		stop(dd[i]);
 	return tap_done();
