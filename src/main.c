@@ -89,7 +89,7 @@ static int open_pipeline(struct app *a)
 		.idle_symbols = o->idle_symbols, .bucket = o->bucket,
 	};
 	const struct kt_source_info *info;
-	struct kt_window_opts wo;
+	struct kt_window_opts wo = { 0 };
 	struct kt_agg_params ap;
 	double slice_s;
 	int r;
@@ -180,7 +180,21 @@ static void report_ctx(struct app *a, struct kt_report_ctx *c)
 	c->throttled = st.throttled;
 	c->report_no = a->reports;
 	c->time_s = (double)(kt_source_now(a->src) - a->start_ns) / 1e9;
+	c->stacks = o->callchain || info->callchain;
 	kt_filter_all(&c->filter);
+}
+
+/* An unknown --zoom module is a usage error: say so before sampling, not at the end. */
+static int check_zoom(struct app *a)
+{
+	char near[256];
+	uint32_t id;
+
+	if (!a->opts->zoom || kt_agg_module_find(a->agg, a->opts->zoom, &id, near, sizeof(near)) == 0)
+		return 0;
+	snprintf(a->err, sizeof(a->err), "--zoom %s: no such module%s%s", a->opts->zoom,
+		 near[0] ? "; did you mean: " : " (kerntop -b -n 1 lists the modules)", near);
+	return -ENOENT;
 }
 
 static int batch_report(struct app *a)
@@ -374,7 +388,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (opts.batch) {
-		if (open_output(&a) < 0) {
+		if (check_zoom(&a) < 0 || open_output(&a) < 0) {
 			fprintf(stderr, "kerntop: %s\n", a.err);
 			cleanup(&a);
 			return 1;
