@@ -13,7 +13,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -632,6 +635,172 @@ static void test_hotplug(const char *dir)
 	       "after start; restart it to sample this CPU)", "hotplug after dropping root: notice says why");
 }
 
+struct ksym {
+	uint64_t addr;
+	int id;       /* index in tcp_names, or -1 */
+};
+
+static const char *const tcp_names[] = { "tcp_sendmsg_locked", "tcp_sendmsg", "tcp_recvmsg_locked",
+					 "tcp_recvmsg" };
+static struct ksym *ksyms;
+static size_t nksyms;
+static uint64_t chains_tcp, send_caller, recv_caller;
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Text symbols of /proc/kallsyms, sorted, so frames can be placed in the tcp functions. */
+static int load_kallsyms(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], name[256], type;
+	unsigned long long a;
+	size_t cap = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3 || (type != 't' && type != 'T') || !a)
+			continue;
+		if (nksyms == cap) {
+			cap = cap ? 2 * cap : 65536;
+			ksyms = realloc(ksyms, cap * sizeof(*ksyms));
+		}
+		ksyms[nksyms].addr = a;
+		ksyms[nksyms].id = -1;
+		for (int i = 0; i < 4; i++)
+			if (strcmp(name, tcp_names[i]) == 0)
+				ksyms[nksyms].id = i;
+		nksyms++;
+	}
+	fclose(f);
+	qsort(ksyms, nksyms, sizeof(*ksyms), ksym_cmp);
+	return nksyms ? 0 : -1;
+}
+
+static int tcp_id(uint64_t ip)
+{
+	size_t lo = 0, hi = nksyms;
+
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ksyms[mid].addr <= ip)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return nksyms && ksyms[lo].addr <= ip ? ksyms[lo].id : -1;
+}
+
+static void on_tcp_sample(void *ctx, const struct kt_sample *s)
+{
+	int seen[4] = { -1, -1, -1, -1 }, any = 0;
+
+	on_sample(ctx, s);
+	for (uint32_t i = 0; i < s->nr_frames; i++) {
+		int id = tcp_id(s->frames[i]);
+
+		if (id >= 0) {
+			any = 1;
+			if (seen[id] < 0)
+				seen[id] = (int)i;
+		}
+	}
+	chains_tcp += any;
+	/* Leaf first: a caller sits deeper in the chain than its callee. */
+	send_caller += seen[0] >= 0 && seen[1] > seen[0];
+	recv_caller += seen[2] >= 0 && seen[3] > seen[2];
+}
+
+/* A loopback TCP pump: one child writes as fast as it can, the other reads. */
+static pid_t tcp_pump(pid_t *reader)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+	pid_t w;
+
+	if (l < 0 || bind(l, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(l, 1) < 0 ||
+	    getsockname(l, (struct sockaddr *)&sa, &len) < 0)
+		return -1;
+	*reader = fork();
+	if (*reader == 0) {
+		static char buf[1 << 16];
+		int c = accept(l, NULL, NULL);
+
+		while (c >= 0 && read(c, buf, sizeof(buf)) > 0)
+			;
+		_exit(0);
+	}
+	w = fork();
+	if (w == 0) {
+		static char buf[1 << 16];
+		int c = socket(AF_INET, SOCK_STREAM, 0);
+
+		if (connect(c, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+			_exit(1);
+		while (write(c, buf, sizeof(buf)) > 0)
+			;
+		_exit(0);
+	}
+	close(l);
+	return w;
+}
+
+/* -g under loopback TCP: the chains place the hot tcp functions under their callers. */
+static void test_tcp_callchain(void)
+{
+	struct kt_source_opts o = base_opts();
+	struct kt_source *s;
+	struct counts c;
+	struct kt_sink k;
+	char err[KT_ERRLEN];
+	pid_t reader = -1, writer;
+	uint64_t end;
+	int r, timeout;
+
+	if (load_kallsyms() < 0) {
+		ok(1, "tcp call chains # SKIP /proc/kallsyms has no addresses for us");
+		return;
+	}
+	writer = tcp_pump(&reader);
+	ok(writer > 0, "tcp: loopback pump started");
+	memset(&c, 0, sizeof(c));
+	k = sink_for(&c);
+	k.sample = on_tcp_sample;
+	o.callchain = 1;
+	r = kt_source_open(&o, &s, err, sizeof(err));
+	is_int(r, 0, "tcp: opens with -g");
+	if (r == 0) {
+		end = kt_now_ns() + 1000000000ull;
+		while (kt_now_ns() < end) {
+			struct pollfd fds[NCPU];
+			int n = kt_source_pollfds(s, fds, NCPU);
+
+			kt_source_read(s, &k, &timeout, err, sizeof(err));
+			poll(fds, (nfds_t)n, timeout);
+		}
+		kt_source_read(s, &k, &timeout, err, sizeof(err));
+		kt_source_free(s);
+	}
+	stop(writer);
+	stop(reader);
+	printf("# %llu samples, %llu through tcp functions, %llu tcp_sendmsg_locked<-tcp_sendmsg, "
+	       "%llu tcp_recvmsg_locked<-tcp_recvmsg\n", (unsigned long long)c.samples,
+	       (unsigned long long)chains_tcp, (unsigned long long)send_caller,
+	       (unsigned long long)recv_caller);
+	/* The pump and the dd loads share the CPUs: the pump gets a third to a half of them. */
+	ok(chains_tcp * 10 >= c.samples, "tcp: a tenth of the chains go through tcp send/receive");
+	ok(send_caller + recv_caller > 0, "tcp: callers appear above the hot tcp functions");
+	is_int(c.leaf_mismatch, 0, "tcp: frames[0] is the ip");
+	free(ksyms);
+}
+
 /* --record while sampling live, then replay the file: the same samples, frames and names. */
 static void test_record(const char *dir, pid_t dd0)
 {
@@ -725,6 +894,7 @@ int main(void)
 	test_default(cpus, ncpus, dd);
 	test_user();
 	test_callchain();
+	test_tcp_callchain();
 	test_cpu0();
 	test_cycles();
 	test_denied();
