@@ -55,8 +55,9 @@ int kt_fuzz_perfscript(const uint8_t *data, size_t size)
 			touch(&ev);
 			n += ev.type == KT_EV_SAMPLE;
 		}
-		/* The pre-scan and the replay must agree on what a sample line is. */
-		if (n != d.nsamples)
+		/* The replay never finds a sample line the pre-scan missed (it may drop a sample
+		 * line whose address is missing, which the pre-scan counts). */
+		if (n > d.nsamples)
 			__builtin_trap();
 	}
 	kt_pscript_close(&d);
