@@ -1,0 +1,538 @@
+/* The viewer's core: taking over and restoring the terminal, the screen stack, the refresh
+ * tick, queries, and the frame layout. Screens and keys live in their own files. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/timerfd.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <term.h>
+
+#include "kerntop/source.h"
+#include "kerntop/util.h"
+#include "kerntop/window.h"
+#include "ui_impl.h"
+
+#define UI_MIN_COLS 60
+#define UI_MIN_ROWS 10
+/* The first data frame comes this soon after start instead of after a whole -d delay. */
+#define UI_EARLY_NS (80 * 1000000LL)
+
+/* What a fatal-signal handler needs to give the terminal back: saved before curses starts. */
+static volatile sig_atomic_t g_curses_up;
+static struct termios g_saved_tio;
+static int g_saved_tio_ok;
+static char g_restore_seq[256];
+static size_t g_restore_len;
+
+static void build_restore_seq(void)
+{
+	static const char mouse_off[] = "\033[?1000l\033[?1002l\033[?1006l";
+	const char *caps[] = { "sgr0", "cnorm", "rmkx", "rmcup" };
+	size_t n = 0;
+
+	memcpy(g_restore_seq, mouse_off, sizeof(mouse_off) - 1);
+	n = sizeof(mouse_off) - 1;
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		char *v = tigetstr(caps[i]);
+		size_t l;
+
+		if (!v || v == (char *)-1)
+			continue;
+		l = strlen(v);
+		if (n + l + 3 > sizeof(g_restore_seq))
+			break;
+		memcpy(g_restore_seq + n, v, l);
+		n += l;
+	}
+	memcpy(g_restore_seq + n, "\r\n", 2);
+	g_restore_len = n + 2;
+}
+
+void kt_ui_emergency_restore(void)
+{
+	ssize_t r;
+
+	if (!g_curses_up)
+		return;
+	g_curses_up = 0;
+	r = write(STDOUT_FILENO, g_restore_seq, g_restore_len);
+	(void)r;
+	if (g_saved_tio_ok)
+		tcsetattr(STDIN_FILENO, TCSANOW, &g_saved_tio);
+}
+
+void ui_log(struct kt_ui *ui, const char *fmt, ...)
+{
+	struct timespec ts;
+	va_list ap;
+
+	if (!ui->log)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fprintf(ui->log, "%lld.%06ld ui: ", (long long)ts.tv_sec, ts.tv_nsec / 1000);
+	va_start(ap, fmt);
+	vfprintf(ui->log, fmt, ap);
+	va_end(ap);
+	fputc('\n', ui->log);
+	fflush(ui->log);
+}
+
+static FILE *open_log(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	FILE *fp;
+
+	if (fd < 0)
+		return NULL;
+	fp = fdopen(fd, "a");
+	if (!fp)
+		close(fd);
+	return fp;
+}
+
+attr_t ui_attr(const struct kt_ui *ui, int pair, attr_t mono)
+{
+	if (ui->color && pair)
+		return COLOR_PAIR(pair) | (mono & A_BOLD);
+	return mono;
+}
+
+static void init_colors(struct kt_ui *ui)
+{
+	if (!ui->color || !has_colors() || start_color() == ERR) {
+		ui->color = 0;
+		return;
+	}
+	use_default_colors();
+	init_pair(UI_C_TITLE, COLOR_CYAN, -1);
+	init_pair(UI_C_COLHDR, COLOR_BLACK, COLOR_GREEN);
+	init_pair(UI_C_SEL, COLOR_BLACK, COLOR_CYAN);
+	init_pair(UI_C_KERNEL, COLOR_RED, -1);
+	init_pair(UI_C_USER, COLOR_GREEN, -1);
+	init_pair(UI_C_IDLE, COLOR_BLUE, -1);
+	init_pair(UI_C_ERROR, COLOR_WHITE, COLOR_RED);
+	init_pair(UI_C_MARK, COLOR_BLACK, COLOR_YELLOW);
+	init_pair(UI_C_KEY, COLOR_CYAN, -1);
+}
+
+struct ui_screen *ui_screen_new(struct kt_ui *ui, const struct ui_screen_ops *ops, uint32_t arg,
+				const char *crumb)
+{
+	struct ui_screen *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->ops = ops;
+	s->arg = arg;
+	snprintf(s->crumb, sizeof(s->crumb), "%s", crumb);
+	s->q.module = KT_ANY;
+	s->q.func = KT_ANY;
+	kt_filter_all(&s->q.filter);
+	for (int i = 0; i < ops->ncols; i++) {
+		if (ops->cols[i].sort == KT_SORT_HITS) {
+			s->sort_col = i;
+			break;
+		}
+	}
+	if (ops->enter)
+		ops->enter(ui, s);
+	return s;
+}
+
+void ui_screen_free(struct ui_screen *s)
+{
+	if (!s)
+		return;
+	kt_result_free(&s->res);
+	free(s->vis);
+	free(s->open);
+	free(s->keys);
+	free(s);
+}
+
+/* The screen's query with the global filters folded in. */
+void ui_build_query(const struct kt_ui *ui, const struct ui_screen *s, struct kt_query *out)
+{
+	struct kt_query q = s->q;
+
+	q.filter.hide_idle = ui->filter.hide_idle;
+	if (s->ops->kind != UI_CPUS)
+		q.filter.cpu = ui->filter.cpu;
+	if (s->ops->kind != UI_TASKS)
+		q.filter.task = ui->filter.task;
+	q.filter.text = s->text[0] ? s->text : NULL;
+	if (s->ops->ncols && s->ops->cols[s->sort_col].sort >= 0)
+		q.sort = (enum kt_sort)s->ops->cols[s->sort_col].sort;
+	q.per_cpu = ui->per_cpu && (UI_ON(s->ops->kind) & UI_ON_LISTS);
+	*out = q;
+}
+
+void ui_query(struct kt_ui *ui, struct ui_screen *s)
+{
+	struct kt_query q;
+	int r;
+
+	if (s->ops->kind == UI_HELP)
+		return;
+	ui_build_query(ui, s, &q);
+	r = kt_agg_query(ui->env.agg, &q, &s->res);
+	if (r < 0) {
+		s->res.nrows = 0;
+		ui_set_status(ui, 1, "query failed: %s", strerror(-r));
+	}
+	s->have_res = r >= 0;
+	ui_table_sync(s);
+}
+
+/* Everything a tick refreshes: the summary, the header strip and the top screen. */
+static void requery_all(struct kt_ui *ui)
+{
+	struct kt_filter f = ui->filter;
+	struct kt_source_stats st;
+
+	f.text = NULL;
+	kt_agg_summary(ui->env.agg, &f, &ui->sum);
+	if (ui->env.src) {
+		kt_source_stats(ui->env.src, &st);
+		if (st.lost > ui->lost_seen && !ui->prompt.active)
+			ui_set_status(ui, 1, "%llu samples lost (ring overflow): try a lower -F",
+				      (unsigned long long)st.lost);
+		ui->lost_seen = st.lost;
+	}
+	if (ui_header_height(ui) > 2) {
+		struct kt_query q = { .view = KT_VIEW_CPUS, .module = KT_ANY, .func = KT_ANY };
+
+		kt_filter_all(&q.filter);
+		q.filter.task = ui->filter.task;
+		q.filter.hide_idle = ui->filter.hide_idle;
+		ui->have_cpus = kt_agg_query(ui->env.agg, &q, &ui->cpus) >= 0;
+	}
+	ui_query(ui, ui->top);
+}
+
+static void draw_too_small(struct kt_ui *ui)
+{
+	char msg[64];
+	int len;
+
+	erase();
+	len = snprintf(msg, sizeof(msg), "terminal too small (need %dx%d)", UI_MIN_COLS,
+		       UI_MIN_ROWS);
+	if (len > ui->cols)
+		len = ui->cols;
+	mvaddnstr(ui->rows / 2, ui->cols > len ? (ui->cols - len) / 2 : 0, msg, len);
+	mvaddnstr(ui->rows / 2 + 1, 0, "q quits", ui->cols);
+}
+
+void ui_draw(struct kt_ui *ui)
+{
+	int hh, y;
+
+	if (ui->rows < UI_MIN_ROWS || ui->cols < UI_MIN_COLS) {
+		draw_too_small(ui);
+		refresh();
+		return;
+	}
+	/* No erase()/clear(): every line is rewritten in place, so curses sends only changed cells. */
+	ui_draw_header(ui);
+	hh = ui_header_height(ui);
+	ui_draw_crumb(ui, hh);
+	y = hh + 1;
+	ui->top->ops->draw(ui, ui->top, y, ui->rows - 2 - y);
+	ui_draw_status(ui, ui->rows - 2);
+	ui_draw_keybar(ui, ui->rows - 1);
+	if (ui->prompt.active) {
+		curs_set(1);
+		move(ui->rows - 2, (int)(strlen(ui->prompt.label) + ui->prompt.len) < ui->cols
+					   ? (int)(strlen(ui->prompt.label) + ui->prompt.len)
+					   : ui->cols - 1);
+	} else {
+		curs_set(0);
+		move(ui->rows - 1, ui->cols - 1);
+	}
+	refresh();
+	if (!ui->logged_frame) {
+		ui->logged_frame = 1;
+		ui_log(ui, "first frame %dx%d after %.1f ms", ui->cols, ui->rows,
+		       (double)(kt_now_ns() - ui->start_ns) / 1e6);
+	}
+	if (!ui->logged_data && ui->top->res.nrows) {
+		ui->logged_data = 1;
+		ui_log(ui, "first full frame (%zu rows) after %.1f ms", ui->top->res.nrows,
+		       (double)(kt_now_ns() - ui->start_ns) / 1e6);
+	}
+}
+
+void ui_set_status(struct kt_ui *ui, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ui->status, sizeof(ui->status), fmt, ap);
+	va_end(ap);
+	ui->status_err = err;
+	ui_log(ui, "status: %s", ui->status);
+}
+
+void ui_prompt(struct kt_ui *ui, const char *label, const char *init,
+	       void (*done)(struct kt_ui *ui, const char *text))
+{
+	struct ui_prompt *p = &ui->prompt;
+
+	p->active = 1;
+	snprintf(p->label, sizeof(p->label), "%s", label);
+	snprintf(p->buf, sizeof(p->buf), "%s", init ? init : "");
+	p->len = strlen(p->buf);
+	p->done = done;
+}
+
+static int term_size(int *rows, int *cols)
+{
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0 || !ws.ws_row || !ws.ws_col)
+		return -1;
+	*rows = ws.ws_row;
+	*cols = ws.ws_col;
+	return 0;
+}
+
+static int setup_fds(struct kt_ui *ui, char *err, size_t errlen)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct itimerspec its = { .it_value = { 0, UI_EARLY_NS } };
+
+	ui->epfd = epoll_create1(EPOLL_CLOEXEC);
+	ui->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (ui->epfd < 0 || ui->timerfd < 0) {
+		snprintf(err, errlen, "viewer: cannot create its event fds (%s)", strerror(errno));
+		return -errno;
+	}
+	ev.data.fd = STDIN_FILENO;
+	if (epoll_ctl(ui->epfd, EPOLL_CTL_ADD, STDIN_FILENO, &ev) < 0) {
+		snprintf(err, errlen, "viewer: cannot watch the terminal (%s)", strerror(errno));
+		return -errno;
+	}
+	ev.data.fd = ui->timerfd;
+	if (epoll_ctl(ui->epfd, EPOLL_CTL_ADD, ui->timerfd, &ev) < 0) {
+		snprintf(err, errlen, "viewer: cannot watch its timer (%s)", strerror(errno));
+		return -errno;
+	}
+	timerfd_settime(ui->timerfd, 0, &its, NULL);
+	return 0;
+}
+
+int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t errlen)
+{
+	struct kt_ui *ui;
+	int r;
+
+	*out = NULL;
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		snprintf(err, errlen, "the viewer needs a terminal on stdin and stdout; use -b for "
+				      "batch reports");
+		return -ENOTTY;
+	}
+	ui = calloc(1, sizeof(*ui));
+	if (!ui) {
+		snprintf(err, errlen, "viewer: out of memory");
+		return -ENOMEM;
+	}
+	ui->epfd = ui->timerfd = -1;
+	ui->env = *env;
+	ui->opts = env->opts;
+	ui->start_ns = kt_now_ns();
+	ui->delay = env->opts->delay_s > 0 ? env->opts->delay_s : 1.0;
+	ui->color = env->opts->color && !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
+	ui->mouse = env->opts->mouse;
+	ui->snap_fmt = KT_FORMAT_TEXT;
+	kt_filter_all(&ui->filter);
+	if (env->opts->log)
+		ui->log = open_log(env->opts->log);
+	r = setup_fds(ui, err, errlen);
+	if (r < 0) {
+		kt_ui_free(ui);
+		return r;
+	}
+	ui->top = ui_screen_new(ui, &ui_modules_ops, KT_ANY, "modules");
+	if (!ui->top) {
+		snprintf(err, errlen, "viewer: out of memory");
+		kt_ui_free(ui);
+		return -ENOMEM;
+	}
+
+	g_saved_tio_ok = tcgetattr(STDIN_FILENO, &g_saved_tio) == 0;
+	setlocale(LC_CTYPE, "");
+	ui->term = newterm(NULL, stdout, stdin);
+	if (!ui->term) {
+		snprintf(err, errlen, "cannot start the viewer on terminal type '%s'; set TERM (e.g. "
+				      "TERM=xterm) or use -b",
+			 getenv("TERM") ? getenv("TERM") : "");
+		kt_ui_free(ui);
+		return -ENOTTY;
+	}
+	set_term(ui->term);
+	build_restore_seq();
+	g_curses_up = 1;
+	cbreak(); /* not raw(): Ctrl-C stays SIGINT, which main reads from its signalfd */
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	init_colors(ui);
+	if (ui->mouse) {
+		mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON1_PRESSED |
+				  BUTTON4_PRESSED | BUTTON5_PRESSED,
+			  NULL);
+		mouseinterval(0);
+	}
+	getmaxyx(stdscr, ui->rows, ui->cols);
+	ui_log(ui, "viewer up: %dx%d, %s, mouse %s", ui->cols, ui->rows,
+	       ui->color ? "colour" : "monochrome", ui->mouse ? "on" : "off");
+	requery_all(ui);
+	ui_draw(ui);
+	*out = ui;
+	return 0;
+}
+
+void kt_ui_free(struct kt_ui *ui)
+{
+	struct ui_screen *s;
+
+	if (!ui)
+		return;
+	if (ui->term) {
+		if (ui->mouse)
+			mousemask(0, NULL);
+		curs_set(1);
+		endwin();
+		g_curses_up = 0;
+		delscreen(ui->term);
+	}
+	while ((s = ui->top)) {
+		ui->top = s->below;
+		ui_screen_free(s);
+	}
+	ui_screen_free(ui->pending);
+	kt_result_free(&ui->cpus);
+	if (ui->epfd >= 0)
+		close(ui->epfd);
+	if (ui->timerfd >= 0)
+		close(ui->timerfd);
+	if (ui->log) {
+		ui_log(ui, "viewer closed");
+		fclose(ui->log);
+	}
+	free(ui);
+}
+
+int kt_ui_fd(const struct kt_ui *ui)
+{
+	return ui->epfd;
+}
+
+/* Applies an action's reaction flags: push/pop the stack, requery, redraw. */
+static int apply(struct kt_ui *ui, int flags)
+{
+	if (flags & UI_R_QUIT)
+		return KT_UI_QUIT;
+	if ((flags & UI_R_POP) && ui->top->below) {
+		struct ui_screen *s = ui->top;
+
+		ui->top = s->below;
+		ui_screen_free(s);
+		flags |= UI_R_REQUERY;
+	}
+	if ((flags & UI_R_PUSH) && ui->pending) {
+		ui->pending->below = ui->top;
+		ui->top = ui->pending;
+		ui->pending = NULL;
+		flags |= UI_R_REQUERY;
+	}
+	if (flags & UI_R_REQUERY) {
+		if (ui->paused && ui->top->have_res)
+			ui_query(ui, ui->top);
+		else
+			requery_all(ui);
+	}
+	if (flags & (UI_R_REDRAW | UI_R_REQUERY | UI_R_PUSH | UI_R_POP))
+		ui->dirty = 1;
+	return KT_UI_CONTINUE;
+}
+
+int kt_ui_input(struct kt_ui *ui)
+{
+	struct epoll_event evs[4];
+	int n, ch;
+
+	n = epoll_wait(ui->epfd, evs, 4, 0);
+	for (int i = 0; i < n; i++) {
+		if (evs[i].data.fd == ui->timerfd) {
+			uint64_t exp;
+
+			if (read(ui->timerfd, &exp, sizeof(exp)) > 0 && !ui->paused)
+				apply(ui, UI_R_REQUERY);
+		} else if ((evs[i].events & (EPOLLHUP | EPOLLERR)) && !(evs[i].events & EPOLLIN)) {
+			return KT_UI_QUIT; /* the terminal went away */
+		}
+	}
+	while ((ch = getch()) != ERR) {
+		int flags = ui->prompt.active ? ui_prompt_key(ui, ch) : ui_key(ui, ch);
+
+		if (apply(ui, flags) == KT_UI_QUIT)
+			return KT_UI_QUIT;
+	}
+	if (ui->dirty) {
+		ui->dirty = 0;
+		ui_draw(ui);
+	}
+	return KT_UI_CONTINUE;
+}
+
+void kt_ui_refresh(struct kt_ui *ui)
+{
+	if (!ui->paused)
+		requery_all(ui);
+	ui_draw(ui);
+}
+
+void kt_ui_resize(struct kt_ui *ui)
+{
+	int rows, cols;
+
+	if (term_size(&rows, &cols) == 0)
+		resizeterm(rows, cols);
+	getmaxyx(stdscr, ui->rows, ui->cols);
+	ui_log(ui, "resize %dx%d", ui->cols, ui->rows);
+	/* A new size is the one time a full repaint is right. */
+	clearok(curscr, TRUE);
+	if (!ui->paused)
+		requery_all(ui);
+	ui_draw(ui);
+}
+
+void kt_ui_status(struct kt_ui *ui, const char *msg)
+{
+	if (!ui || !msg)
+		return;
+	ui_set_status(ui, 0, "%s", msg);
+	ui_draw(ui);
+}
+
+double kt_ui_delay(const struct kt_ui *ui)
+{
+	return ui->delay;
+}

@@ -1,0 +1,229 @@
+/* The callers tree of one function (issue 7): rows come pre-order from the aggregator,
+ * hottest path first; the viewer keeps which nodes are expanded by a hash of the path
+ * from the root, so expansion survives refreshes that renumber the nodes. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kerntop/source.h"
+#include "ui_impl.h"
+
+#define AUTO_DEPTH 8
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return (h ^ 0xff) * 0x100000001b3ull;
+}
+
+static int is_open(const struct ui_screen *s, uint64_t key)
+{
+	for (size_t i = 0; i < s->nopen; i++)
+		if (s->open[i] == key)
+			return 1;
+	return 0;
+}
+
+static void set_open(struct ui_screen *s, uint64_t key, int on)
+{
+	for (size_t i = 0; i < s->nopen; i++) {
+		if (s->open[i] == key) {
+			if (!on)
+				s->open[i] = s->open[--s->nopen];
+			return;
+		}
+	}
+	if (!on)
+		return;
+	if (s->nopen == s->capopen) {
+		size_t cap = s->capopen ? s->capopen * 2 : 32;
+		uint64_t *o = realloc(s->open, cap * sizeof(*o));
+
+		if (!o)
+			return;
+		s->open = o;
+		s->capopen = cap;
+	}
+	s->open[s->nopen++] = key;
+}
+
+/* First sight of a tree: open the roots and the hottest chain under the first root. */
+static void auto_open(struct ui_screen *s)
+{
+	const struct kt_row *rows = s->res.rows;
+	size_t i;
+
+	for (i = 0; i < s->res.nrows; i++)
+		if (rows[i].parent < 0)
+			set_open(s, s->keys[i], 1);
+	for (i = 0; i + 1 < s->res.nrows && rows[i].depth < AUTO_DEPTH; i++) {
+		if (rows[i + 1].parent != (int32_t)i)
+			break;
+		set_open(s, s->keys[i], 1);
+	}
+	s->tree_init = 1;
+}
+
+void ui_tree_sync(struct ui_screen *s)
+{
+	const struct kt_row *rows = s->res.rows;
+	size_t n = s->res.nrows;
+
+	if (n > s->capvis || n > s->capkeys) {
+		size_t cap = n + 16;
+		size_t *v = realloc(s->vis, cap * sizeof(*v));
+		uint64_t *k;
+
+		if (v)
+			s->vis = v;
+		k = realloc(s->keys, cap * sizeof(*k));
+		if (k)
+			s->keys = k;
+		if (!v || !k) {
+			s->nvis = 0;
+			return;
+		}
+		s->capvis = s->capkeys = cap;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int32_t p = rows[i].parent;
+		uint64_t h = p >= 0 && (size_t)p < i ? s->keys[p] : 0xcbf29ce484222325ull;
+
+		h = hash_str(h, rows[i].module);
+		s->keys[i] = hash_str(h, rows[i].name);
+	}
+	if (!s->tree_init && n)
+		auto_open(s);
+	s->nvis = 0;
+	for (size_t i = 0; i < n; i++) {
+		int32_t p = rows[i].parent;
+		int shown = 1;
+
+		/* visible when every ancestor is open; pre-order means ancestors come first */
+		while (p >= 0 && (size_t)p < i) {
+			if (!is_open(s, s->keys[p])) {
+				shown = 0;
+				break;
+			}
+			p = rows[p].parent;
+		}
+		if (shown)
+			s->vis[s->nvis++] = i;
+	}
+	if (s->sel_valid) {
+		for (size_t i = 0; i < s->nvis; i++) {
+			if (s->keys[s->vis[i]] == s->sel_key) {
+				s->sel = i;
+				return;
+			}
+		}
+	}
+	if (s->sel >= s->nvis)
+		s->sel = s->nvis ? s->nvis - 1 : 0;
+	ui_sel_set(s, s->sel);
+}
+
+static void col_name(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		     char *buf, size_t len)
+{
+	size_t i = (size_t)(r - s->res.rows);
+	const char *mark = "  ";
+	int indent = (int)(r->depth > 30 ? 30 : r->depth) * 2;
+
+	if (r->nchildren)
+		mark = is_open(s, s->keys[i]) ? "- " : "+ ";
+	snprintf(buf, len, "%*s%s%s", indent, "", mark, r->name ? r->name : "?");
+}
+
+static void col_parent(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		       char *buf, size_t len)
+{
+	ui_fmt_pct(r->pct_parent, buf, len);
+}
+
+static const struct ui_col cols[] = {
+	{ "Caller", 24, 0, -1, 1, 1, col_name, NULL },
+	{ "Module", 12, 2, -1, 0, 1, ui_col_module, NULL },
+	{ "Hits", 9, 0, -1, 0, 0, ui_col_hits, NULL },
+	{ "%Func", 7, 0, -1, 0, 0, col_parent, NULL },
+	{ "%Kernel", 8, 1, -1, 0, 0, ui_col_kernel, NULL },
+};
+
+static void enter(struct kt_ui *ui, struct ui_screen *s)
+{
+	s->q.view = KT_VIEW_CALLERS;
+	s->q.func = s->arg;
+	s->q.sort = KT_SORT_HITS;
+}
+
+static void draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
+{
+	const struct kt_source_info *info = ui->env.src ? kt_source_info(ui->env.src) : NULL;
+
+	ui_table_draw(ui, s, y, h);
+	if (!s->nvis && h > 3) {
+		move(y + 1, 0);
+		clrtoeol();
+		if (info && !info->callchain)
+			mvaddnstr(y + 1, 2, "no call chains were sampled: start kerntop with -g "
+					    "(--call-graph), or replay a recording made with -g",
+				  ui->cols - 2);
+		else
+			mvaddnstr(y + 1, 2, "no call chains reach this function in the current "
+					    "window (a: cumulative)",
+				  ui->cols - 2);
+	}
+}
+
+static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
+{
+	const struct kt_row *r = ui_sel_row(s);
+	size_t i;
+
+	if (!r)
+		return act == UI_ACT_COLLAPSE ? UI_R_POP : UI_R_NONE;
+	i = (size_t)(r - s->res.rows);
+	switch (act) {
+	case UI_ACT_OPEN:
+		if (r->nchildren)
+			set_open(s, s->keys[i], !is_open(s, s->keys[i]));
+		break;
+	case UI_ACT_EXPAND:
+		if (!r->nchildren)
+			return UI_R_NONE;
+		if (is_open(s, s->keys[i])) {
+			ui_sel_move(s, 1, 0); /* already open: step onto the hottest caller */
+			return UI_R_REDRAW;
+		}
+		set_open(s, s->keys[i], 1);
+		break;
+	case UI_ACT_COLLAPSE:
+		if (r->nchildren && is_open(s, s->keys[i])) {
+			set_open(s, s->keys[i], 0);
+		} else if (r->parent >= 0) {
+			for (size_t k = 0; k < s->nvis; k++)
+				if (s->vis[k] == (size_t)r->parent)
+					ui_sel_set(s, k);
+			return UI_R_REDRAW;
+		} else {
+			return UI_R_POP;
+		}
+		break;
+	default:
+		return UI_R_NONE;
+	}
+	ui_tree_sync(s);
+	return UI_R_REDRAW;
+}
+
+const struct ui_screen_ops ui_callers_ops = {
+	.kind = UI_CALLERS,
+	.name = "callers",
+	.cols = cols,
+	.ncols = sizeof(cols) / sizeof(cols[0]),
+	.enter = enter,
+	.draw = draw,
+	.key = key,
+};

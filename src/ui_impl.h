@@ -1,0 +1,232 @@
+/* The viewer's internal contract, shared by the ui*.c files only: the screen objects and
+ * their ops table, the key table entry, reaction flags, and the drawing helpers. */
+#ifndef KERNTOP_UI_IMPL_H
+#define KERNTOP_UI_IMPL_H
+
+#include <curses.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kerntop/agg.h"
+#include "kerntop/options.h"
+#include "kerntop/ui.h"
+
+/* Screen kinds; a key table entry names the kinds it applies to as a bit mask. */
+enum ui_kind {
+	UI_MODULES,
+	UI_FUNCS,
+	UI_TOPFUNCS,
+	UI_LINES,
+	UI_CPUS,
+	UI_TASKS,
+	UI_CALLERS,
+	UI_HELP,
+	UI_NKINDS,
+};
+#define UI_ON(k) (1u << (k))
+#define UI_ON_ROWS                                                                          \
+	(UI_ON(UI_MODULES) | UI_ON(UI_FUNCS) | UI_ON(UI_TOPFUNCS) | UI_ON(UI_LINES) |      \
+	 UI_ON(UI_CPUS) | UI_ON(UI_TASKS) | UI_ON(UI_CALLERS))
+#define UI_ON_LISTS (UI_ON(UI_MODULES) | UI_ON(UI_FUNCS) | UI_ON(UI_TOPFUNCS))
+#define UI_ON_ALL (UI_ON_ROWS | UI_ON(UI_HELP))
+
+/* What must happen after an action: the loop applies these, actions never draw. */
+enum {
+	UI_R_NONE = 0,
+	UI_R_REDRAW = 1 << 0,  /* draw again from the results we have */
+	UI_R_REQUERY = 1 << 1, /* re-run the top screen's query (even when paused) */
+	UI_R_PUSH = 1 << 2,    /* push ui->pending */
+	UI_R_POP = 1 << 3,     /* drop the top screen */
+	UI_R_QUIT = 1 << 4,
+};
+
+/* Screen-level actions routed from the key table to the screen's key handler. */
+enum ui_act {
+	UI_ACT_OPEN,     /* Enter, click on the selected row */
+	UI_ACT_EXPAND,   /* Right in a tree */
+	UI_ACT_COLLAPSE, /* Left in a tree */
+	UI_ACT_CALLERS,  /* g */
+};
+
+/* Colour pairs (0 = none); every use also has a monochrome attribute. */
+enum {
+	UI_C_TITLE = 1,
+	UI_C_COLHDR,
+	UI_C_SEL,
+	UI_C_KERNEL,
+	UI_C_USER,
+	UI_C_IDLE,
+	UI_C_ERROR,
+	UI_C_MARK,
+	UI_C_KEY,
+};
+
+struct kt_ui;
+struct ui_screen;
+
+/* A table column: formats one cell of a row. */
+struct ui_col {
+	const char *title;
+	int width;  /* cell width; the minimum for the flex column */
+	int drop;   /* 0 never dropped; higher numbers are dropped first on narrow terminals */
+	int sort;   /* the enum kt_sort this column sorts by, or -1 */
+	int flex;   /* takes the width left over */
+	int left;   /* left-aligned */
+	void (*fmt)(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		    char *buf, size_t len);
+	/* draws the cell itself (bars) instead of fmt, with the row's attribute set */
+	void (*cell)(struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r, int y,
+		     int x, int w);
+};
+
+struct ui_screen_ops {
+	enum ui_kind kind;
+	const char *name;
+	const struct ui_col *cols;
+	int ncols;
+	/* Fills s->q.view and the view's own fields when pushed. */
+	void (*enter)(struct kt_ui *ui, struct ui_screen *s);
+	/* Draws the body into lines [y, y + h). */
+	void (*draw)(struct kt_ui *ui, struct ui_screen *s, int y, int h);
+	/* A screen-level action; returns UI_R_* flags. */
+	int (*key)(struct kt_ui *ui, struct ui_screen *s, enum ui_act act);
+};
+
+/* Index stored in ui_screen.vis for a synthetic row (the "callers" row of a lines screen). */
+#define UI_VIS_CALLERS ((size_t)-1)
+
+struct ui_screen {
+	const struct ui_screen_ops *ops;
+	struct ui_screen *below;
+	struct kt_query q;
+	struct kt_result res;
+	int have_res;
+	char crumb[128];     /* this level in the breadcrumb */
+	char text[64];       /* the / filter of this screen */
+	uint32_t arg;        /* module, function, ... this screen is about */
+	size_t sel, top;     /* selected row and first drawn row, indexes into vis */
+	uint32_t sel_id;     /* id of the selected row, to keep it across refreshes */
+	uint64_t sel_key;    /* tree: path hash of the selected node */
+	int sel_valid;
+	int sort_col;        /* index into ops->cols */
+	/* rows drawn, as indexes into res.rows (trees hide collapsed subtrees) */
+	size_t *vis;
+	size_t nvis, capvis;
+	/* trees: expanded nodes, by path hash */
+	uint64_t *open;
+	size_t nopen, capopen;
+	int tree_init;
+	uint64_t *keys;      /* path hash per result row */
+	size_t capkeys;
+	int body_y, body_h;  /* where the rows were last drawn (mouse) */
+};
+
+struct ui_prompt {
+	int active;
+	char label[96];
+	char buf[256];
+	size_t len;
+	void (*done)(struct kt_ui *ui, const char *text);
+};
+
+struct kt_ui {
+	struct kt_ui_env env;
+	const struct kt_options *opts;
+	SCREEN *term;
+	int epfd, timerfd;
+	int rows, cols;
+	int color, mouse;
+	struct ui_screen *top;
+	struct ui_screen *pending;
+	struct kt_filter filter; /* global: CPU, task, idle; text is per screen */
+	int paused;
+	int per_cpu;
+	double delay;
+	struct kt_summary sum;
+	struct kt_result cpus;   /* per-CPU strip in the header */
+	int have_cpus;
+	uint64_t lost_seen;
+	uint64_t replay_t0;
+	char status[256];
+	int status_err;
+	struct ui_prompt prompt;
+	enum kt_format snap_fmt;
+	FILE *log;
+	int logged_frame, logged_data;
+	uint64_t start_ns;
+	/* mouse: a click on the selected row opens it */
+	int dirty;
+};
+
+/* ui.c */
+void ui_build_query(const struct kt_ui *ui, const struct ui_screen *s, struct kt_query *out);
+void ui_query(struct kt_ui *ui, struct ui_screen *s);
+void ui_draw(struct kt_ui *ui);
+void ui_set_status(struct kt_ui *ui, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void ui_prompt(struct kt_ui *ui, const char *label, const char *init,
+	       void (*done)(struct kt_ui *ui, const char *text));
+struct ui_screen *ui_screen_new(struct kt_ui *ui, const struct ui_screen_ops *ops, uint32_t arg,
+				const char *crumb);
+void ui_screen_free(struct ui_screen *s);
+void ui_log(struct kt_ui *ui, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+attr_t ui_attr(const struct kt_ui *ui, int pair, attr_t mono);
+
+/* ui_keys.c */
+int ui_key(struct kt_ui *ui, int ch);
+int ui_prompt_key(struct kt_ui *ui, int ch);
+void ui_draw_keybar(struct kt_ui *ui, int y);
+/* Help lines generated from the key table; returns the count, fills line i when buf. */
+size_t ui_help_lines(size_t i, char *buf, size_t len);
+
+/* ui_snapshot.c: w and W. path NULL picks a fresh name in --snapshot-dir. */
+void ui_snapshot(struct kt_ui *ui, enum kt_format fmt, const char *path);
+void ui_snapshot_prompt(struct kt_ui *ui);
+
+/* ui_header.c */
+int ui_header_height(const struct kt_ui *ui);
+void ui_draw_header(struct kt_ui *ui);
+void ui_draw_crumb(struct kt_ui *ui, int y);
+void ui_draw_status(struct kt_ui *ui, int y);
+
+/* ui_callers.c: rebuilds the visible rows of a tree from its expanded set */
+void ui_tree_sync(struct ui_screen *s);
+
+/* ui_table.c: the generic row list every table screen draws with */
+void ui_table_draw(struct kt_ui *ui, struct ui_screen *s, int y, int h);
+void ui_table_sync(struct ui_screen *s);
+void ui_sel_move(struct ui_screen *s, long delta, int page);
+void ui_sel_set(struct ui_screen *s, size_t i);
+const struct kt_row *ui_sel_row(const struct ui_screen *s);
+void ui_fmt_count(uint64_t v, char *buf, size_t len);
+void ui_fmt_ms(double ms, char *buf, size_t len);
+void ui_fmt_pct(double p, char *buf, size_t len);
+void ui_fmt_rate(double r, char *buf, size_t len);
+void ui_col_name(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		 char *buf, size_t len);
+void ui_col_hits(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		 char *buf, size_t len);
+void ui_col_ms(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+	       char *buf, size_t len);
+void ui_col_kernel(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		   char *buf, size_t len);
+void ui_col_machine(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		    char *buf, size_t len);
+void ui_col_rate(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		 char *buf, size_t len);
+void ui_col_module(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		   char *buf, size_t len);
+/* A kernel/user/idle bar of width w at the cursor. */
+void ui_draw_bar(struct kt_ui *ui, double kernel, double user, double idle, int w);
+void ui_put(int y, int x, int w, const char *s, int right);
+
+/* The screens. */
+extern const struct ui_screen_ops ui_modules_ops, ui_funcs_ops, ui_topfuncs_ops, ui_lines_ops,
+	ui_cpus_ops, ui_tasks_ops, ui_callers_ops, ui_help_ops;
+/* Opens the callers tree of function func (named name) above the top screen. */
+int ui_open_callers(struct kt_ui *ui, uint32_t func, const char *name);
+/* Opens the lines of a function. */
+int ui_open_lines(struct kt_ui *ui, uint32_t func, const char *name);
+
+#endif

@@ -1,0 +1,511 @@
+/* The key table: the only list of bindings. Dispatch, the help screen text and the key bar
+ * are all generated from it. Actions return UI_R_* flags and never draw. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kerntop/window.h"
+#include "ui_impl.h"
+
+#define CTRL(c) ((c) & 0x1f)
+
+typedef int (*ui_action)(struct kt_ui *ui, struct ui_screen *s);
+
+struct ui_key {
+	int key;
+	const char *name; /* as shown in help and on the key bar */
+	unsigned on;      /* UI_ON() mask of the screens it works on */
+	ui_action act;
+	const char *help; /* NULL: hidden alias of the entry above */
+	const char *bar;  /* short label on the key bar, or NULL */
+};
+
+static int act_up(struct kt_ui *ui, struct ui_screen *s)
+{
+	ui_sel_move(s, -1, 0);
+	return UI_R_REDRAW;
+}
+
+static int act_down(struct kt_ui *ui, struct ui_screen *s)
+{
+	ui_sel_move(s, 1, 0);
+	return UI_R_REDRAW;
+}
+
+static int act_pgup(struct kt_ui *ui, struct ui_screen *s)
+{
+	ui_sel_move(s, -1, 1);
+	return UI_R_REDRAW;
+}
+
+static int act_pgdn(struct kt_ui *ui, struct ui_screen *s)
+{
+	ui_sel_move(s, 1, 1);
+	return UI_R_REDRAW;
+}
+
+static int act_home(struct kt_ui *ui, struct ui_screen *s)
+{
+	if (s->nvis)
+		ui_sel_set(s, 0);
+	return UI_R_REDRAW;
+}
+
+static int act_end(struct kt_ui *ui, struct ui_screen *s)
+{
+	if (s->nvis)
+		ui_sel_set(s, s->nvis - 1);
+	return UI_R_REDRAW;
+}
+
+static int screen_act(struct kt_ui *ui, struct ui_screen *s, enum ui_act a)
+{
+	return s->ops->key ? s->ops->key(ui, s, a) : UI_R_NONE;
+}
+
+static int act_open(struct kt_ui *ui, struct ui_screen *s)
+{
+	return screen_act(ui, s, UI_ACT_OPEN);
+}
+
+static int act_expand(struct kt_ui *ui, struct ui_screen *s)
+{
+	return screen_act(ui, s, UI_ACT_EXPAND);
+}
+
+static int act_collapse(struct kt_ui *ui, struct ui_screen *s)
+{
+	return screen_act(ui, s, UI_ACT_COLLAPSE);
+}
+
+static int act_callers(struct kt_ui *ui, struct ui_screen *s)
+{
+	return screen_act(ui, s, UI_ACT_CALLERS);
+}
+
+static int act_back(struct kt_ui *ui, struct ui_screen *s)
+{
+	if (!s->below) {
+		ui_set_status(ui, 0, "at the top level: q quits");
+		return UI_R_REDRAW;
+	}
+	return UI_R_POP;
+}
+
+static int push(struct kt_ui *ui, const struct ui_screen_ops *ops, uint32_t arg, const char *crumb)
+{
+	ui_screen_free(ui->pending);
+	ui->pending = ui_screen_new(ui, ops, arg, crumb);
+	return ui->pending ? UI_R_PUSH : UI_R_NONE;
+}
+
+/* A second press of a screen's own key goes back, so c and t toggle. */
+static int act_cpus(struct kt_ui *ui, struct ui_screen *s)
+{
+	if (s->ops->kind == UI_CPUS)
+		return UI_R_POP;
+	return push(ui, &ui_cpus_ops, KT_ANY, "CPUs");
+}
+
+static int act_tasks(struct kt_ui *ui, struct ui_screen *s)
+{
+	if (s->ops->kind == UI_TASKS)
+		return UI_R_POP;
+	return push(ui, &ui_tasks_ops, KT_ANY, "tasks");
+}
+
+static int act_topfuncs(struct kt_ui *ui, struct ui_screen *s)
+{
+	if (s->ops->kind == UI_TOPFUNCS)
+		return UI_R_POP;
+	return push(ui, &ui_topfuncs_ops, KT_ANY, "top functions");
+}
+
+static int act_help(struct kt_ui *ui, struct ui_screen *s)
+{
+	if (s->ops->kind == UI_HELP)
+		return UI_R_POP;
+	return push(ui, &ui_help_ops, KT_ANY, "help");
+}
+
+static int act_quit(struct kt_ui *ui, struct ui_screen *s)
+{
+	return UI_R_QUIT;
+}
+
+static int sort_step(struct ui_screen *s, int dir)
+{
+	int n = s->ops->ncols;
+
+	for (int k = 1; k <= n; k++) {
+		int i = ((s->sort_col + dir * k) % n + n) % n;
+
+		if (s->ops->cols[i].sort >= 0) {
+			s->sort_col = i;
+			break;
+		}
+	}
+	return UI_R_REQUERY;
+}
+
+static int act_sort_next(struct kt_ui *ui, struct ui_screen *s)
+{
+	return sort_step(s, 1);
+}
+
+static int act_sort_prev(struct kt_ui *ui, struct ui_screen *s)
+{
+	return sort_step(s, -1);
+}
+
+static int act_reverse(struct kt_ui *ui, struct ui_screen *s)
+{
+	s->q.reverse = !s->q.reverse;
+	return UI_R_REQUERY;
+}
+
+static void filter_done(struct kt_ui *ui, const char *text)
+{
+	snprintf(ui->top->text, sizeof(ui->top->text), "%s", text);
+	ui->top->sel_valid = 0;
+	ui->top->sel = 0;
+}
+
+static int act_filter(struct kt_ui *ui, struct ui_screen *s)
+{
+	ui_prompt(ui, "filter (substring, empty clears): ", s->text, filter_done);
+	return UI_R_REDRAW;
+}
+
+static int act_clear(struct kt_ui *ui, struct ui_screen *s)
+{
+	ui->filter.cpu = KT_ANY;
+	ui->filter.task = KT_ANY;
+	s->text[0] = 0;
+	ui_set_status(ui, 0, "filters cleared");
+	return UI_R_REQUERY;
+}
+
+static int act_idle(struct kt_ui *ui, struct ui_screen *s)
+{
+	ui->filter.hide_idle = !ui->filter.hide_idle;
+	ui_set_status(ui, 0, "idle %s", ui->filter.hide_idle ? "hidden" : "shown");
+	return UI_R_REQUERY;
+}
+
+static int act_percpu(struct kt_ui *ui, struct ui_screen *s)
+{
+	ui->per_cpu = !ui->per_cpu;
+	return UI_R_REQUERY;
+}
+
+static int act_cumulative(struct kt_ui *ui, struct ui_screen *s)
+{
+	int on = !kt_window_cumulative(ui->env.win);
+
+	kt_window_set_cumulative(ui->env.win, on);
+	ui_set_status(ui, 0, "%s", on ? "cumulative: counting since start"
+				      : "window: counting the last seconds only");
+	return UI_R_REQUERY;
+}
+
+static const double spans[] = { 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600 };
+#define NSPANS (sizeof(spans) / sizeof(spans[0]))
+
+static int span_step(struct kt_ui *ui, int dir)
+{
+	double cur = (double)kt_window_span(ui->env.win) / 1e9, next = cur;
+
+	if (dir > 0) {
+		for (size_t i = 0; i < NSPANS; i++)
+			if (spans[i] > cur + 1e-9) {
+				next = spans[i];
+				break;
+			}
+	} else {
+		for (size_t i = NSPANS; i-- > 0;)
+			if (spans[i] < cur - 1e-9) {
+				next = spans[i];
+				break;
+			}
+	}
+	kt_window_set_span(ui->env.win, (uint64_t)(next * 1e9));
+	ui_set_status(ui, 0, "window %gs%s", next,
+		      kt_window_cumulative(ui->env.win) ? " (cumulative mode: a toggles)" : "");
+	return UI_R_REQUERY;
+}
+
+static int act_span_up(struct kt_ui *ui, struct ui_screen *s)
+{
+	return span_step(ui, 1);
+}
+
+static int act_span_down(struct kt_ui *ui, struct ui_screen *s)
+{
+	return span_step(ui, -1);
+}
+
+static void delay_done(struct kt_ui *ui, const char *text)
+{
+	char *end;
+	double d = strtod(text, &end);
+
+	if (end == text || *end || !(d >= 0.1 && d <= 3600)) {
+		ui_set_status(ui, 1, "invalid delay '%s': give seconds between 0.1 and 3600", text);
+		return;
+	}
+	ui->delay = d;
+	ui_set_status(ui, 0, "refresh every %gs", d);
+}
+
+static int act_delay(struct kt_ui *ui, struct ui_screen *s)
+{
+	char cur[32];
+
+	snprintf(cur, sizeof(cur), "%g", ui->delay);
+	ui_prompt(ui, "refresh delay in seconds: ", cur, delay_done);
+	return UI_R_REDRAW;
+}
+
+static int act_pause(struct kt_ui *ui, struct ui_screen *s)
+{
+	ui->paused = !ui->paused;
+	ui_set_status(ui, 0, "%s", ui->paused ? "paused: sampling goes on, Space shows the current state"
+					      : "resumed");
+	return ui->paused ? UI_R_REDRAW : UI_R_REQUERY;
+}
+
+static int act_snapshot(struct kt_ui *ui, struct ui_screen *s)
+{
+	ui_snapshot(ui, KT_FORMAT_TEXT, NULL);
+	return UI_R_REDRAW;
+}
+
+static int act_snapshot_as(struct kt_ui *ui, struct ui_screen *s)
+{
+	ui_snapshot_prompt(ui);
+	return UI_R_REDRAW;
+}
+
+/* Clicks select a row; a click on the selected row (or a double click) opens it. */
+static int act_mouse(struct kt_ui *ui, struct ui_screen *s)
+{
+	MEVENT ev;
+	long row;
+
+	if (getmouse(&ev) != OK)
+		return UI_R_NONE;
+	if (ev.bstate & BUTTON4_PRESSED) {
+		ui_sel_move(s, -3, 0);
+		return UI_R_REDRAW;
+	}
+	if (ev.bstate & BUTTON5_PRESSED) {
+		ui_sel_move(s, 3, 0);
+		return UI_R_REDRAW;
+	}
+	if (!(ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)))
+		return UI_R_NONE;
+	row = (long)ev.y - s->body_y;
+	if (row < 0 || row >= s->body_h || (size_t)row + s->top >= s->nvis)
+		return UI_R_NONE;
+	if ((size_t)row + s->top == s->sel || (ev.bstate & BUTTON1_DOUBLE_CLICKED)) {
+		ui_sel_set(s, (size_t)row + s->top);
+		return act_open(ui, s);
+	}
+	ui_sel_set(s, (size_t)row + s->top);
+	return UI_R_REDRAW;
+}
+
+static int act_resize(struct kt_ui *ui, struct ui_screen *s)
+{
+	kt_ui_resize(ui);
+	return UI_R_NONE;
+}
+
+static int act_redraw(struct kt_ui *ui, struct ui_screen *s)
+{
+	clearok(curscr, TRUE);
+	return UI_R_REDRAW;
+}
+
+#define TREE UI_ON(UI_CALLERS)
+#define FUNCS (UI_ON(UI_FUNCS) | UI_ON(UI_TOPFUNCS) | UI_ON(UI_LINES))
+#define OPENABLE (UI_ON_ROWS)
+
+/* First match wins: the tree's Left/Right come before the general Left. */
+static const struct ui_key keys[] = {
+	{ KEY_UP, "Up", UI_ON_ALL, act_up, "move the selection up", NULL },
+	{ KEY_DOWN, "Down", UI_ON_ALL, act_down, "move the selection down", NULL },
+	{ KEY_PPAGE, "PgUp", UI_ON_ALL, act_pgup, "one page up", NULL },
+	{ KEY_NPAGE, "PgDn", UI_ON_ALL, act_pgdn, "one page down", NULL },
+	{ KEY_HOME, "Home", UI_ON_ALL, act_home, "first row", NULL },
+	{ KEY_END, "End", UI_ON_ALL, act_end, "last row", NULL },
+	{ '\r', "Enter", OPENABLE, act_open,
+	  "open the selected row (module > functions > lines > callers; CPU or task: filter)",
+	  "open" },
+	{ '\n', "Enter", OPENABLE, act_open, NULL, NULL },
+	{ KEY_ENTER, "Enter", OPENABLE, act_open, NULL, NULL },
+	{ KEY_RIGHT, "Right", TREE, act_expand, "expand the selected caller", "expand" },
+	{ KEY_LEFT, "Left", TREE, act_collapse, "collapse the caller (at the top: back)",
+	  "collapse" },
+	{ KEY_BACKSPACE, "Backspace", UI_ON_ALL, act_back, "back to the previous screen", "back" },
+	{ 127, "Backspace", UI_ON_ALL, act_back, NULL, NULL },
+	{ CTRL('h'), "Backspace", UI_ON_ALL, act_back, NULL, NULL },
+	{ KEY_LEFT, "Left", UI_ON_ALL & ~TREE, act_back, "back to the previous screen", NULL },
+	{ 27, "Esc", UI_ON_ALL, act_back, "back to the previous screen", NULL },
+	{ 'g', "g", FUNCS, act_callers, "callers tree of the function (needs -g)", "callers" },
+	{ 'c', "c", UI_ON_ROWS, act_cpus, "CPU screen (Enter filters every screen to a CPU)",
+	  "CPUs" },
+	{ 't', "t", UI_ON_ROWS, act_tasks, "tasks screen (Enter filters every screen to a task)",
+	  "tasks" },
+	{ 'f', "f", UI_ON_ROWS, act_topfuncs, "top functions across all modules", NULL },
+	{ 'x', "x", UI_ON_ROWS, act_clear, "clear the CPU, task and text filters", NULL },
+	{ 's', "s", UI_ON_ROWS, act_sort_next, "sort by the next column", "sort" },
+	{ '>', ">", UI_ON_ROWS, act_sort_next, "sort by the column to the right", NULL },
+	{ '<', "<", UI_ON_ROWS, act_sort_prev, "sort by the column to the left", NULL },
+	{ 'r', "r", UI_ON_ROWS, act_reverse, "reverse the sort order", NULL },
+	{ '/', "/", UI_ON_ROWS, act_filter, "filter rows by substring (typed on the status line)",
+	  "filter" },
+	{ 'p', "p", UI_ON_LISTS, act_percpu, "show/hide per-CPU hit columns", NULL },
+	{ 'i', "i", UI_ON_ROWS, act_idle, "hide/show idle hits", NULL },
+	{ 'a', "a", UI_ON_ALL, act_cumulative, "toggle cumulative / rolling window", NULL },
+	{ '+', "+", UI_ON_ALL, act_span_up, "longer window", NULL },
+	{ '=', "+", UI_ON_ALL, act_span_up, NULL, NULL },
+	{ '-', "-", UI_ON_ALL, act_span_down, "shorter window", NULL },
+	{ 'd', "d", UI_ON_ALL, act_delay, "set the refresh delay (typed on the status line)", NULL },
+	{ ' ', "Space", UI_ON_ALL, act_pause, "pause/resume the display (sampling goes on)",
+	  "pause" },
+	{ 'w', "w", UI_ON_ALL, act_snapshot,
+	  "write a text snapshot of this screen and the levels under it", "snapshot" },
+	{ 'W', "W", UI_ON_ALL, act_snapshot_as, "snapshot with a chosen format and file", NULL },
+	{ 'h', "h", UI_ON_ALL, act_help, "this help (again: back)", "help" },
+	{ '?', "?", UI_ON_ALL, act_help, NULL, NULL },
+	{ 'q', "q", UI_ON_ALL, act_quit, "quit (also Ctrl-C)", "quit" },
+	{ KEY_MOUSE, "click", UI_ON_ALL, act_mouse,
+	  "select a row; click the selected row (or double-click) to open; wheel scrolls", NULL },
+	{ CTRL('l'), "Ctrl-L", UI_ON_ALL, act_redraw, "repaint the whole terminal", NULL },
+	{ KEY_RESIZE, "resize", UI_ON_ALL, act_resize, NULL, NULL },
+};
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+int ui_key(struct kt_ui *ui, int ch)
+{
+	unsigned kind = UI_ON(ui->top->ops->kind);
+
+	for (size_t i = 0; i < NKEYS; i++)
+		if (keys[i].key == ch && (keys[i].on & kind))
+			return keys[i].act(ui, ui->top);
+	return UI_R_NONE;
+}
+
+int ui_prompt_key(struct kt_ui *ui, int ch)
+{
+	struct ui_prompt *p = &ui->prompt;
+
+	switch (ch) {
+	case 27:
+		p->active = 0;
+		ui_set_status(ui, 0, "cancelled");
+		return UI_R_REDRAW;
+	case '\r':
+	case '\n':
+	case KEY_ENTER: {
+		char text[sizeof(p->buf)];
+		void (*done)(struct kt_ui *, const char *) = p->done;
+
+		memcpy(text, p->buf, sizeof(text));
+		p->active = 0;
+		done(ui, text); /* may open the next prompt */
+		return UI_R_REQUERY;
+	}
+	case KEY_BACKSPACE:
+	case 127:
+	case CTRL('h'):
+		if (p->len)
+			p->buf[--p->len] = 0;
+		return UI_R_REDRAW;
+	case CTRL('u'):
+		p->len = 0;
+		p->buf[0] = 0;
+		return UI_R_REDRAW;
+	default:
+		if (ch >= 32 && ch < 127 && p->len + 1 < sizeof(p->buf)) {
+			p->buf[p->len++] = (char)ch;
+			p->buf[p->len] = 0;
+		}
+		return UI_R_REDRAW;
+	}
+}
+
+/* The key bar: the entries with a bar label that work on the current screen, as many as fit. */
+void ui_draw_keybar(struct kt_ui *ui, int y)
+{
+	unsigned kind = UI_ON(ui->top->ops->kind);
+	int x = 0;
+
+	move(y, 0);
+	clrtoeol();
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct ui_key *k = &keys[i];
+		int need;
+
+		if (!k->bar || !(k->on & kind))
+			continue;
+		need = (int)(strlen(k->name) + strlen(k->bar)) + 2;
+		if (x + need > ui->cols)
+			break;
+		attrset(ui_attr(ui, UI_C_KEY, A_REVERSE | A_BOLD));
+		mvaddstr(y, x, k->name);
+		attrset(A_NORMAL);
+		addch(' ');
+		addstr(k->bar);
+		x += need;
+		if (x < ui->cols)
+			addch(' ');
+		x++;
+	}
+}
+
+static void screens_of(unsigned on, char *buf, size_t len)
+{
+	static const char *names[UI_NKINDS] = { "modules", "functions", "top functions", "lines",
+						"CPUs", "tasks", "callers", "help" };
+	size_t n = 0;
+
+	buf[0] = 0;
+	if ((on & UI_ON_ROWS) == UI_ON_ROWS)
+		return;
+	for (int k = 0; k < UI_NKINDS && n + 2 < len; k++) {
+		if (!(on & UI_ON(k)))
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "  (", names[k]);
+		if (n >= len)
+			n = len - 1;
+	}
+	if (n && n + 1 < len)
+		snprintf(buf + n, len - n, ")");
+}
+
+/* Help line i: the keys of one action (hidden aliases folded in), what it does, where. */
+size_t ui_help_lines(size_t want, char *buf, size_t len)
+{
+	size_t line = 0;
+
+	for (size_t i = 0; i < NKEYS; i++) {
+		char names[64], where[96];
+		size_t n;
+
+		if (!keys[i].help)
+			continue;
+		if (line++ != want || !buf)
+			continue;
+		n = (size_t)snprintf(names, sizeof(names), "%s", keys[i].name);
+		for (size_t j = i + 1; j < NKEYS && !keys[j].help; j++)
+			if (strcmp(keys[j].name, keys[i].name) && n + 1 < sizeof(names))
+				n += (size_t)snprintf(names + n, sizeof(names) - n, " %s", keys[j].name);
+		screens_of(keys[i].on, where, sizeof(where));
+		snprintf(buf, len, "  %-12s %s%s", names, keys[i].help, where);
+	}
+	return line;
+}

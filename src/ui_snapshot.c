@@ -1,0 +1,102 @@
+/* The snapshot keys: w writes the current screen and every level under it as text into
+ * --snapshot-dir; W asks for the format and the file on the status line. */
+#include "config.h"
+
+#include <limits.h>
+#include <string.h>
+
+#include "kerntop/report.h"
+#include "kerntop/source.h"
+#include "kerntop/util.h"
+#include "kerntop/window.h"
+#include "ui_impl.h"
+
+static const struct ui_screen *data_screen(const struct kt_ui *ui)
+{
+	const struct ui_screen *s = ui->top;
+
+	while (s->ops->kind == UI_HELP && s->below)
+		s = s->below;
+	return s;
+}
+
+void ui_snapshot(struct kt_ui *ui, enum kt_format fmt, const char *path)
+{
+	const struct kt_source_info *info = kt_source_info(ui->env.src);
+	const struct ui_screen *s = data_screen(ui);
+	struct kt_source_stats st;
+	struct kt_report_ctx c;
+	struct kt_query q;
+	char file[PATH_MAX], err[KT_ERRLEN];
+	int r;
+
+	if (!path) {
+		r = kt_report_snapshot_path(ui->opts->snapshot_dir, fmt, file, sizeof(file));
+		if (r < 0) {
+			ui_set_status(ui, 1, "snapshot: no free file name in %s (%s)",
+				      ui->opts->snapshot_dir, strerror(-r));
+			return;
+		}
+		path = file;
+	}
+	ui_build_query(ui, s, &q);
+	q.limit = 0;
+	kt_source_stats(ui->env.src, &st);
+	memset(&c, 0, sizeof(c));
+	c.format = fmt;
+	c.top = ui->opts->top;
+	c.source = info ? info->kind : "live";
+	c.path = info ? info->path : NULL;
+	c.event = info ? info->event : "";
+	c.freq_hz = ui->sum.freq_hz;
+	c.window_s = (double)kt_window_span(ui->env.win) / 1e9;
+	c.ncpus = ui->sum.ncpus;
+	c.throttled = st.throttled;
+	c.time_s = ui->replay_t0 ? (double)(kt_source_now(ui->env.src) - ui->replay_t0) / 1e9
+				 : (double)(kt_now_ns() - ui->start_ns) / 1e9;
+	c.filter = q.filter;
+	err[0] = 0;
+	r = kt_report_snapshot(path, ui->env.agg, &c, &q, err, sizeof(err));
+	if (r < 0)
+		ui_set_status(ui, 1, "snapshot failed: %s", err[0] ? err : strerror(-r));
+	else
+		ui_set_status(ui, 0, "snapshot written to %s", path);
+}
+
+static void path_done(struct kt_ui *ui, const char *text)
+{
+	if (!*text) {
+		ui_set_status(ui, 0, "snapshot cancelled");
+		return;
+	}
+	ui_snapshot(ui, ui->snap_fmt, text);
+}
+
+static void format_done(struct kt_ui *ui, const char *text)
+{
+	static const enum kt_format fmts[] = { KT_FORMAT_TEXT, KT_FORMAT_JSON, KT_FORMAT_CSV,
+					       KT_FORMAT_FOLDED };
+	char file[PATH_MAX];
+	int found = 0;
+
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		if (!strcmp(text, kt_format_name(fmts[i])) || (!*text && i == 0)) {
+			ui->snap_fmt = fmts[i];
+			found = 1;
+			break;
+		}
+	}
+	if (!found) {
+		ui_set_status(ui, 1, "unknown snapshot format '%s': text, json, csv or folded", text);
+		return;
+	}
+	if (kt_report_snapshot_path(ui->opts->snapshot_dir, ui->snap_fmt, file, sizeof(file)) < 0)
+		file[0] = 0;
+	ui_prompt(ui, "snapshot file: ", file, path_done);
+}
+
+void ui_snapshot_prompt(struct kt_ui *ui)
+{
+	ui_prompt(ui, "snapshot format (text, json, csv, folded): ", kt_format_name(ui->snap_fmt),
+		  format_done);
+}

@@ -1,0 +1,376 @@
+/* The generic row list: column layout that drops columns on narrow terminals, per-CPU
+ * columns, the selection kept on the same row id across refreshes, and scrolling. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui_impl.h"
+
+#define PERCPU_W 7
+#define MAX_COLS 32
+
+void ui_put(int y, int x, int w, const char *s, int right)
+{
+	int len = (int)strlen(s);
+
+	if (w <= 0)
+		return;
+	if (len > w)
+		len = w;
+	if (right && len < w) {
+		mvhline(y, x, ' ', w - len);
+		mvaddnstr(y, x + w - len, s, len);
+	} else {
+		mvaddnstr(y, x, s, len);
+		if (len < w)
+			mvhline(y, x + len, ' ', w - len);
+	}
+}
+
+void ui_fmt_count(uint64_t v, char *buf, size_t len)
+{
+	if (v < 10000000)
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	else if (v < 10000000000ull)
+		snprintf(buf, len, "%lluk", (unsigned long long)(v / 1000));
+	else
+		snprintf(buf, len, "%lluM", (unsigned long long)(v / 1000000));
+}
+
+void ui_fmt_ms(double ms, char *buf, size_t len)
+{
+	if (ms < 100000)
+		snprintf(buf, len, "%.1f", ms);
+	else
+		snprintf(buf, len, "%.0f", ms);
+}
+
+void ui_fmt_pct(double p, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.1f%%", p);
+}
+
+void ui_fmt_rate(double r, char *buf, size_t len)
+{
+	if (r < 1000)
+		snprintf(buf, len, "%.1f", r);
+	else
+		snprintf(buf, len, "%.0f", r);
+}
+
+void ui_col_name(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		 char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", r->name ? r->name : "?");
+}
+
+void ui_col_hits(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		 char *buf, size_t len)
+{
+	ui_fmt_count(r->hits, buf, len);
+}
+
+void ui_col_ms(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+	       char *buf, size_t len)
+{
+	ui_fmt_ms(r->ms, buf, len);
+}
+
+void ui_col_kernel(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		   char *buf, size_t len)
+{
+	ui_fmt_pct(r->pct_kernel, buf, len);
+}
+
+void ui_col_machine(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		    char *buf, size_t len)
+{
+	ui_fmt_pct(r->pct_machine, buf, len);
+}
+
+void ui_col_rate(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		 char *buf, size_t len)
+{
+	ui_fmt_rate(r->per_s, buf, len);
+}
+
+void ui_col_module(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		   char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", r->module ? r->module : "");
+}
+
+/* Rebuilds the visible rows after a query and finds the selected row again by its id. */
+void ui_table_sync(struct ui_screen *s)
+{
+	size_t n = s->res.nrows + 1, j = 0;
+
+	if (s->ops->kind == UI_CALLERS) {
+		ui_tree_sync(s);
+		return;
+	}
+	if (n > s->capvis) {
+		size_t *v = realloc(s->vis, n * sizeof(*v));
+
+		if (!v) {
+			s->nvis = 0;
+			return;
+		}
+		s->vis = v;
+		s->capvis = n;
+	}
+	if (s->ops->kind == UI_LINES)
+		s->vis[j++] = UI_VIS_CALLERS;
+	for (size_t i = 0; i < s->res.nrows; i++)
+		s->vis[j++] = i;
+	s->nvis = j;
+	if (s->sel_valid) {
+		for (size_t i = 0; i < s->nvis; i++) {
+			if (s->vis[i] != UI_VIS_CALLERS && s->res.rows[s->vis[i]].id == s->sel_id) {
+				s->sel = i;
+				return;
+			}
+		}
+	}
+	if (s->sel >= s->nvis)
+		s->sel = s->nvis ? s->nvis - 1 : 0;
+	ui_sel_set(s, s->sel);
+}
+
+const struct kt_row *ui_sel_row(const struct ui_screen *s)
+{
+	if (!s->vis || s->sel >= s->nvis || s->vis[s->sel] == UI_VIS_CALLERS)
+		return NULL;
+	return &s->res.rows[s->vis[s->sel]];
+}
+
+void ui_sel_set(struct ui_screen *s, size_t i)
+{
+	const struct kt_row *r;
+
+	s->sel = i;
+	r = ui_sel_row(s);
+	s->sel_valid = r != NULL;
+	if (r) {
+		s->sel_id = r->id;
+		if (s->keys && s->vis[i] < s->capkeys)
+			s->sel_key = s->keys[s->vis[i]];
+	}
+}
+
+/* Moves by delta rows, or by delta pages when page is set (page size from the last draw). */
+void ui_sel_move(struct ui_screen *s, long delta, int page)
+{
+	long i = (long)s->sel;
+
+	if (!s->nvis)
+		return;
+	if (page)
+		delta *= s->body_h > 2 ? s->body_h - 1 : 1;
+	i += delta;
+	if (i < 0)
+		i = 0;
+	if (i >= (long)s->nvis)
+		i = (long)s->nvis - 1;
+	ui_sel_set(s, (size_t)i);
+}
+
+struct layout {
+	int n;
+	int idx[MAX_COLS];
+	int x[MAX_COLS], w[MAX_COLS];
+	int npercpu, percpu_x;
+};
+
+static void layout(const struct kt_ui *ui, const struct ui_screen *s, struct layout *L)
+{
+	const struct ui_col *c = s->ops->cols;
+	int keep[MAX_COLS], total, flexmin = 0, x = 0, maxdrop = 0;
+	int nc = s->ops->ncols < MAX_COLS ? s->ops->ncols : MAX_COLS;
+
+	for (int i = 0; i < nc; i++) {
+		keep[i] = 1;
+		if (c[i].drop > maxdrop)
+			maxdrop = c[i].drop;
+	}
+	for (;;) {
+		total = 0;
+		for (int i = 0; i < nc; i++)
+			if (keep[i])
+				total += c[i].width + 1;
+		if (total <= ui->cols || maxdrop == 0)
+			break;
+		for (int i = 0; i < nc; i++)
+			if (c[i].drop == maxdrop)
+				keep[i] = 0;
+		maxdrop--;
+	}
+	L->npercpu = 0;
+	if (ui->per_cpu && (UI_ON(s->ops->kind) & UI_ON_LISTS) && s->res.sum.max_cpu) {
+		int room = (ui->cols - total) / PERCPU_W;
+
+		L->npercpu = room < (int)s->res.sum.max_cpu ? room : (int)s->res.sum.max_cpu;
+		if (L->npercpu < 0)
+			L->npercpu = 0;
+		total += L->npercpu * PERCPU_W;
+	}
+	L->n = 0;
+	for (int i = 0; i < nc; i++) {
+		if (!keep[i])
+			continue;
+		L->idx[L->n] = i;
+		L->w[L->n] = c[i].width;
+		if (c[i].flex && ui->cols > total)
+			L->w[L->n] += ui->cols - total;
+		if (c[i].flex)
+			flexmin = 1;
+		L->n++;
+	}
+	for (int k = 0; k < L->n; k++) {
+		L->x[k] = x;
+		x += L->w[k] + 1;
+	}
+	L->percpu_x = x;
+	(void)flexmin;
+}
+
+static void draw_colhdr(struct kt_ui *ui, struct ui_screen *s, const struct layout *L, int y)
+{
+	const struct ui_col *c = s->ops->cols;
+	attr_t a = ui_attr(ui, UI_C_COLHDR, A_REVERSE);
+
+	attrset(a);
+	mvhline(y, 0, ' ', ui->cols);
+	for (int k = 0; k < L->n; k++) {
+		const struct ui_col *col = &c[L->idx[k]];
+		char t[64];
+
+		if (L->idx[k] == s->sort_col && col->sort >= 0)
+			snprintf(t, sizeof(t), "%s%s", col->title, s->q.reverse ? "^" : "v");
+		else
+			snprintf(t, sizeof(t), "%s", col->title);
+		if (L->idx[k] == s->sort_col && col->sort >= 0)
+			attrset(a | A_BOLD | A_UNDERLINE);
+		ui_put(y, L->x[k], L->w[k], t, !col->left);
+		attrset(a);
+	}
+	for (int i = 0; i < L->npercpu; i++) {
+		char t[16];
+
+		snprintf(t, sizeof(t), "cpu%d", i);
+		ui_put(y, L->percpu_x + i * PERCPU_W, PERCPU_W - 1, t, 1);
+	}
+	attrset(A_NORMAL);
+}
+
+static void draw_row(struct kt_ui *ui, struct ui_screen *s, const struct layout *L, int y,
+		     const struct kt_row *r, int selected)
+{
+	const struct ui_col *c = s->ops->cols;
+	char buf[256];
+
+	attrset(selected ? ui_attr(ui, UI_C_SEL, A_REVERSE) : (r->idle ? A_DIM : A_NORMAL));
+	mvhline(y, 0, ' ', ui->cols);
+	for (int k = 0; k < L->n; k++) {
+		const struct ui_col *col = &c[L->idx[k]];
+
+		if (col->cell) {
+			move(y, L->x[k]);
+			col->cell(ui, s, r, y, L->x[k], L->w[k]);
+			attrset(selected ? ui_attr(ui, UI_C_SEL, A_REVERSE) : A_NORMAL);
+			continue;
+		}
+		buf[0] = 0;
+		col->fmt(ui, s, r, buf, sizeof(buf));
+		ui_put(y, L->x[k], L->w[k], buf, !col->left);
+	}
+	for (int i = 0; i < L->npercpu; i++) {
+		buf[0] = 0;
+		if (r->per_cpu)
+			ui_fmt_count(r->per_cpu[i], buf, sizeof(buf));
+		ui_put(y, L->percpu_x + i * PERCPU_W, PERCPU_W - 1, buf, 1);
+	}
+	attrset(A_NORMAL);
+}
+
+static void draw_synthetic(struct kt_ui *ui, struct ui_screen *s, int y, int selected)
+{
+	attrset(selected ? ui_attr(ui, UI_C_SEL, A_REVERSE) : ui_attr(ui, UI_C_KEY, A_BOLD));
+	mvhline(y, 0, ' ', ui->cols);
+	mvaddnstr(y, 0, "[callers] who calls this function (Enter or g; needs -g)", ui->cols);
+	attrset(A_NORMAL);
+}
+
+void ui_table_draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
+{
+	struct layout L;
+	int line;
+
+	if (h < 2)
+		return;
+	layout(ui, s, &L);
+	draw_colhdr(ui, s, &L, y);
+	y++;
+	h--;
+	s->body_y = y;
+	s->body_h = h;
+	if (s->sel < s->top)
+		s->top = s->sel;
+	if (s->sel >= s->top + (size_t)h)
+		s->top = s->sel - (size_t)h + 1;
+	if (s->top + (size_t)h > s->nvis)
+		s->top = s->nvis > (size_t)h ? s->nvis - (size_t)h : 0;
+	for (line = 0; line < h; line++) {
+		size_t i = s->top + (size_t)line;
+
+		if (i >= s->nvis) {
+			move(y + line, 0);
+			clrtoeol();
+			continue;
+		}
+		if (s->vis[i] == UI_VIS_CALLERS)
+			draw_synthetic(ui, s, y + line, i == s->sel);
+		else
+			draw_row(ui, s, &L, y + line, &s->res.rows[s->vis[i]], i == s->sel);
+	}
+	if (!s->nvis || (s->ops->kind == UI_LINES && s->nvis == 1)) {
+		const char *msg = s->have_res ? (s->text[0] ? "no rows match the filter"
+							    : "no samples yet")
+					      : "no data (the aggregator has not answered)";
+
+		mvaddnstr(y + (s->nvis ? 1 : 0), 2, msg, ui->cols - 2);
+	}
+}
+
+/* A kernel/user/idle split bar at the cursor: distinct characters, so it reads in monochrome. */
+void ui_draw_bar(struct kt_ui *ui, double kernel, double user, double idle, int w)
+{
+	int k, u, i;
+
+	if (w <= 0)
+		return;
+	k = (int)(kernel / 100.0 * w + 0.5);
+	u = (int)(user / 100.0 * w + 0.5);
+	i = (int)(idle / 100.0 * w + 0.5);
+	if (k > w)
+		k = w;
+	if (u > w - k)
+		u = w - k;
+	if (i > w - k - u)
+		i = w - k - u;
+	attron(ui_attr(ui, UI_C_KERNEL, A_BOLD));
+	for (int j = 0; j < k; j++)
+		addch('#');
+	attroff(ui_attr(ui, UI_C_KERNEL, A_BOLD));
+	attron(ui_attr(ui, UI_C_USER, 0));
+	for (int j = 0; j < u; j++)
+		addch('u');
+	attroff(ui_attr(ui, UI_C_USER, 0));
+	attron(ui_attr(ui, UI_C_IDLE, A_DIM));
+	for (int j = 0; j < i; j++)
+		addch('.');
+	attroff(ui_attr(ui, UI_C_IDLE, A_DIM));
+	for (int j = k + u + i; j < w; j++)
+		addch(' ');
+}

@@ -1,0 +1,53 @@
+/* The tasks screen: which tasks were running when kernel hits were taken; Enter filters
+ * every screen to the task (again: all tasks). */
+#include "config.h"
+
+#include "ui_impl.h"
+
+static void col_pid(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		    char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%d", ui->filter.task == r->id ? "*" : "", (int)r->pid);
+}
+
+static const struct ui_col cols[] = {
+	{ "PID", 8, 0, -1, 0, 0, col_pid, NULL },
+	{ "Command", 16, 0, KT_SORT_NAME, 1, 1, ui_col_name, NULL },
+	{ "Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL },
+	{ "CPU ms", 10, 2, -1, 0, 0, ui_col_ms, NULL },
+	{ "%Kernel", 8, 0, -1, 0, 0, ui_col_kernel, NULL },
+	{ "%Machine", 9, 1, -1, 0, 0, ui_col_machine, NULL },
+	{ "Hits/s", 9, 3, KT_SORT_RATE, 0, 0, ui_col_rate, NULL },
+};
+
+static void enter(struct kt_ui *ui, struct ui_screen *s)
+{
+	s->q.view = KT_VIEW_TASKS;
+}
+
+static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
+{
+	const struct kt_row *r = ui_sel_row(s);
+
+	if (act != UI_ACT_OPEN || !r)
+		return UI_R_NONE;
+	if (ui->filter.task == r->id) {
+		ui->filter.task = KT_ANY;
+		ui_set_status(ui, 0, "showing all tasks");
+	} else {
+		ui->filter.task = r->id;
+		ui_set_status(ui, 0, "every screen shows task %d %s only (x: all)", (int)r->pid,
+			      r->name ? r->name : "");
+	}
+	return UI_R_POP;
+}
+
+const struct ui_screen_ops ui_tasks_ops = {
+	.kind = UI_TASKS,
+	.name = "tasks",
+	.cols = cols,
+	.ncols = sizeof(cols) / sizeof(cols[0]),
+	.enter = enter,
+	.draw = ui_table_draw,
+	.key = key,
+};
