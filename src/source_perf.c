@@ -268,6 +268,7 @@ static int map_ring(struct perf_source *p, struct perf_cpu *c)
 		}
 		c->map = m;
 		c->map_len = len;
+		p->pages = pages;       /* the next CPUs start from what fitted */
 		c->pc = m;
 		/* data_offset/data_size exist since 4.1; older kernels leave them 0. */
 		c->data = (unsigned char *)m + (c->pc->data_offset ? c->pc->data_offset : (uint64_t)page);
@@ -440,6 +441,7 @@ int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, 
 	if (r < 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 
+		memset(online, 0, MAX_CPUS);
 		for (long i = 0; i < n && i < MAX_CPUS; i++)
 			online[i] = 1;
 		r = (int)(n > 0 ? n : 1);

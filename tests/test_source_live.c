@@ -479,6 +479,19 @@ static void test_cycles(void)
 	r = kt_source_open(&o, &s, err, sizeof(err));
 	unsetenv("KERNTOP_INJECT_PERF_ERRNO");
 	is_int(r, -ENOENT, "cpu-clock missing: no fallback, an error");
+
+	o.freq_hz = 10000000;
+	r = kt_source_open(&o, &s, err, sizeof(err));
+	is_int(r, -EINVAL, "-F above the kernel's cap: refused");
+	ok(strstr(err, "kernel.perf_event_max_sample_rate") != NULL, "-F above the cap: names the sysctl");
+	printf("# %s\n", err);
+	o.freq_hz = 997;
+	o.callchain = 1;
+	o.max_stack = 250;
+	r = kt_source_open(&o, &s, err, sizeof(err));
+	is_int(r, -EOVERFLOW, "--max-stack above the kernel's cap: refused");
+	ok(strstr(err, "kernel.perf_event_max_stack") != NULL, "--max-stack above the cap: names the sysctl");
+	printf("# %s\n", err);
 }
 
 static void check_denied(int r, const char *err, const char *what)
