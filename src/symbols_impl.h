@@ -129,13 +129,21 @@ struct kt_symbols {
 };
 
 /* symbols_core.c */
+int sym_grow(void **p, uint32_t *cap, uint32_t need, size_t elem);
+int sym_add_func(struct kt_symbols *s, const char *name, uint64_t start, uint64_t size,
+		 uint32_t module, int bucket);
 char *sym_strdup(struct kt_symbols *s, const char *str, size_t len);
 int sym_add_module(struct kt_symbols *s, const char *name, uint64_t base, uint64_t size);
 int sym_vec_push(struct sym_vec *v, uint64_t addr, const char *name, uint32_t module, uint8_t type);
 int region_push(struct region_vec *v, uint64_t start, uint64_t end, uint32_t module, uint8_t prio);
-int sym_build(struct kt_symbols *s, struct sym_vec *syms, struct region_vec *regs);
 int sym_idle_parse(struct kt_symbols *s, const char *list);
 int sym_is_idle(const struct kt_symbols *s, const char *name);
+
+/* symbols_build.c */
+int sym_build(struct kt_symbols *s, struct sym_vec *syms, struct region_vec *regs);
+
+/* symbols_lookup.c */
+int sym_lhash_grow(struct kt_symbols *s);
 
 /* symbols_kallsyms.c */
 int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_vec *syms,
