@@ -322,6 +322,10 @@ static int parse_ranges(struct kt_symbols *s, char *b, size_t len, const struct 
 			}
 			anchors[nanch].sect = tok[0];
 			anchors[nanch].base = find_symbol(syms, tok[3], &found) - soff;
+			if (!found && s->stext && !strcmp(tok[3], "_stext")) {
+				anchors[nanch].base = s->stext - soff;
+				found = 1;
+			}
 			anchors[nanch].ok = found;
 			nanch++;
 			continue;
@@ -490,6 +494,9 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 		r = parse_ranges(s, s->rbuf, len, syms, regs);
 		if (r < 0)
 			return r;
+		for (uint32_t m = KT_MOD_FIRST_REAL; m < s->nmods; m++)
+			if (s->mods[m].builtin)
+				s->mods[m].has_lines = s->mods[KT_MOD_VMLINUX].has_lines;
 	}
 	compose_notice(s, ksrc, msrc);
 	return 0;

@@ -177,7 +177,7 @@ uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr)
 /* Source lines, cached per address (misses too) so a refresh can ask for thousands. */
 int kt_sym_srcline(struct kt_symbols *s, uint64_t addr, const char **file, int *line)
 {
-	uint32_t h, f;
+	uint32_t h, f, m;
 	const char *fl = NULL;
 	int ln = -1;
 
@@ -206,8 +206,10 @@ int kt_sym_srcline(struct kt_symbols *s, uint64_t addr, const char **file, int *
 		h = (h + 1) & s->linemask;
 	}
 	f = kt_sym_resolve(s, addr);
-	if (s->mods[s->funcs[f].module].has_lines &&
-	    sym_elf_srcline(s, s->funcs[f].module, addr, &fl, &ln) < 0) {
+	m = s->funcs[f].module;
+	if (s->mods[m].builtin)
+		m = KT_MOD_VMLINUX; /* built-in module code is in the vmlinux ELF */
+	if (s->mods[m].has_lines && sym_elf_srcline(s, m, addr, &fl, &ln) < 0) {
 		fl = NULL;
 		ln = -1;
 	}

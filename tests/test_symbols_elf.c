@@ -113,11 +113,11 @@ static void line_is(struct kt_symbols *s, uint64_t addr, const char *file, int l
 	is_int(l, line, buf);
 }
 
-static struct kt_symbols *load(const char *vmlinux, const char *mdir)
+static struct kt_symbols *load(const char *vmlinux, const char *mdir, const char *ranges)
 {
 	struct kt_sym_opts o = { .kallsyms_buf = kallsyms, .kallsyms_len = sizeof(kallsyms) - 1,
 				 .modules_buf = modules, .modules_len = sizeof(modules) - 1,
-				 .vmlinux = vmlinux, .module_dir = mdir };
+				 .vmlinux = vmlinux, .module_dir = mdir, .builtin_ranges = ranges };
 	struct kt_symbols *s = NULL;
 
 	if (kt_sym_new(&o, &s, err, sizeof(err)) < 0)
@@ -127,7 +127,7 @@ static struct kt_symbols *load(const char *vmlinux, const char *mdir)
 
 int main(void)
 {
-	char vmlinux[256], stripped[256], src_s[256], src_c[256], cmd[600];
+	char vmlinux[256], stripped[256], src_s[256], src_c[256], ranges[256], cmd[600];
 	struct kt_symbols *s;
 	struct kt_sym_stats st;
 	const char *f1 = NULL, *f2 = NULL;
@@ -156,7 +156,9 @@ int main(void)
 	is_int(run("-c empty.c -o nosyms.ko"), 0, "a module object without functions");
 	is_int(run("-c empty.c -o keepsyms.ko"), 0, "another one");
 
-	s = load(vmlinux, dir);
+	write_file("builtin.ranges", ".text 00000000-00000000 = _stext\n.text 00000080-000000c0 fakebuiltin\n");
+	snprintf(ranges, sizeof(ranges), "%s/builtin.ranges", dir);
+	s = load(vmlinux, dir, ranges);
 	ok(s != NULL, "loads with --vmlinux and --module-dir");
 	if (!s)
 		goto out;
@@ -176,6 +178,11 @@ int main(void)
 	line_is(s, 0xffffffffa0000000ull, src_s, 8, "fv_alpha entry");
 	line_is(s, 0xffffffffa0000041ull, src_s, 17, "default_idle ret");
 	line_is(s, 0xffffffffa0000080ull, src_s, 22, "fv_beta pause");
+	is_str(kt_sym_module(s, kt_sym_loc(s, kt_sym_lookup(s, 0xffffffffa0000082ull))->module)->name,
+	       "fakebuiltin", "a builtin range over the ELF symbols");
+	m = kt_sym_module_find(s, "fakebuiltin");
+	is_int(m >= 0 ? kt_sym_module(s, (uint32_t)m)->has_lines : -1, 1,
+	       "a builtin module has vmlinux's lines");
 
 	m = kt_sym_module_find(s, "fake_mod");
 	ok(m >= 0, "fake_mod known");
@@ -198,7 +205,7 @@ int main(void)
 	is_int(kt_sym_srcline(s, 0x1000, &f1, &l1), -ENOENT, "no lines for [unknown]");
 	kt_sym_free(s);
 
-	s = load(stripped, NULL);
+	s = load(stripped, NULL, NULL);
 	ok(s != NULL, "loads with a stripped --vmlinux");
 	if (s) {
 		kt_sym_stats(s, &st);

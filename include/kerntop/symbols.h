@@ -38,6 +38,7 @@ enum {
 /* Fixed location ids. */
 enum {
 	KT_LOC_USER = 0, /* every user-mode hit maps here (function "[user]", module KT_MOD_USER) */
+	/* location 1 (function 1 "[unknown]") only stands in when interning runs out of memory */
 };
 
 struct kt_sym_module {
@@ -83,7 +84,9 @@ void kt_sym_free(struct kt_symbols *s);
  * Never fails: unknown addresses land in [unknown] buckets. */
 uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr);
 
-/* Tables by id; ids are dense from 0 to the count - 1. */
+/* Tables by id; ids are dense from 0 to the count - 1. Ids and names stay valid until
+ * kt_sym_free; a returned struct pointer only until the next lookup, resolve or srcline
+ * call (the location and function tables grow as addresses and buckets are first seen). */
 uint32_t kt_sym_nlocs(const struct kt_symbols *s);
 uint32_t kt_sym_nfuncs(const struct kt_symbols *s);
 uint32_t kt_sym_nmodules(const struct kt_symbols *s);
