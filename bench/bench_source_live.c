@@ -30,12 +30,13 @@ static double cpu_s(void)
 
 int main(int argc, char **argv)
 {
-	struct kt_source_opts o = { .event = "cpu-clock", .freq_hz = 997, .max_stack = 32, .sysroot = "" };
+	struct kt_source_opts o = {
+	    .event = "cpu-clock", .freq_hz = 997, .max_stack = 32, .sysroot = ""};
 	double secs = argc > 1 ? atof(argv[1]) : 10, c0, c1;
 	struct kt_source_stats st;
 	struct kt_source *s;
 	uint64_t n = 0, end, wakeups = 0;
-	struct kt_sink sink = { &n, count, NULL, NULL, NULL };
+	struct kt_sink sink = {&n, count, NULL, NULL, NULL};
 	char err[KT_ERRLEN];
 
 	if (argc > 2)
@@ -60,11 +61,12 @@ int main(int argc, char **argv)
 	}
 	c1 = cpu_s();
 	kt_source_stats(s, &st);
-	printf("source_live: %u CPUs at %llu Hz%s for %.0f s: %llu samples, %llu lost, %llu wakeups, "
-	       "%.1f ms CPU = %.3f%% of one core\n", kt_source_info(s)->ncpus,
-	       (unsigned long long)o.freq_hz, o.callchain ? " -g" : "", secs, (unsigned long long)n,
-	       (unsigned long long)st.lost, (unsigned long long)wakeups, (c1 - c0) * 1e3,
-	       100.0 * (c1 - c0) / secs);
+	printf(
+	    "source_live: %u CPUs at %llu Hz%s for %.0f s: %llu samples, %llu lost, %llu wakeups, "
+	    "%.1f ms CPU = %.3f%% of one core\n",
+	    kt_source_info(s)->ncpus, (unsigned long long)o.freq_hz, o.callchain ? " -g" : "", secs,
+	    (unsigned long long)n, (unsigned long long)st.lost, (unsigned long long)wakeups,
+	    (c1 - c0) * 1e3, 100.0 * (c1 - c0) / secs);
 	kt_source_free(s);
 	return 0;
 }

@@ -52,11 +52,14 @@ static int sys_perf_event_open(struct perf_event_attr *attr, int cpu)
 
 static int parse_errno_name(const char *v)
 {
-	static const struct { const char *name; int e; } names[] = {
-		{ "EACCES", EACCES }, { "EPERM", EPERM }, { "ENOENT", ENOENT },
-		{ "EOPNOTSUPP", EOPNOTSUPP }, { "ENODEV", ENODEV }, { "EMFILE", EMFILE },
-		{ "EINVAL", EINVAL }, { "ENOSYS", ENOSYS }, { "EBUSY", EBUSY },
-		{ "EOVERFLOW", EOVERFLOW },
+	static const struct {
+		const char *name;
+		int e;
+	} names[] = {
+	    {"EACCES", EACCES},		{"EPERM", EPERM},   {"ENOENT", ENOENT},
+	    {"EOPNOTSUPP", EOPNOTSUPP}, {"ENODEV", ENODEV}, {"EMFILE", EMFILE},
+	    {"EINVAL", EINVAL},		{"ENOSYS", ENOSYS}, {"EBUSY", EBUSY},
+	    {"EOVERFLOW", EOVERFLOW},
 	};
 	char *end;
 	long n;
@@ -127,10 +130,11 @@ static int parse_cpu_list(const char *s, uint8_t *mask)
  * tree that has no sys/ (the symbol fixtures) */
 static int read_cpu_file(const struct perf_source *p, const char *rel, uint8_t *mask)
 {
-	char path[PATH_MAX + 64], buf[4096];
+	char path[PATH_MAX + 64], buf[4096] = "";
 
 	path_in(p, rel, path, sizeof(path));
-	if (read_small(path, buf, sizeof(buf)) < 0 && (!p->sysroot[0] || read_small(rel, buf, sizeof(buf)) < 0))
+	if (read_small(path, buf, sizeof(buf)) < 0 &&
+	    (!p->sysroot[0] || read_small(rel, buf, sizeof(buf)) < 0))
 		return -ENOENT;
 	memset(mask, 0, MAX_CPUS);
 	return parse_cpu_list(buf, mask);
@@ -191,21 +195,23 @@ static void setup_attr(struct perf_source *p, const struct kt_source_opts *o)
 	a->disabled = 1;
 	a->comm = 1;
 	a->comm_exec = 1;
-	a->task = 1;              /* FORK records tell us a recycled tid needs its name again */
-	a->sample_id_all = 1;     /* COMM, LOST and THROTTLE carry time and CPU */
+	a->task = 1;	      /* FORK records tell us a recycled tid needs its name again */
+	a->sample_id_all = 1; /* COMM, LOST and THROTTLE carry time and CPU */
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
 }
 
-static void explain_denied(const struct perf_source *p, uint32_t cpu, int e, char *err, size_t errlen)
+static void explain_denied(const struct perf_source *p, uint32_t cpu, int e, char *err,
+			   size_t errlen)
 {
 	char v[32];
 
 	if (read_small(PARANOID, v, sizeof(v)) < 0)
 		snprintf(v, sizeof(v), "unreadable");
 	snprintf(err, errlen,
-		 "perf_event_open %s on cpu %u: %s; system-wide sampling needs kernel.perf_event_paranoid <= 0 "
+		 "perf_event_open %s on cpu %u: %s; system-wide sampling needs "
+		 "kernel.perf_event_paranoid <= 0 "
 		 "(it is %s: sysctl -w kernel.perf_event_paranoid=0), or CAP_PERFMON "
 		 "(setcap cap_perfmon+ep kerntop), or running as root",
 		 p->event, cpu, e == EPERM ? "operation not permitted" : "permission denied", v);
@@ -222,32 +228,39 @@ static int open_error(const struct perf_source *p, uint32_t cpu, int e, char *er
 		explain_denied(p, cpu, e, err, errlen);
 		return -EACCES;
 	case ENOSYS:
-		snprintf(err, errlen, "perf_event_open: this kernel has no perf events (CONFIG_PERF_EVENTS); "
+		snprintf(err, errlen,
+			 "perf_event_open: this kernel has no perf events (CONFIG_PERF_EVENTS); "
 			 "use --replay FILE instead");
 		return -ENOSYS;
 	case EMFILE:
 	case ENFILE:
-		snprintf(err, errlen, "perf_event_open on cpu %u: too many open files; raise the limit "
-			 "(ulimit -n) to at least one per CPU, or sample fewer CPUs with -C", cpu);
+		snprintf(err, errlen,
+			 "perf_event_open on cpu %u: too many open files; raise the limit "
+			 "(ulimit -n) to at least one per CPU, or sample fewer CPUs with -C",
+			 cpu);
 		return -e;
 	case EOVERFLOW:
 		if (read_small(MAX_STACK, v, sizeof(v)) < 0)
 			snprintf(v, sizeof(v), "unknown");
-		snprintf(err, errlen, "perf_event_open: --max-stack %u exceeds kernel.perf_event_max_stack "
-			 "(%s); lower --max-stack or raise the sysctl", p->attr.sample_max_stack, v);
+		snprintf(err, errlen,
+			 "perf_event_open: --max-stack %u exceeds kernel.perf_event_max_stack "
+			 "(%s); lower --max-stack or raise the sysctl",
+			 p->attr.sample_max_stack, v);
 		return -e;
 	case EINVAL:
 		if (p->attr.freq) {
 			if (read_small(MAX_RATE, v, sizeof(v)) < 0)
 				snprintf(v, sizeof(v), "unknown");
-			snprintf(err, errlen, "perf_event_open %s on cpu %u: invalid argument; -F %llu may "
-				 "exceed kernel.perf_event_max_sample_rate (%s): lower -F", p->event, cpu,
-				 (unsigned long long)p->attr.sample_freq, v);
+			snprintf(err, errlen,
+				 "perf_event_open %s on cpu %u: invalid argument; -F %llu may "
+				 "exceed kernel.perf_event_max_sample_rate (%s): lower -F",
+				 p->event, cpu, (unsigned long long)p->attr.sample_freq, v);
 			return -e;
 		}
 		/* fall through */
 	default:
-		snprintf(err, errlen, "perf_event_open %s on cpu %u failed (%s)", p->event, cpu, strerror(e));
+		snprintf(err, errlen, "perf_event_open %s on cpu %u failed (%s)", p->event, cpu,
+			 strerror(e));
 		return -e;
 	}
 }
@@ -256,7 +269,7 @@ static int map_ring(struct perf_source *p, struct perf_cpu *c)
 {
 	long page = sysconf(_SC_PAGESIZE);
 
-	/* Unprivileged users are held to kernel.perf_event_mlock_kb per CPU: halve until it fits. */
+	/* Unprivileged users are held to kernel.perf_event_mlock_kb per CPU: halve to fit. */
 	for (size_t pages = p->pages; pages >= 4; pages /= 2) {
 		size_t len = (pages + 1) * (size_t)page;
 		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
@@ -268,11 +281,13 @@ static int map_ring(struct perf_source *p, struct perf_cpu *c)
 		}
 		c->map = m;
 		c->map_len = len;
-		p->pages = pages;       /* the next CPUs start from what fitted */
+		p->pages = pages; /* the next CPUs start from what fitted */
 		c->pc = m;
 		/* data_offset/data_size exist since 4.1; older kernels leave them 0. */
-		c->data = (unsigned char *)m + (c->pc->data_offset ? c->pc->data_offset : (uint64_t)page);
-		c->data_size = c->pc->data_size ? c->pc->data_size : (uint64_t)pages * (uint64_t)page;
+		c->data =
+		    (unsigned char *)m + (c->pc->data_offset ? c->pc->data_offset : (uint64_t)page);
+		c->data_size =
+		    c->pc->data_size ? c->pc->data_size : (uint64_t)pages * (uint64_t)page;
 		return 0;
 	}
 	return -ENOMEM;
@@ -332,16 +347,20 @@ static int open_first(struct perf_source *p, uint32_t cpu, char *err, size_t err
 			char msg[160];
 
 			snprintf(msg, sizeof(msg), "%s not supported here (%s): sampling cpu-clock",
-				 p->event, r == -ENOENT ? "no such hardware event"
-				 : r == -ENODEV ? "no PMU" : "not supported by the PMU");
+				 p->event,
+				 r == -ENOENT	? "no such hardware event"
+				 : r == -ENODEV ? "no PMU"
+						: "not supported by the PMU");
 			add_notice(p->base.notice, sizeof(p->base.notice), msg);
 			set_event(p, "cpu-clock");
 			r = open_cpu(p, cpu, 0);
 		}
 	}
 	if (r == -ENOMEM && p->cpu[cpu].fd < 0 && !p->cpu[cpu].map) {
-		snprintf(err, errlen, "cannot map the perf ring of cpu %u (out of locked memory: "
-			 "raise kernel.perf_event_mlock_kb or run as root)", cpu);
+		snprintf(err, errlen,
+			 "cannot map the perf ring of cpu %u (out of locked memory: "
+			 "raise kernel.perf_event_mlock_kb or run as root)",
+			 cpu);
 		return r;
 	}
 	if (r < 0)
@@ -371,7 +390,7 @@ static int open_cpus(struct perf_source *p, const uint8_t *online, char *err, si
 			continue;
 		}
 		r = open_cpu(p, i, 0);
-		if (r == -ENODEV) {   /* went offline since we read the online list */
+		if (r == -ENODEV) { /* went offline since we read the online list */
 			size_t n = strlen(skipped);
 
 			snprintf(skipped + n, sizeof(skipped) - n, "%s%u", n ? "," : "", i);
@@ -389,13 +408,15 @@ static int open_cpus(struct perf_source *p, const uint8_t *online, char *err, si
 	if (skipped[0]) {
 		char msg[200];
 
-		snprintf(msg, sizeof(msg), "cpu %s offline: not sampled until it comes online", skipped);
+		snprintf(msg, sizeof(msg), "cpu %s offline: not sampled until it comes online",
+			 skipped);
 		add_notice(p->base.notice, sizeof(p->base.notice), msg);
 	}
 	return 0;
 }
 
-static int open_record(struct perf_source *p, const struct kt_source_opts *o, char *err, size_t errlen)
+static int open_record(struct perf_source *p, const struct kt_source_opts *o, char *err,
+		       size_t errlen)
 {
 	char ks[PATH_MAX + 32], mods[PATH_MAX + 32];
 	const char *kp = o->kallsyms_path, *mp = o->modules_path;
@@ -459,12 +480,14 @@ int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, 
 
 		if (c <= 0) {
 			r = -EINVAL;
-			snprintf(err, errlen, "invalid CPU list '%s' for -C (use e.g. 0,2-3)", o->cpus);
+			snprintf(err, errlen, "invalid CPU list '%s' for -C (use e.g. 0,2-3)",
+				 o->cpus);
 			goto fail;
 		}
 		if (c > top) {
 			r = -ENODEV;
-			snprintf(err, errlen, "-C %s: this machine has CPUs 0-%d only", o->cpus, top - 1);
+			snprintf(err, errlen, "-C %s: this machine has CPUs 0-%d only", o->cpus,
+				 top - 1);
 			goto fail;
 		}
 	} else {
@@ -539,8 +562,10 @@ int kt_source_perf_finish(struct kt_source *s, char *err, size_t errlen)
 	p->rec = NULL;
 	if (r == 0 && p->rec_err) {
 		r = p->rec_err;
-		snprintf(err, errlen, "--record %s: writing failed (%s); the file holds the blocks "
-			 "written before the failure", p->rec_path, strerror(-r));
+		snprintf(err, errlen,
+			 "--record %s: writing failed (%s); the file holds the blocks "
+			 "written before the failure",
+			 p->rec_path, strerror(-r));
 	}
 	return r;
 }
@@ -551,7 +576,7 @@ static int perf_pollfds(struct kt_source *s, struct pollfd *fds, int max)
 	int n = 0;
 
 	for (uint32_t i = 0; i < p->base.info.ncpus && n < max; i++)
-		fds[n++] = (struct pollfd){ .fd = p->cpu[p->sampled[i]].fd, .events = POLLIN };
+		fds[n++] = (struct pollfd){.fd = p->cpu[p->sampled[i]].fd, .events = POLLIN};
 	return n;
 }
 
@@ -565,7 +590,8 @@ static void reap_hung(struct perf_source *p, const struct kt_sink *sink)
 		uint32_t n = p->base.info.ncpus - i < 64 ? p->base.info.ncpus - i : 64;
 
 		for (uint32_t j = 0; j < n; j++)
-			fds[j] = (struct pollfd){ .fd = p->cpu[p->sampled[i + j]].fd, .events = POLLIN };
+			fds[j] =
+			    (struct pollfd){.fd = p->cpu[p->sampled[i + j]].fd, .events = POLLIN};
 		if (poll(fds, n, 0) <= 0)
 			continue;
 		for (uint32_t j = 0; j < n; j++) {
@@ -606,8 +632,10 @@ static int perf_read(struct kt_source *s, const struct kt_sink *sink, int *timeo
 	if (p->rec_err) {
 		/* The recorder keeps the first failure with its message: flush hands it over. */
 		if (kt_rec_flush(p->rec, err, errlen) == 0)
-			snprintf(err, errlen, "--record %s: writing failed (%s); the file holds the "
-				 "blocks written before the failure", p->rec_path, strerror(-p->rec_err));
+			snprintf(err, errlen,
+				 "--record %s: writing failed (%s); the file holds the "
+				 "blocks written before the failure",
+				 p->rec_path, strerror(-p->rec_err));
 		return p->rec_err;
 	}
 	return 0;
@@ -643,13 +671,18 @@ static void hotplug(struct perf_source *p, char *msg, size_t msglen)
 			if (r == 0) {
 				rebuild_cpu_list(p);
 				c->failed = 0;
-				snprintf(line, sizeof(line), "cpu %u came online: now sampling it", i);
+				snprintf(line, sizeof(line), "cpu %u came online: now sampling it",
+					 i);
 				add_notice(msg, msglen, line);
 			} else if (!c->failed) {
 				c->failed = 1;
-				snprintf(line, sizeof(line), "cpu %u came online but cannot be sampled (%s%s)",
-					 i, strerror(-r), (r == -EACCES || r == -EPERM)
-					 ? ": kerntop dropped root after start; restart it to sample this CPU" : "");
+				snprintf(line, sizeof(line),
+					 "cpu %u came online but cannot be sampled (%s%s)", i,
+					 strerror(-r),
+					 (r == -EACCES || r == -EPERM)
+					     ? ": kerntop dropped root after start; restart it to "
+					       "sample this CPU"
+					     : "");
 				add_notice(msg, msglen, line);
 			}
 		} else if (!online[i]) {
@@ -680,10 +713,10 @@ static int perf_refresh(struct kt_source *s, char *msg, size_t msglen)
 }
 
 static const struct kt_source_ops perf_ops = {
-	.name = "live",
-	.free = perf_free,
-	.pollfds = perf_pollfds,
-	.read = perf_read,
-	.now = perf_now,
-	.refresh = perf_refresh,
+    .name = "live",
+    .free = perf_free,
+    .pollfds = perf_pollfds,
+    .read = perf_read,
+    .now = perf_now,
+    .refresh = perf_refresh,
 };

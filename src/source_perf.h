@@ -16,30 +16,30 @@
 #define PERF_MAX_RECORD 65536
 
 struct perf_cpu {
-	int fd;                           /* -1 when this CPU is not sampled */
-	int failed;                       /* open refused at a refresh: notice given once */
-	int gone;                         /* went offline: closed by the next read, with its sink */
-	void *map;                        /* control page + data pages */
+	int fd;	    /* -1 when this CPU is not sampled */
+	int failed; /* open refused at a refresh: notice given once */
+	int gone;   /* went offline: closed by the next read, with its sink */
+	void *map;  /* control page + data pages */
 	size_t map_len;
 	struct perf_event_mmap_page *pc;
 	unsigned char *data;
-	uint64_t data_size;               /* a power of two */
+	uint64_t data_size; /* a power of two */
 };
 
 struct perf_source {
-	struct kt_source base;            /* first: the dispatcher casts */
+	struct kt_source base; /* first: the dispatcher casts */
 	struct perf_event_attr attr;
-	struct perf_cpu *cpu;             /* indexed by CPU number, info.max_cpu entries */
-	uint32_t *sampled;                /* CPU numbers now sampled (info.cpus) */
-	uint8_t *wanted;                  /* CPUs of -C, or every possible CPU */
-	size_t pages;                     /* data pages per ring */
+	struct perf_cpu *cpu; /* indexed by CPU number, info.max_cpu entries */
+	uint32_t *sampled;    /* CPU numbers now sampled (info.cpus) */
+	uint8_t *wanted;      /* CPUs of -C, or every possible CPU */
+	size_t pages;	      /* data pages per ring */
 	char sysroot[PATH_MAX];
 	char event[32];
 	struct kt_recorder *rec;
 	char rec_path[PATH_MAX];
-	int rec_err;                      /* first recorder failure, reported by the next read */
-	char pending[256];                /* notice found while reading, given at the next refresh */
-	uint64_t *tid_seen;               /* bitmap: a comm was emitted (or tried) for this tid */
+	int rec_err;	    /* first recorder failure, reported by the next read */
+	char pending[256];  /* notice found while reading, given at the next refresh */
+	uint64_t *tid_seen; /* bitmap: a comm was emitted (or tried) for this tid */
 	uint64_t frames[KT_MAX_STACK];
 	unsigned char bounce[PERF_MAX_RECORD];
 };

@@ -85,7 +85,7 @@ static void comm_fallback(struct perf_source *p, const struct kt_sink *sink, int
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	if (fd < 0)
-		return;       /* gone already: the task stays nameless (shown by its pid) */
+		return; /* gone already: the task stays nameless (shown by its pid) */
 	n = read(fd, name, sizeof(name) - 1);
 	close(fd);
 	if (n <= 0)
@@ -181,7 +181,7 @@ static void on_record(struct perf_source *p, uint32_t cpu, const unsigned char *
 		emit_comm(p, sink, (int32_t)rd32(b), (int32_t)rd32(b + 4), comm, id.time);
 		break;
 	case PERF_RECORD_FORK:
-		/* pid, ppid, tid, ptid, time: a new tid (maybe recycled) needs its name read again */
+		/* pid, ppid, tid, ptid, time: a new (maybe recycled) tid needs its name again */
 		if (end - b >= 16)
 			tid_mark(p, rd32(b + 8), 0);
 		break;
@@ -211,7 +211,7 @@ static void on_record(struct perf_source *p, uint32_t cpu, const unsigned char *
 		break;
 	}
 	default:
-		break;        /* EXIT and records we did not ask for */
+		break; /* EXIT and records we did not ask for */
 	}
 }
 
@@ -222,7 +222,7 @@ static void drain_cpu(struct perf_source *p, uint32_t cpu, const struct kt_sink 
 
 	if (!c->map)
 		return;
-	/* Acquire pairs with the kernel's release of data_head: record bytes before it are visible. */
+	/* Acquire pairs with the kernel's release of data_head: the records before it are set. */
 	head = __atomic_load_n(&c->pc->data_head, __ATOMIC_ACQUIRE);
 	tail = c->pc->data_tail;
 	while (tail < head) {
@@ -241,7 +241,7 @@ static void drain_cpu(struct perf_source *p, uint32_t cpu, const struct kt_sink 
 			memcpy((unsigned char *)&h + first, c->data, sizeof(h) - first);
 		}
 		if (h.size < sizeof(h) || h.size > head - tail)
-			break;        /* cannot happen with a sane kernel: resync at head */
+			break; /* cannot happen with a sane kernel: resync at head */
 		if (off + h.size <= c->data_size) {
 			rec = c->data + off;
 		} else {

@@ -47,7 +47,8 @@ __attribute__((weak)) int kt_rec_comm(struct kt_recorder *r, int32_t pid, int32_
 	return -ENOSYS;
 }
 
-__attribute__((weak)) int kt_rec_lost(struct kt_recorder *r, uint32_t cpu, uint64_t count, uint64_t t)
+__attribute__((weak)) int kt_rec_lost(struct kt_recorder *r, uint32_t cpu, uint64_t count,
+				      uint64_t t)
 {
 	(void)r;
 	(void)cpu;
@@ -56,7 +57,8 @@ __attribute__((weak)) int kt_rec_lost(struct kt_recorder *r, uint32_t cpu, uint6
 	return -ENOSYS;
 }
 
-__attribute__((weak)) int kt_rec_throttle(struct kt_recorder *r, uint32_t cpu, int throttled, uint64_t t)
+__attribute__((weak)) int kt_rec_throttle(struct kt_recorder *r, uint32_t cpu, int throttled,
+					  uint64_t t)
 {
 	(void)r;
 	(void)cpu;

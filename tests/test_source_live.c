@@ -117,7 +117,7 @@ static void on_throttle(void *ctx, uint32_t cpu, int on, uint64_t t)
 
 static struct kt_sink sink_for(struct counts *c)
 {
-	struct kt_sink k = { c, on_sample, on_comm, on_lost, on_throttle };
+	struct kt_sink k = {c, on_sample, on_comm, on_lost, on_throttle};
 
 	return k;
 }
@@ -292,7 +292,8 @@ static void test_default(const int *cpus, int ncpus, pid_t *dd)
 	is_int(kt_source_info(s)->ncpus, ncpus, "default: every online CPU sampled");
 	ok(kt_source_info(s)->max_cpu >= (uint32_t)ncpus, "default: max_cpu covers them");
 	ok(kt_source_notice(s) == NULL, "default: no notice");
-	ok(kt_source_now(s) >= t0 && kt_source_now(s) <= kt_now_ns(), "default: source clock is CLOCK_MONOTONIC");
+	ok(kt_source_now(s) >= t0 && kt_source_now(s) <= kt_now_ns(),
+	   "default: source clock is CLOCK_MONOTONIC");
 	pump(s, &c, 1000);
 	t1 = kt_now_ns();
 	kt_source_stats(s, &st);
@@ -321,9 +322,11 @@ static void test_default(const int *cpus, int ncpus, pid_t *dd)
 	is_int(c.kernel_addr_bad, 0, "default: kernel addresses only");
 	is_int(c.user, 0, "default: no user samples without --user");
 	is_int(c.with_frames, 0, "default: no call chains without -g");
-	ok(c.t_min >= t0 && c.t_max <= t1, "default: sample times on the CLOCK_MONOTONIC of kt_now_ns");
+	ok(c.t_min >= t0 && c.t_max <= t1,
+	   "default: sample times on the CLOCK_MONOTONIC of kt_now_ns");
 	for (int i = 0; i < ncpus; i++) {
-		is_str(c.watch_comm[i], "dd", "default: comm of a dd that predates the source (from /proc)");
+		is_str(c.watch_comm[i], "dd",
+		       "default: comm of a dd that predates the source (from /proc)");
 		is_int(c.watch_comms[i], 1, "default: its name is read once");
 	}
 }
@@ -349,7 +352,8 @@ static void test_user(void)
 	pump(s, &c, 1000);
 	kt_source_free(s);
 	stop(spin);
-	printf("# %llu samples, %llu user\n", (unsigned long long)c.samples, (unsigned long long)c.user);
+	printf("# %llu samples, %llu user\n", (unsigned long long)c.samples,
+	       (unsigned long long)c.user);
 	/* A user-mode spinner competes with the dd loads for the CPUs: it holds about a third of
 	 * the machine, so well over a tenth of the hits are user hits. */
 	ok(c.user * 10 >= c.samples, "user: user-mode hits flagged KT_SAMPLE_USER");
@@ -387,7 +391,8 @@ static void test_callchain(void)
 	stop(ren);
 	printf("# %llu samples, %llu with frames\n", (unsigned long long)c.samples,
 	       (unsigned long long)c.with_frames);
-	ok(c.samples > 0 && c.with_frames * 10 >= c.samples * 9, "callchain: kernel samples carry frames");
+	ok(c.samples > 0 && c.with_frames * 10 >= c.samples * 9,
+	   "callchain: kernel samples carry frames");
 	is_int(c.leaf_mismatch, 0, "callchain: frames[0] is the sampled ip");
 	is_int(c.frame_marker, 0, "callchain: PERF_CONTEXT markers removed");
 	is_int(c.frame_user, 0, "callchain: kernel frames only");
@@ -467,7 +472,8 @@ static void test_cycles(void)
 		return;
 	is_str(kt_source_info(s)->event, "cpu-clock", "cycles: falls back to cpu-clock");
 	ok(kt_source_notice(s) && strstr(kt_source_notice(s), "cycles not supported here") &&
-	   strstr(kt_source_notice(s), "sampling cpu-clock"), "cycles: notice says so");
+	       strstr(kt_source_notice(s), "sampling cpu-clock"),
+	   "cycles: notice says so");
 	if (kt_source_notice(s))
 		printf("# notice: %s\n", kt_source_notice(s));
 	pump(s, &c, 200);
@@ -483,14 +489,16 @@ static void test_cycles(void)
 	o.freq_hz = 10000000;
 	r = kt_source_open(&o, &s, err, sizeof(err));
 	is_int(r, -EINVAL, "-F above the kernel's cap: refused");
-	ok(strstr(err, "kernel.perf_event_max_sample_rate") != NULL, "-F above the cap: names the sysctl");
+	ok(strstr(err, "kernel.perf_event_max_sample_rate") != NULL,
+	   "-F above the cap: names the sysctl");
 	printf("# %s\n", err);
 	o.freq_hz = 997;
 	o.callchain = 1;
 	o.max_stack = 250;
 	r = kt_source_open(&o, &s, err, sizeof(err));
 	is_int(r, -EOVERFLOW, "--max-stack above the kernel's cap: refused");
-	ok(strstr(err, "kernel.perf_event_max_stack") != NULL, "--max-stack above the cap: names the sysctl");
+	ok(strstr(err, "kernel.perf_event_max_stack") != NULL,
+	   "--max-stack above the cap: names the sysctl");
 	printf("# %s\n", err);
 }
 
@@ -529,7 +537,8 @@ static void test_denied(void)
 
 	/* The real refusal: an unprivileged user under perf_event_paranoid >= 1. */
 	if (geteuid() != 0 || read_paranoid() < 1) {
-		ok(1, "real refusal # SKIP needs root to become nobody and perf_event_paranoid >= 1");
+		ok(1,
+		   "real refusal # SKIP needs root to become nobody and perf_event_paranoid >= 1");
 		return;
 	}
 	if (pipe(pfd) < 0)
@@ -550,7 +559,8 @@ static void test_denied(void)
 	close(pfd[1]);
 	r = 0;
 	memset(err, 0, sizeof(err));
-	if (read(pfd[0], &r, sizeof(r)) != (ssize_t)sizeof(r) || read(pfd[0], err, sizeof(err)) <= 0)
+	if (read(pfd[0], &r, sizeof(r)) != (ssize_t)sizeof(r) ||
+	    read(pfd[0], err, sizeof(err)) <= 0)
 		r = -998;
 	err[sizeof(err) - 1] = '\0';
 	close(pfd[0]);
@@ -592,13 +602,15 @@ static void test_hotplug(const char *dir)
 		return;
 	is_int(kt_source_info(s)->ncpus, 1, "hotplug: samples one CPU");
 	is_int(kt_source_info(s)->max_cpu, 2, "hotplug: tables sized by the possible CPUs");
-	ok(kt_source_notice(s) && strstr(kt_source_notice(s), "cpu 1 offline"), "hotplug: notice for the offline CPU");
+	ok(kt_source_notice(s) && strstr(kt_source_notice(s), "cpu 1 offline"),
+	   "hotplug: notice for the offline CPU");
 	is_int(kt_source_refresh(s, msg, sizeof(msg)), 0, "hotplug: nothing changed, no notice");
 	pump(s, &c, 300);
 	is_int(c.per_cpu[1], 0, "hotplug: no hits on the offline CPU");
 
 	write_file(dir, "sys/devices/system/cpu/online", "0-1\n");
-	is_int(kt_source_refresh(s, msg, sizeof(msg)), 1, "hotplug: refresh sees cpu 1 come online");
+	is_int(kt_source_refresh(s, msg, sizeof(msg)), 1,
+	       "hotplug: refresh sees cpu 1 come online");
 	is_str(msg, "cpu 1 came online: now sampling it", "hotplug: online notice");
 	is_int(kt_source_info(s)->ncpus, 2, "hotplug: samples two CPUs");
 	pump(s, &c, 400);
@@ -638,23 +650,26 @@ static void test_hotplug(const char *dir)
 	}
 	close(pfd[1]);
 	memset(msg, 0, sizeof(msg));
-	if (read(pfd[0], &r, sizeof(r)) != (ssize_t)sizeof(r) || read(pfd[0], msg, sizeof(msg)) <= 0)
+	if (read(pfd[0], &r, sizeof(r)) != (ssize_t)sizeof(r) ||
+	    read(pfd[0], msg, sizeof(msg)) <= 0)
 		r = -998;
 	msg[sizeof(msg) - 1] = '\0';
 	close(pfd[0]);
 	waitpid(pid, NULL, 0);
 	is_int(r, 1, "hotplug after dropping root: refresh reports");
-	is_str(msg, "cpu 1 came online but cannot be sampled (Permission denied: kerntop dropped root "
-	       "after start; restart it to sample this CPU)", "hotplug after dropping root: notice says why");
+	is_str(msg,
+	       "cpu 1 came online but cannot be sampled (Permission denied: kerntop dropped root "
+	       "after start; restart it to sample this CPU)",
+	       "hotplug after dropping root: notice says why");
 }
 
 struct ksym {
 	uint64_t addr;
-	int id;       /* index in tcp_names, or -1 */
+	int id; /* index in tcp_names, or -1 */
 };
 
-static const char *const tcp_names[] = { "tcp_sendmsg_locked", "tcp_sendmsg", "tcp_recvmsg_locked",
-					 "tcp_recvmsg" };
+static const char *const tcp_names[] = {"tcp_sendmsg_locked", "tcp_sendmsg", "tcp_recvmsg_locked",
+					"tcp_recvmsg"};
 static struct ksym *ksyms;
 static size_t nksyms;
 static uint64_t chains_tcp, send_caller, recv_caller;
@@ -677,7 +692,8 @@ static int load_kallsyms(void)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3 || (type != 't' && type != 'T') || !a)
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3 ||
+		    (type != 't' && type != 'T') || !a)
 			continue;
 		if (nksyms == cap) {
 			cap = cap ? 2 * cap : 65536;
@@ -712,7 +728,7 @@ static int tcp_id(uint64_t ip)
 
 static void on_tcp_sample(void *ctx, const struct kt_sample *s)
 {
-	int seen[4] = { -1, -1, -1, -1 }, any = 0;
+	int seen[4] = {-1, -1, -1, -1}, any = 0;
 
 	on_sample(ctx, s);
 	for (uint32_t i = 0; i < s->nr_frames; i++) {
@@ -733,7 +749,7 @@ static void on_tcp_sample(void *ctx, const struct kt_sample *s)
 /* A loopback TCP pump: one child writes as fast as it can, the other reads. */
 static pid_t tcp_pump(pid_t *reader)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	socklen_t len = sizeof(sa);
 	int l = socket(AF_INET, SOCK_STREAM, 0);
 	pid_t w;
@@ -804,9 +820,9 @@ static void test_tcp_callchain(void)
 	stop(writer);
 	stop(reader);
 	printf("# %llu samples, %llu through tcp functions, %llu tcp_sendmsg_locked<-tcp_sendmsg, "
-	       "%llu tcp_recvmsg_locked<-tcp_recvmsg\n", (unsigned long long)c.samples,
-	       (unsigned long long)chains_tcp, (unsigned long long)send_caller,
-	       (unsigned long long)recv_caller);
+	       "%llu tcp_recvmsg_locked<-tcp_recvmsg\n",
+	       (unsigned long long)c.samples, (unsigned long long)chains_tcp,
+	       (unsigned long long)send_caller, (unsigned long long)recv_caller);
 	/* The pump and the dd loads share the CPUs: the pump gets a third to a half of them. */
 	ok(chains_tcp * 10 >= c.samples, "tcp: a tenth of the chains go through tcp send/receive");
 	ok(send_caller + recv_caller > 0, "tcp: callers appear above the hot tcp functions");
@@ -853,7 +869,8 @@ static void test_record(const char *dir, pid_t dd0)
 		printf("# %s\n", err);
 		return;
 	}
-	ok(kt_source_info(s)->kallsyms && kt_source_info(s)->kallsyms_len > 0, "record: carries kallsyms");
+	ok(kt_source_info(s)->kallsyms && kt_source_info(s)->kallsyms_len > 0,
+	   "record: carries kallsyms");
 	is_int(kt_source_info(s)->callchain, 1, "record: carries -g");
 	is_str(kt_source_info(s)->event, "cpu-clock", "record: carries the event");
 	for (int i = 0; i < 1000000; i++) {

@@ -31,7 +31,10 @@ static void put(const void *src, size_t n)
 	head += n;
 }
 
-static void put64(uint64_t v) { put(&v, 8); }
+static void put64(uint64_t v)
+{
+	put(&v, 8);
+}
 
 static void put32x2(uint32_t a, uint32_t b)
 {
@@ -41,7 +44,7 @@ static void put32x2(uint32_t a, uint32_t b)
 
 static void header(uint32_t type, uint16_t misc, uint16_t size)
 {
-	struct perf_event_header h = { type, misc, size };
+	struct perf_event_header h = {type, misc, size};
 
 	put(&h, sizeof(h));
 }
@@ -135,14 +138,14 @@ static void on_throttle(void *ctx, uint32_t cpu, int on, uint64_t t)
 int main(void)
 {
 	static struct perf_source p;
-	static uint32_t sampled[1] = { 0 };
+	static uint32_t sampled[1] = {0};
 	static struct perf_cpu cpu;
 	struct perf_event_mmap_page *pc = (void *)map;
 	struct seen v;
-	struct kt_sink sink = { &v, on_sample, on_comm, on_lost, on_throttle };
+	struct kt_sink sink = {&v, on_sample, on_comm, on_lost, on_throttle};
 	const uint64_t K = 0xffffffff81000000ull;
-	uint64_t chain[6] = { (uint64_t)PERF_CONTEXT_KERNEL, K + 0x10, K + 0x20, K + 0x30,
-			      (uint64_t)PERF_CONTEXT_USER, 0x401000 };
+	uint64_t chain[6] = {(uint64_t)PERF_CONTEXT_KERNEL, K + 0x10, K + 0x20, K + 0x30,
+			     (uint64_t)PERF_CONTEXT_USER,   0x401000};
 	uint64_t start;
 
 	memset(&v, 0, sizeof(v));
@@ -166,7 +169,7 @@ int main(void)
 	start = head;
 	pc->data_tail = head;
 	comm(100, 101, "worker", 5000);
-	header(PERF_RECORD_MMAP2, 0, DATA - 52 - 48);                 /* not asked for: skipped */
+	header(PERF_RECORD_MMAP2, 0, DATA - 52 - 48); /* not asked for: skipped */
 	for (int i = 0; i < DATA - 52 - 48 - 8; i++)
 		put("", 1);
 	__atomic_store_n(&pc->data_head, head, __ATOMIC_RELEASE);
@@ -177,7 +180,7 @@ int main(void)
 	is_int(v.comm_time[0], 5000, "comm time from the sample_id trailer");
 
 	is_int(head & (DATA - 1), DATA - 48, "the next record starts 48 bytes before the end");
-	sample(0, K + 0x10, 101, 6000, 3, 6, chain);               /* body wraps */
+	sample(0, K + 0x10, 101, 6000, 3, 6, chain); /* body wraps */
 	sample(PERF_RECORD_MISC_USER, 0x401000, 101, 7000, 3, 0, NULL);
 	header(PERF_RECORD_LOST, 0, 8 + 16 + 24);
 	put64(42);
@@ -193,7 +196,7 @@ int main(void)
 	put64(42);
 	put64(42);
 	trailer(0, 0, 9500, 3);
-	header(PERF_RECORD_MMAP2, 0, 8 + 8);                          /* not asked for: skipped */
+	header(PERF_RECORD_MMAP2, 0, 8 + 8); /* not asked for: skipped */
 	put64(0);
 	/* FORK re-using tid 101: its next sample needs the name again (from /proc: none here). */
 	header(PERF_RECORD_FORK, 0, 8 + 24 + 24);
@@ -234,7 +237,8 @@ int main(void)
 	/* A second drain with nothing new does nothing. */
 	memset(&v, 0, sizeof(v));
 	kt_perf_drain(&p, &sink);
-	is_int(v.samples + v.comms + v.lost_calls + v.throttles, 0, "empty ring: nothing delivered");
+	is_int(v.samples + v.comms + v.lost_calls + v.throttles, 0,
+	       "empty ring: nothing delivered");
 
 	/* A record claiming more bytes than were published is not read past data_head. */
 	start = head;
