@@ -1,7 +1,8 @@
 /* Test and bench helper: replays a file through the replay source at full speed and prints
  * what came out (counts, CPUs, comms, a digest), or writes a synthetic recording (--synth).
  *   test_replay_dump [-s SPEED] [-m MAXSTACK] [-t] FILE
- *   test_replay_dump --synth OUT NSAMPLES [SECONDS] */
+ *   test_replay_dump --synth OUT NSAMPLES [SECONDS]
+ *   test_replay_dump --convert IN OUT [KALLSYMS]   (re-record a replay, e.g. perf script text) */
 #include "config.h"
 
 #include <errno.h>
@@ -79,6 +80,53 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A sink that writes what it gets into a recording. */
+static void cv_sample(void *ctx, const struct kt_sample *s)
+{
+	kt_rec_sample(ctx, s);
+}
+
+static void cv_comm(void *ctx, int32_t pid, int32_t tid, const char *comm, uint64_t t)
+{
+	kt_rec_comm(ctx, pid, tid, comm, t);
+}
+
+static void cv_lost(void *ctx, uint32_t cpu, uint64_t count, uint64_t t)
+{
+	kt_rec_lost(ctx, cpu, count, t);
+}
+
+static void cv_throttle(void *ctx, uint32_t cpu, int throttled, uint64_t t)
+{
+	kt_rec_throttle(ctx, cpu, throttled, t);
+}
+
+static int convert(const char *in, const char *out, const char *kallsyms)
+{
+	struct kt_source_opts o = { .replay = in };
+	struct kt_recorder *rec;
+	struct kt_source *s;
+	struct kt_sink k;
+	char err[KT_ERRLEN];
+	int e, to;
+
+	if (kt_source_replay_open(&o, &s, err, sizeof(err)) < 0 ||
+	    kt_rec_open(out, &s->info, kallsyms, NULL, &rec, err, sizeof(err)) < 0) {
+		fprintf(stderr, "test_replay_dump: %s\n", err);
+		return 1;
+	}
+	k = (struct kt_sink){ rec, cv_sample, cv_comm, cv_lost, cv_throttle };
+	do
+		e = s->ops->read(s, &k, &to, err, sizeof(err));
+	while (e == 0);
+	s->ops->free(s);
+	if (e < 0 || kt_rec_close(rec, err, sizeof(err)) < 0) {
+		fprintf(stderr, "test_replay_dump: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct kt_source_opts o = { 0 };
@@ -100,6 +148,8 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (argc >= 4 && strcmp(argv[1], "--convert") == 0)
+		return convert(argv[2], argv[3], argc > 4 ? argv[4] : NULL);
 	for (; i < argc - 1; i++) {
 		if (strcmp(argv[i], "-s") == 0)
 			o.speed = atof(argv[++i]);
