@@ -43,7 +43,8 @@ int ui_open_callers(struct kt_ui *ui, uint32_t func, const char *name)
 {
 	char crumb[160];
 
-	snprintf(crumb, sizeof(crumb), "callers of %s", name ? name : "?");
+	(void)name;
+	snprintf(crumb, sizeof(crumb), "callers");
 	return push(ui, &ui_callers_ops, func, crumb);
 }
 

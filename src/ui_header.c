@@ -9,7 +9,7 @@
 #include "kerntop/util.h"
 #include "ui_impl.h"
 
-#define STRIP_CELL_MIN 14
+#define STRIP_CELL_MIN 20
 
 /* The per-CPU strip is shown when every sampled CPU gets a readable cell on one line. */
 static int strip_fits(const struct kt_ui *ui)
@@ -76,6 +76,9 @@ static void draw_title(struct kt_ui *ui)
 		if (info->freq_hz)
 			snprintf(buf, sizeof(buf), "%s %llu Hz", info->event ? info->event : "?",
 				 (unsigned long long)info->freq_hz);
+		else if (ui->sum.freq_hz > 0)
+			snprintf(buf, sizeof(buf), "%s %.0f Hz", info->event ? info->event : "?",
+				 ui->sum.freq_hz);
 		else
 			snprintf(buf, sizeof(buf), "%s period %llu", info->event ? info->event : "?",
 				 (unsigned long long)info->period);
@@ -88,7 +91,7 @@ static void draw_title(struct kt_ui *ui)
 		snprintf(buf, sizeof(buf), "  window %s", span);
 		seg(ui, A_NORMAL, buf);
 	}
-	snprintf(buf, sizeof(buf), "  %u CPUs", ui->sum.ncpus ? ui->sum.ncpus : (info ? info->ncpus : 0));
+	snprintf(buf, sizeof(buf), "  %u CPUs", info && info->ncpus ? info->ncpus : ui->sum.ncpus);
 	seg(ui, A_NORMAL, buf);
 	if (ui->filter.cpu != KT_ANY) {
 		snprintf(buf, sizeof(buf), "cpu %u", ui->filter.cpu);
@@ -157,11 +160,11 @@ static void draw_strip(struct kt_ui *ui)
 
 		if (r->id >= n)
 			continue;
-		snprintf(lab, sizeof(lab), "%-3u[", r->id);
+		snprintf(lab, sizeof(lab), "cpu%-2u[", r->id);
 		mvaddnstr(2, x, lab, cell);
-		ui_draw_bar(ui, k, 0, 0, cell - 11);
-		snprintf(lab, sizeof(lab), "]%5.1f%%", k > 100 ? 100.0 : k);
-		addnstr(lab, 8);
+		ui_draw_bar(ui, k, 0, 0, cell - 15);
+		snprintf(lab, sizeof(lab), "]%5.1f%% ", k > 100 ? 100.0 : k);
+		addnstr(lab, 9);
 	}
 }
 

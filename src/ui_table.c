@@ -247,7 +247,7 @@ static void draw_colhdr(struct kt_ui *ui, struct ui_screen *s, const struct layo
 		char t[64];
 
 		if (L->idx[k] == s->sort_col && col->sort >= 0)
-			snprintf(t, sizeof(t), "%s%s", col->title, s->q.reverse ? "^" : "v");
+			snprintf(t, sizeof(t), "[%s]%s", col->title, s->q.reverse ? "^" : "");
 		else
 			snprintf(t, sizeof(t), "%s", col->title);
 		if (L->idx[k] == s->sort_col && col->sort >= 0)

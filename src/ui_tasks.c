@@ -2,6 +2,7 @@
  * every screen to the task (again: all tasks). */
 #include "config.h"
 
+#include "kerntop/window.h"
 #include "ui_impl.h"
 
 static void col_pid(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
@@ -10,14 +11,23 @@ static void col_pid(const struct kt_ui *ui, const struct ui_screen *s, const str
 	snprintf(buf, len, "%s%d", ui->filter.task == r->id ? "*" : "", (int)r->pid);
 }
 
+static void col_tid(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		    char *buf, size_t len)
+{
+	const struct kt_task *t = ui->env.win ? kt_window_task_info(ui->env.win, r->id) : NULL;
+
+	snprintf(buf, len, "%d", t ? (int)t->tid : (int)r->pid);
+}
+
 static const struct ui_col cols[] = {
 	{ "PID", 8, 0, -1, 0, 0, col_pid, NULL },
+	{ "TID", 8, 2, -1, 0, 0, col_tid, NULL },
 	{ "Command", 16, 0, KT_SORT_NAME, 1, 1, ui_col_name, NULL },
 	{ "Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL },
-	{ "CPU ms", 10, 2, -1, 0, 0, ui_col_ms, NULL },
+	{ "CPU ms", 10, 3, -1, 0, 0, ui_col_ms, NULL },
 	{ "%Kernel", 8, 0, -1, 0, 0, ui_col_kernel, NULL },
 	{ "%Machine", 9, 1, -1, 0, 0, ui_col_machine, NULL },
-	{ "Hits/s", 9, 3, KT_SORT_RATE, 0, 0, ui_col_rate, NULL },
+	{ "Hits/s", 9, 4, KT_SORT_RATE, 0, 0, ui_col_rate, NULL },
 };
 
 static void enter(struct kt_ui *ui, struct ui_screen *s)
