@@ -1,0 +1,134 @@
+# Batch mode end to end on a replayed `perf script` fixture with call chains: exact tables in
+# every format, one report for a --speed max replay, -w, -n, -o (atomic, no clobber, 0600),
+# --zoom errors. Expected counts: see tests/data/agg/gen.py.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+A="$DATA/agg"
+kt() { "$KERNTOP" -b --replay "$A/callchains.perf" --kallsyms "$A/kallsyms" --modules "$A/modules" "$@"; }
+
+out=$(kt --speed max -z tcp 2>"$TMP/err")
+is "$?" 0 "text report of a replay"
+is "$(printf '%s\n' "$out" | grep -c '^kerntop .* report ')" 1 "--speed max prints exactly one report"
+like "$out" '^Source:   replay .*callchains.perf$' "header names the source"
+like "$out" '^Event:    cpu-clock at 997 Hz per CPU \(1.003 ms per hit\)$' "event, frequency, ms per hit"
+like "$out" '^Window:   cumulative since start \(covers 0.216 s\)$' "the whole file (no -w)"
+like "$out" '^CPUs:     2$' "CPUs"
+like "$out" '^Samples:  217 \(1004.6/s of 1994 possible\), lost 0, throttled 0$' "samples and lost"
+like "$out" '^Kernel:   122 hits, busy 28.33 % of machine$' "kernel busy share"
+like "$out" '^Idle:     90 hits, 20.90 % of machine$' "idle kept apart"
+like "$out" '^Module +Hits +msec +%Total +Hits/s$' "KernRate-like module header"
+like "$out" '^\[idle\] +90 +90.3 +41.47% +416.7$' "[idle] row"
+like "$out" '^tcp +70 +70.2 +32.26% +324.1$' "tcp row"
+like "$out" '^vmlinux +40 +40.1 +18.43% +185.2$' "vmlinux row"
+like "$out" '^nosym +12 +12.0 +5.53% +55.6$' "symbol-less module row"
+like "$out" '^\[user\] +5 +5.0 +2.30% +23.1$' "[user] row"
+like "$out" '^tcp_write_xmit +tcp +60 +60.2 +27.65% +277.8$' "top function"
+like "$out" '^cpu0 +122 +62 +0 +60 +28.8%  tcp +tcp_write_xmit$' "cpu0 row"
+like "$out" '^cpu1 +95 +60 +5 +30 +27.9%  vmlinux +read_zero$' "cpu1 row"
+like "$out" '^Zoom: tcp \(2 functions with hits, bucket size 64 bytes\)$' "zoom title"
+like "$out" '^tcp_push +10 +10.0 +4.61% +14.29% +46.3$' "zoom row"
+
+out=$(kt --speed max -z nosym)
+like "$out" '^Zoom: nosym \(3 functions with hits, no symbols: address buckets, bucket size 64 bytes\)$' \
+	"zoom into a module without symbols says so"
+like "$out" '^nosym\+0x40 +8 ' "and lists its buckets"
+
+kt --speed max -z tpc >"$TMP/o" 2>"$TMP/err"
+is "$?" 1 "unknown --zoom module fails"
+like "$(cat "$TMP/err")" '^kerntop: --zoom tpc: no such module; did you mean: tcp$' "naming the near module"
+is "$(wc -c <"$TMP/o" | tr -d ' ')" 0 "before printing anything"
+
+kt --speed max -g -z tcp --format json >"$TMP/j"
+is "$(wc -l <"$TMP/j" | tr -d ' ')" 1 "one JSON line"
+check "json holds the exact figures" python3 - "$TMP/j" <<'PY'
+import json, sys
+d = json.loads(open(sys.argv[1]).read())
+for k in "version time source event freq_hz window_s cpus samples kernel user idle lost modules functions cpu zoom stacks".split():
+    assert k in d, k
+assert (d["version"], d["source"], d["event"], d["freq_hz"], d["cpus"]) == (1, "replay", "cpu-clock", 997, 2), d
+assert (d["samples"], d["kernel"], d["user"], d["idle"], d["lost"]) == (217, 122, 5, 90, 0)
+m = {x["name"]: x for x in d["modules"]}
+assert [x["name"] for x in d["modules"]] == ["[idle]", "tcp", "vmlinux", "nosym", "[user]"]
+assert m["tcp"]["hits"] == 70 and abs(m["tcp"]["ms"] - 70 * 1.003009) < 1e-3
+assert abs(m["tcp"]["pct"] - 70 / 217 * 100) < 1e-3 and abs(m["tcp"]["per_s"] - 70 / 0.216) < 1e-2
+assert m["[idle]"]["idle"] is True and m["tcp"]["idle"] is False
+f = {x["name"]: x for x in d["functions"]}
+assert f["default_idle"]["idle"] and f["default_idle"]["module"] == "vmlinux"
+assert f["read_zero"]["hits"] == 25 and f["copy_user"]["hits"] == 15
+assert [(c["cpu"], c["hits"], c["kernel"], c["user"], c["idle"]) for c in d["cpu"]] == [(0, 122, 62, 0, 60), (1, 95, 60, 5, 30)]
+z = d["zoom"]
+assert z["module"] == "tcp" and [(x["name"], x["hits"]) for x in z["functions"]] == [("tcp_write_xmit", 60), ("tcp_push", 10)]
+s = d["stacks"]
+assert s[0] == {**s[0], "frames": ["default_idle_[k]"], "hits": 90}
+assert s[1]["frames"] == ["entry_SYSCALL_64_[k]", "do_syscall_64_[k]", "tcp_sendmsg_[tcp]", "tcp_push_[tcp]", "tcp_write_xmit_[tcp]"] and s[1]["hits"] == 40
+assert sum(x["hits"] for x in s) == 217
+PY
+
+kt --speed max --format folded >"$TMP/f"
+is "$?" 0 "folded export"
+check "folded lines are flamegraph.pl-clean and exact" python3 - "$TMP/f" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+want = {
+ "entry_SYSCALL_64_[k];do_syscall_64_[k];tcp_sendmsg_[tcp];tcp_push_[tcp];tcp_write_xmit_[tcp]": 40,
+ "entry_SYSCALL_64_[k];do_syscall_64_[k];tcp_sendmsg_[tcp];tcp_write_xmit_[tcp]": 20,
+ "entry_SYSCALL_64_[k];do_syscall_64_[k];tcp_sendmsg_[tcp];tcp_push_[tcp]": 10,
+ "entry_SYSCALL_64_[k];do_syscall_64_[k];ksys_read_[k];vfs_read_[k];read_zero_[k]": 25,
+ "entry_SYSCALL_64_[k];do_syscall_64_[k];ksys_read_[k];vfs_read_[k];read_zero_[k];copy_user_[k]": 15,
+ "default_idle_[k]": 90, "nosym+0x40_[nosym]": 8, "nosym+0x80_[nosym]": 2, "nosym+0xc0_[nosym]": 2,
+ "[user]": 5,
+}
+got = {}
+for l in lines:
+    # flamegraph.pl: /^(.*)\s+?(\d+(?:\.\d*)?)$/, frames split on ';', none empty, no blanks
+    m = re.match(r"^([^ ;][^ ]*[^ ;]|[^ ;]) (\d+)$", l)
+    assert m, l
+    assert all(fr for fr in m.group(1).split(";")), l
+    got[m.group(1)] = int(m.group(2))
+assert got == want, got
+PY
+
+kt --speed max --format csv >"$TMP/c"
+check "csv parses with one row per module and function" python3 - "$TMP/c" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert list(rows[0].keys()) == "report time kind module name hits ms pct pct_machine per_s idle".split()
+mods = [(r["module"], int(r["hits"])) for r in rows if r["kind"] == "module"]
+assert mods == [("[idle]", 90), ("tcp", 70), ("vmlinux", 40), ("nosym", 12), ("[user]", 5)], mods
+assert len([r for r in rows if r["kind"] == "function"]) == 9
+PY
+
+out=$(kt --speed max -w 0.1 --format json)
+check "-w given: only the last 0.1 s of the replay" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["samples"] == 97 and d["cumulative"] is False and abs(d["covered_s"] - 0.096) < 1e-9, d["samples"]
+' "$out"
+
+out=$(kt --speed max --cumulative -n 1 --format json)
+check "-n 1 at --speed max: one report of the whole file" python3 -c '
+import json, sys
+l = sys.argv[1].splitlines()
+assert len(l) == 1 and json.loads(l[0])["samples"] == 217
+' "$out"
+
+out=$(kt --speed 1 -n 2 -d 0.1 --format json)
+check "paced replay: -n 2 reports, growing" python3 -c '
+import json, sys
+r = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert [x["report"] for x in r] == [1, 2], r
+assert 0 < r[0]["samples"] <= r[1]["samples"] <= 217
+' "$out"
+
+kt --speed max --format json -o "$TMP/report.json"
+is "$?" 0 "-o FILE"
+is "$(stat -c %a "$TMP/report.json")" 600 "written mode 0600"
+check "-o holds the JSON" python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["samples"] == 217' "$TMP/report.json"
+echo keep >"$TMP/exists"
+kt --speed max -o "$TMP/exists" 2>"$TMP/err"
+is "$?" 1 "-o never overwrites"
+like "$(cat "$TMP/err")" 'already exists' "and says why"
+is "$(cat "$TMP/exists")" keep "the existing file is untouched"
+ls "$TMP" | grep -v -e '^report.json$' -e '^exists$' -e '^err$' -e '^[ojfc]$' -e '^check.out$' >"$TMP/left"
+is "$(wc -l <"$TMP/left" | tr -d ' ')" 0 "no temporary file left behind"
+done_testing
