@@ -1,0 +1,97 @@
+# Batch mode live: JSON reports under a dd load (structure and plausible numbers), SIGINT
+# with -o, and -g under a loopback TCP pump (callers of the tcp functions appear, folded
+# export parses). Skips only when perf_event_open is refused here.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+if ! "$KERNTOP" -b -n 1 -d 0.1 --format json >"$TMP/probe" 2>"$TMP/probe.err"; then
+	skip_all "live sampling refused: $(head -1 "$TMP/probe.err")"
+fi
+PIDS=""
+cleanup() { for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"; }
+trap cleanup EXIT
+
+dd if=/dev/zero of=/dev/null bs=64k count=100000000 2>/dev/null &
+PIDS="$PIDS $!"
+"$KERNTOP" -b -n 2 -d 0.5 --top 1000 --format json >"$TMP/live.json" 2>"$TMP/err"
+is "$?" 0 "kerntop -b -n 2 -d 0.5 --format json"
+check "two reports with the schema and plausible numbers" python3 - "$TMP/live.json" "$(getconf _NPROCESSORS_ONLN)" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+ncpu = int(sys.argv[2])
+assert len(lines) == 2, len(lines)
+for i, l in enumerate(lines):
+    d = json.loads(l)
+    for k in "version time source event freq_hz window_s cpus samples kernel user idle lost modules functions cpu".split():
+        assert k in d, k
+    assert d["report"] == i + 1 and d["source"] == "live" and d["version"] == 1
+    assert d["freq_hz"] == 997 and d["window_s"] == 10 and 1 <= d["cpus"] <= ncpu, d
+    assert d["samples"] > 0 and d["kernel"] > 0, d["samples"]
+    assert d["samples"] == d["kernel"] + d["user"] + d["idle"]
+    assert sum(m["hits"] for m in d["modules"]) == d["samples"]
+    assert sum(c["hits"] for c in d["cpu"]) == d["samples"]
+    assert 0 < d["covered_s"] <= 10.5
+    cap = d["covered_s"] * d["freq_hz"] * d["cpus"]
+    assert d["samples"] <= cap * 1.2 + 50, (d["samples"], cap)
+    assert any(m["name"] == "vmlinux" for m in d["modules"])
+    for m in d["modules"]:
+        assert m["hits"] > 0 and abs(m["ms"] - m["hits"] * 1000 / 997) < 0.01 and 0 < m["pct"] <= 100
+    f = [x["name"] for x in d["functions"]]
+    assert any(("zero" in n or "clear" in n or "copy" in n) for n in f), f[:10]
+r1, r2 = (json.loads(l) for l in lines)
+assert r2["time"] > r1["time"] and r2["samples"] >= r1["samples"] * 0.5
+PY
+
+"$KERNTOP" -b -d 0.3 --format json -o "$TMP/sigint.json" 2>"$TMP/err" &
+kp=$!
+sleep 1.2
+kill -INT "$kp"
+wait "$kp"
+is "$?" 0 "SIGINT ends batch mode cleanly"
+is "$(stat -c %a "$TMP/sigint.json" 2>/dev/null)" 600 "-o file published, mode 0600"
+check "reports every -d, then a last one" python3 -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert len(r) >= 3 and [x["report"] for x in r] == list(range(1, len(r) + 1)), len(r)
+' "$TMP/sigint.json"
+
+python3 - <<'PY' &
+import socket, threading, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+def srv():
+    c, _ = s.accept()
+    while c.recv(1 << 16):
+        pass
+threading.Thread(target=srv, daemon=True).start()
+c = socket.create_connection(("127.0.0.1", s.getsockname()[1]))
+b = b"x" * 65536
+t = time.time()
+while time.time() - t < 4:
+    c.sendall(b)
+PY
+PIDS="$PIDS $!"
+sleep 0.3
+"$KERNTOP" -b -g -n 1 -d 1.2 --format json >"$TMP/g.json" 2>"$TMP/err"
+is "$?" 0 "-g live report"
+check "callers of the tcp functions appear in the stacks" python3 - "$TMP/g.json" <<'PY'
+import json, sys
+d = json.loads(open(sys.argv[1]).read())
+st = d["stacks"]
+assert st, "no stacks"
+tcp = [s for s in st if any(f.startswith("tcp_") for f in s["frames"]) and len(s["frames"]) >= 3]
+assert tcp, [s["frames"] for s in st[:5]]
+s = tcp[0]
+i = max(i for i, f in enumerate(s["frames"]) if f.startswith("tcp_"))
+assert i > 0, s["frames"]  # something calls the tcp function
+PY
+"$KERNTOP" -b -g -n 1 -d 0.8 --format folded >"$TMP/g.folded" 2>"$TMP/err"
+is "$?" 0 "-g live folded export"
+check "folded lines parse (frames;frames count)" python3 - "$TMP/g.folded" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines
+for l in lines:
+    m = re.match(r"^([^ ]+) (\d+)$", l)
+    assert m and all(m.group(1).split(";")), l
+assert any(";" in l for l in lines)
+PY
+done_testing
