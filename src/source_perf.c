@@ -356,7 +356,7 @@ static int open_first(struct perf_source *p, uint32_t cpu, char *err, size_t err
 			r = open_cpu(p, cpu, 0);
 		}
 	}
-	if (r == -ENOMEM && p->cpu[cpu].fd < 0 && !p->cpu[cpu].map) {
+	if (r == -ENOMEM) {
 		snprintf(err, errlen,
 			 "cannot map the perf ring of cpu %u (out of locked memory: "
 			 "raise kernel.perf_event_mlock_kb or run as root)",

@@ -122,19 +122,27 @@ static struct kt_sink sink_for(struct counts *c)
 	return k;
 }
 
-/* Runs the caller's poll loop on s for ms milliseconds, as main.c does. */
-static int pump(struct kt_source *s, struct counts *c, int ms)
+/* Runs the caller's poll loop for ms milliseconds, as main.c does, over one source or two
+ * sampling side by side (s2 may be NULL). */
+static int pump2(struct kt_source *s, struct counts *c, struct kt_source *s2, struct counts *c2,
+		 int ms)
 {
-	struct kt_sink k = sink_for(c);
+	struct kt_sink k = sink_for(c), k2 = sink_for(c2);
 	uint64_t end = kt_now_ns() + (uint64_t)ms * 1000000u;
 	char err[KT_ERRLEN];
 
 	for (;;) {
-		struct pollfd fds[NCPU];
-		int n = kt_source_pollfds(s, fds, NCPU), timeout = -1, r;
+		struct pollfd fds[2 * NCPU];
+		int n = kt_source_pollfds(s, fds, NCPU), timeout = -1, t2 = -1, r;
 		uint64_t now;
 
 		r = kt_source_read(s, &k, &timeout, err, sizeof(err));
+		if (r == 0 && s2) {
+			n += kt_source_pollfds(s2, fds + n, NCPU);
+			r = kt_source_read(s2, &k2, &t2, err, sizeof(err));
+			if (t2 >= 0 && (timeout < 0 || t2 < timeout))
+				timeout = t2;
+		}
 		if (r != 0) {
 			printf("# read: %d %s\n", r, err);
 			return r;
@@ -146,6 +154,11 @@ static int pump(struct kt_source *s, struct counts *c, int ms)
 			timeout = (int)((end - now) / 1000000u) + 1;
 		poll(fds, (nfds_t)n, timeout);
 	}
+}
+
+static int pump(struct kt_source *s, struct counts *c, int ms)
+{
+	return pump2(s, c, NULL, NULL, ms);
 }
 
 static struct kt_source_opts base_opts(void)
@@ -268,8 +281,11 @@ static void write_file(const char *dir, const char *rel, const char *text)
 
 static void test_default(const int *cpus, int ncpus, pid_t *dd)
 {
-	struct kt_source_opts o = base_opts();
-	struct kt_source *s;
+	struct kt_source_opts o = base_opts(), ou = base_opts();
+	struct kt_source *s, *su;
+	struct counts cu;
+	double kern_u;
+	int full = 1;
 	struct kt_source_stats st;
 	struct counts c;
 	char err[KT_ERRLEN];
@@ -294,8 +310,15 @@ static void test_default(const int *cpus, int ncpus, pid_t *dd)
 	ok(kt_source_notice(s) == NULL, "default: no notice");
 	ok(kt_source_now(s) >= t0 && kt_source_now(s) <= kt_now_ns(),
 	   "default: source clock is CLOCK_MONOTONIC");
-	pump(s, &c, 1000);
+	/* A --user source alongside sees the same ticks: its kernel-mode ones are ours. */
+	ou.user = 1;
+	memset(&cu, 0, sizeof(cu));
+	r = kt_source_open(&ou, &su, err, sizeof(err));
+	is_int(r, 0, "default: a --user source opens alongside");
+	pump2(s, &c, r ? NULL : su, &cu, 1000);
 	t1 = kt_now_ns();
+	if (!r)
+		kt_source_free(su);
 	kt_source_stats(s, &st);
 	kt_source_free(s);
 
@@ -306,15 +329,30 @@ static void test_default(const int *cpus, int ncpus, pid_t *dd)
 	}
 	ok(all, "default: hits on every online CPU");
 	/* cpu-clock is an hrtimer with a fixed period of 1/997 s on each CPU, so a CPU yields at
-	 * most ~997/s (+10% for timer slack). It yields that only while busy (a CPU in tickless
-	 * idle gives almost none on this kernel, hence a dd on every CPU); excluded user-mode
-	 * ticks (dd is ~99% kernel), another test competing for the CPUs and hrtimer latency in
-	 * a VM take some away: below half of the nominal count the source is broken. */
+	 * most ~997/s (+10% for timer slack), and that only while busy (a CPU in tickless idle
+	 * gives almost none on this kernel, hence a dd on every CPU). Without --user every tick
+	 * that lands in user mode is dropped by the kernel: dd's own ~10%, and all of whatever
+	 * else runs in user mode meanwhile (another test, a compiler, a fuzzer). So the rate is
+	 * checked where it is known: the --user source alongside must see 70-110% of 997 Hz per
+	 * CPU, and this one exactly its kernel-mode share; the bound here only catches a source
+	 * that delivers a small fraction of the ticks. */
 	expect = 997.0 * ncpus * (double)(t1 - t0) / 1e9;
 	got = (double)c.samples;
 	printf("# %llu samples in %.3f s, %.0f%% of 997 x %d CPUs\n", (unsigned long long)c.samples,
 	       (double)(t1 - t0) / 1e9, 100.0 * got / expect, ncpus);
-	ok(got >= 0.5 * expect && got <= 1.1 * expect, "default: total plausible for 997 Hz");
+	ok(got >= 0.25 * expect && got <= 1.1 * expect, "default: total plausible for 997 Hz");
+	for (int i = 0; i < ncpus; i++) {
+		double per = (double)cu.per_cpu[cpus[i]];
+
+		if (per < 0.7 * expect / ncpus || per > 1.1 * expect / ncpus)
+			full = 0;
+	}
+	ok(full, "default: the --user source alongside sees 997 Hz on every busy CPU");
+	kern_u = (double)(cu.samples - cu.user);
+	printf("# kernel-mode hits of the --user source alongside: %.0f\n", kern_u);
+	/* Both hrtimers tick at the same rate on the same CPUs over the same second. */
+	ok(got >= 0.9 * kern_u - 20 && got <= 1.1 * kern_u + 20,
+	   "default: as many hits as the kernel-mode hits of a --user source alongside");
 	is_int(st.samples, c.samples, "default: stats.samples matches the sink");
 	ok(st.bytes >= c.samples * 48, "default: stats.bytes counts drained bytes");
 	is_int(c.lost, 0, "default: nothing lost");
@@ -331,8 +369,10 @@ static void test_default(const int *cpus, int ncpus, pid_t *dd)
 	}
 }
 
-static void test_user(void)
+static void test_user(int ncpus)
 {
+	uint64_t t0, t1;
+	double expect;
 	struct kt_source_opts o = base_opts();
 	struct kt_source *s;
 	struct counts c;
@@ -349,9 +389,17 @@ static void test_user(void)
 		return;
 	}
 	ok(kt_source_info(s)->user, "user: info says so");
+	t0 = kt_now_ns();
 	pump(s, &c, 1000);
+	t1 = kt_now_ns();
 	kt_source_free(s);
 	stop(spin);
+	/* With --user every tick of a busy CPU is a sample, whoever runs: the full rate, less
+	 * hrtimer latency in a VM (measured at 97-99% here). */
+	expect = 997.0 * ncpus * (double)(t1 - t0) / 1e9;
+	printf("# %.0f%% of 997 x %d CPUs\n", 100.0 * (double)c.samples / expect, ncpus);
+	ok((double)c.samples >= 0.7 * expect && (double)c.samples <= 1.1 * expect,
+	   "user: total close to 997 Hz on every busy CPU");
 	printf("# %llu samples, %llu user\n", (unsigned long long)c.samples,
 	       (unsigned long long)c.user);
 	/* A user-mode spinner competes with the dd loads for the CPUs: it holds about a third of
@@ -922,7 +970,7 @@ int main(void)
 	usleep(200000);
 
 	test_default(cpus, ncpus, dd);
-	test_user();
+	test_user(ncpus);
 	test_callchain();
 	test_tcp_callchain();
 	test_cpu0();
