@@ -170,6 +170,10 @@ static int build_index(struct kt_symbols *s)
 	for (k = 0; k < s->nidx; k++) {
 		uint64_t at = s->ibase + ((uint64_t)k << s->ishift);
 
+		if ((uint64_t)k > (UINT64_MAX - s->ibase) >> s->ishift) {
+			s->idx[k] = s->nranges - 1; /* past the top of the address space */
+			continue;
+		}
 		while (i + 1 < s->nranges && s->rstart[i + 1] <= at)
 			i++;
 		s->idx[k] = i;

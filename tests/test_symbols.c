@@ -361,6 +361,29 @@ static void test_bad(const char *tmp)
 	kt_sym_free(NULL);
 }
 
+/* Addresses spread over the whole 64-bit space: the coarse index's last slots wrap. */
+static void test_wide(void)
+{
+	static const char k[] = "0000000000001000 T low_fn\n"
+				"ffffffff81000000 T _stext\n"
+				"ffffffff81000010 T mid_fn\n"
+				"ffffffff81001000 T _etext\n"
+				"ffffffffffff0000 t top_fn\t[topmod]\n";
+	struct kt_sym_opts o = { .kallsyms_buf = k, .kallsyms_len = sizeof(k) - 1 };
+	struct kt_symbols *s = load(&o);
+
+	ok(s != NULL, "wide address spread loads");
+	if (!s)
+		return;
+	is_str(name_at(s, 0x1004), "low_fn", "low orphan symbol");
+	is_str(name_at(s, 0x2004), "[unknown]+0x2000", "after the low orphan's 4096 bytes");
+	is_str(name_at(s, 0xffffffff81000a75ull), "mid_fn", "in the top index slot");
+	is_str(name_at(s, 0xffffffff81001a4aull), "[unknown]+0xffffffff81001a40", "past _etext");
+	is_str(name_at(s, 0xffffffffffff0fffull), "top_fn", "at the top of the address space");
+	is_str(name_at(s, 0xffffffffffffffffull), "[unknown]+0xffffffffffffffc0", "the last address");
+	kt_sym_free(s);
+}
+
 int main(void)
 {
 	char tmp[] = "/tmp/kt-symtest.XXXXXX";
@@ -373,6 +396,7 @@ int main(void)
 	test_options();
 	test_buffers();
 	test_sysroot();
+	test_wide();
 	test_bad(tmp);
 	{
 		char cmd[4200];
