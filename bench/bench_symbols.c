@@ -59,7 +59,7 @@ static uint64_t xrand(void)
 static double cat_ms(const char *path)
 {
 	posix_spawn_file_actions_t fa;
-	char *argv[] = { "cat", (char *)path, NULL };
+	char *argv[] = {"cat", (char *)path, NULL};
 	double t0, t1;
 	pid_t pid;
 	int st;
@@ -85,7 +85,7 @@ static int ucmp(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "/proc/kallsyms";
-	struct kt_sym_opts o = { .kallsyms = path };
+	struct kt_sym_opts o = {.kallsyms = path};
 	struct kt_symbols *s = NULL;
 	char err[512];
 	double load[RUNS], cat[RUNS], t0, t1, ms_load, ms_cat;
@@ -161,8 +161,10 @@ int main(int argc, char **argv)
 		}
 		t1 = now_ms();
 		ns_bs = (t1 - t0) * 1e6 / NADDR;
-		printf("resolve: %.1f ns/address over %u M random addresses; plain binary search %.1f ns; "
-		       "ratio %.2fx\n", ns_res, NADDR / 1000000, ns_bs, ns_res / ns_bs);
+		printf("resolve: %.1f ns/address over %u M random addresses; plain binary search "
+		       "%.1f ns; "
+		       "ratio %.2fx\n",
+		       ns_res, NADDR / 1000000, ns_bs, ns_res / ns_bs);
 	}
 
 	/* interning lookups: first sight of a pool, then steady state drawn from it */

@@ -83,7 +83,7 @@ static int region_cmp(const void *pa, const void *pb)
  * is what a /proc/modules size (covering data too) needs. */
 static int regions_normalize(struct region_vec *r)
 {
-	struct region_vec out = { 0 };
+	struct region_vec out = {0};
 	size_t i, j;
 
 	if (r->n)
@@ -104,7 +104,8 @@ static int regions_normalize(struct region_vec *r)
 				cur.start = h->end;
 			}
 		}
-		if (cur.start < cur.end && region_push(&out, cur.start, cur.end, cur.module, cur.prio) < 0)
+		if (cur.start < cur.end &&
+		    region_push(&out, cur.start, cur.end, cur.module, cur.prio) < 0)
 			goto oom;
 	}
 	if (out.n)
@@ -183,11 +184,11 @@ static int build_index(struct kt_symbols *s)
 
 /* Assigns sorted symbols to sorted regions; a symbol outside every region of its module
  * is an orphan (a bpf program, an ftrace trampoline) and gets a region of its own. */
-static int assign(struct kt_symbols *s, struct sym_vec *syms, struct region_vec *regs,
-		  int final, uint32_t *cap)
+static int assign(struct kt_symbols *s, struct sym_vec *syms, struct region_vec *regs, int final,
+		  uint32_t *cap)
 {
 	size_t r = 0, i = 0;
-	struct region_vec orphans = { 0 };
+	struct region_vec orphans = {0};
 	uint64_t prev_end = 0;
 	int have_prev = 0;
 
@@ -199,7 +200,8 @@ static int assign(struct kt_symbols *s, struct sym_vec *syms, struct region_vec 
 		if (r < regs->n && regs->v[r].start <= y->addr) {
 			uint32_t rm = regs->v[r].module;
 
-			if (rm == y->module || (y->module == KT_MOD_VMLINUX && s->mods[rm].builtin)) {
+			if (rm == y->module ||
+			    (y->module == KT_MOD_VMLINUX && s->mods[rm].builtin)) {
 				y->module = rm;
 				continue;
 			}
@@ -217,7 +219,8 @@ static int assign(struct kt_symbols *s, struct sym_vec *syms, struct region_vec 
 		{
 			uint64_t end = y->addr + ORPHAN_SPAN;
 
-			if (k + 1 < syms->n && syms->v[k + 1].addr < end && syms->v[k + 1].addr > y->addr)
+			if (k + 1 < syms->n && syms->v[k + 1].addr < end &&
+			    syms->v[k + 1].addr > y->addr)
 				end = syms->v[k + 1].addr;
 			if (r < regs->n && regs->v[r].start < end)
 				end = regs->v[r].start;
@@ -227,8 +230,8 @@ static int assign(struct kt_symbols *s, struct sym_vec *syms, struct region_vec 
 	}
 	if (!final) {
 		for (size_t k = 0; k < orphans.n; k++)
-			if (region_push(regs, orphans.v[k].start, orphans.v[k].end, orphans.v[k].module,
-					1) < 0)
+			if (region_push(regs, orphans.v[k].start, orphans.v[k].end,
+					orphans.v[k].module, 1) < 0)
 				goto oom;
 		free(orphans.v);
 		return 0;
@@ -257,8 +260,8 @@ static int assign(struct kt_symbols *s, struct sym_vec *syms, struct region_vec 
 				nx++;
 			end = nx < syms->n && syms->v[nx].addr < g->end ? syms->v[nx].addr : g->end;
 			if (syms->v[i].name) {
-				f = sym_add_func(s, syms->v[i].name, syms->v[i].addr, end - syms->v[i].addr,
-					     g->module, 0);
+				f = sym_add_func(s, syms->v[i].name, syms->v[i].addr,
+						 end - syms->v[i].addr, g->module, 0);
 				if (f < 0 || emit(s, cap, syms->v[i].addr, (uint32_t)f) < 0)
 					goto oom;
 				m->nfuncs++;
@@ -337,4 +340,3 @@ int sym_build(struct kt_symbols *s, struct sym_vec *syms, struct region_vec *reg
 		return r;
 	return build_index(s);
 }
-

@@ -17,11 +17,11 @@
  * do_idle and cpu_startup_entry are deliberately absent: their own instructions are the idle
  * loop's housekeeping (tick stop/restart, RCU, polling checks), real kernel work. */
 static const char default_idle_list[] =
-	"default_idle,default_idle_call,arch_cpu_idle,cpu_idle_poll,cpuidle_enter_state,"
-	"native_safe_halt,pv_native_safe_halt,pvm_safe_halt*,acpi_safe_halt,io_idle,"
-	"acpi_idle_do_entry,acpi_idle_enter*,acpi_idle_lpi_enter,acpi_processor_ffh_cstate_enter,"
-	"acpi_processor_ffh_lpi_enter,intel_idle*,mwait_idle*,poll_idle,default_enter_idle,"
-	"amd_e400_idle,xen_safe_halt,cpu_do_idle";
+    "default_idle,default_idle_call,arch_cpu_idle,cpu_idle_poll,cpuidle_enter_state,"
+    "native_safe_halt,pv_native_safe_halt,pvm_safe_halt*,acpi_safe_halt,io_idle,"
+    "acpi_idle_do_entry,acpi_idle_enter*,acpi_idle_lpi_enter,acpi_processor_ffh_cstate_enter,"
+    "acpi_processor_ffh_lpi_enter,intel_idle*,mwait_idle*,poll_idle,default_enter_idle,"
+    "amd_e400_idle,xen_safe_halt,cpu_do_idle";
 
 const char *kt_sym_default_idle(void)
 {
@@ -106,7 +106,7 @@ int sym_vec_push(struct sym_vec *v, uint64_t addr, const char *name, uint32_t mo
 		v->v = nv;
 		v->cap = cap;
 	}
-	v->v[v->n++] = (struct sym_raw){ addr, name, module, type };
+	v->v[v->n++] = (struct sym_raw){addr, name, module, type};
 	return 0;
 }
 
@@ -123,7 +123,7 @@ int region_push(struct region_vec *v, uint64_t start, uint64_t end, uint32_t mod
 		v->v = nv;
 		v->cap = cap;
 	}
-	v->v[v->n++] = (struct sym_region){ start, end, module, prio };
+	v->v[v->n++] = (struct sym_region){start, end, module, prio};
 	return 0;
 }
 
@@ -207,8 +207,8 @@ int sym_add_func(struct kt_symbols *s, const char *name, uint64_t start, uint64_
 int kt_sym_new(const struct kt_sym_opts *o, struct kt_symbols **out, char *err, size_t errlen)
 {
 	struct kt_symbols *s;
-	struct sym_vec syms = { 0 };
-	struct region_vec regs = { 0 };
+	struct sym_vec syms = {0};
+	struct region_vec regs = {0};
 	int r;
 
 	*out = NULL;
@@ -236,8 +236,8 @@ int kt_sym_new(const struct kt_sym_opts *o, struct kt_symbols **out, char *err, 
 		goto oom;
 	if (sym_grow((void **)&s->locs, &s->caplocs, 2, sizeof(*s->locs)) < 0)
 		goto oom;
-	s->locs[0] = (struct kt_sym_loc){ 0, 0, KT_MOD_USER, 0 };
-	s->locs[1] = (struct kt_sym_loc){ 0, 1, KT_MOD_UNKNOWN, 0 };
+	s->locs[0] = (struct kt_sym_loc){0, 0, KT_MOD_USER, 0};
+	s->locs[1] = (struct kt_sym_loc){0, 1, KT_MOD_UNKNOWN, 0};
 	s->nlocs = 2;
 	if (sym_lhash_grow(s) < 0)
 		goto oom;
@@ -347,4 +347,3 @@ const char *kt_sym_notice(const struct kt_symbols *s)
 {
 	return s->notice[0] ? s->notice : NULL;
 }
-

@@ -27,8 +27,8 @@ static int no_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 }
 
 static const Dwfl_Callbacks offline_callbacks = {
-	.find_debuginfo = no_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
+    .find_debuginfo = no_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
 };
 
 struct elf_info {
@@ -38,7 +38,7 @@ struct elf_info {
 	size_t shstrndx;
 	Elf_Scn *symtab;
 	GElf_Shdr symsh;
-	size_t text_idx;        /* ET_REL: the .text section */
+	size_t text_idx; /* ET_REL: the .text section */
 	int has_lines;
 };
 
@@ -114,7 +114,7 @@ int sym_elf_symbols(struct kt_symbols *s, uint32_t module, const char *path, str
 	size_t nsyms, i, j;
 	uint64_t elf_stext = 0, elf_etext = 0, base = 0;
 	int have_stext = 0, rel, r = 0;
-	struct sym_vec mine = { 0 };
+	struct sym_vec mine = {0};
 
 	r = elf_open(path, &ei, err, errlen);
 	if (r < 0)
@@ -166,7 +166,8 @@ int sym_elf_symbols(struct kt_symbols *s, uint32_t module, const char *path, str
 		if (rel ? sym.st_shndx != ei.text_idx : !sec_exec(ei.elf, sym.st_shndx))
 			continue;
 		name = elf_strptr(ei.elf, ei.symsh.sh_link, sym.st_name);
-		if (!name || !name[0] || name[0] == '.' || name[0] == '$' || !strncmp(name, "__pfx_", 6))
+		if (!name || !name[0] || name[0] == '.' || name[0] == '$' ||
+		    !strncmp(name, "__pfx_", 6))
 			continue;
 		if (type == STT_NOTYPE && (!strcmp(name, "_etext") || !strcmp(name, "_einittext")))
 			continue;
@@ -174,7 +175,8 @@ int sym_elf_symbols(struct kt_symbols *s, uint32_t module, const char *path, str
 		name = sym_strdup(s, name, strlen(name));
 		if (!name || sym_vec_push(&mine, a, name, module,
 					  GELF_ST_BIND(sym.st_info) == STB_GLOBAL ? 'T'
-					  : GELF_ST_BIND(sym.st_info) == STB_WEAK ? 'W' : 't') < 0) {
+					  : GELF_ST_BIND(sym.st_info) == STB_WEAK ? 'W'
+										  : 't') < 0) {
 			r = -ENOMEM;
 			goto out;
 		}
@@ -194,7 +196,8 @@ int sym_elf_symbols(struct kt_symbols *s, uint32_t module, const char *path, str
 			syms->v[j++] = syms->v[i];
 	syms->n = j;
 	for (i = 0; i < mine.n; i++)
-		if (sym_vec_push(syms, mine.v[i].addr, mine.v[i].name, module, mine.v[i].type) < 0) {
+		if (sym_vec_push(syms, mine.v[i].addr, mine.v[i].name, module, mine.v[i].type) <
+		    0) {
 			r = -ENOMEM;
 			goto out;
 		}
@@ -245,7 +248,8 @@ int sym_load_elves(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym
 		if (r < 0) {
 			size_t n = strlen(err);
 
-			snprintf(err + n, errlen - n, "; --vmlinux needs the running kernel's ELF image");
+			snprintf(err + n, errlen - n,
+				 "; --vmlinux needs the running kernel's ELF image");
 			return r;
 		}
 	}

@@ -18,7 +18,7 @@ struct sym_raw {
 	uint64_t addr;
 	const char *name;
 	uint32_t module;
-	uint8_t type;   /* kallsyms letter, or 'T'/'t' from ELF binding */
+	uint8_t type; /* kallsyms letter, or 'T'/'t' from ELF binding */
 };
 
 struct sym_vec {
@@ -30,7 +30,7 @@ struct sym_vec {
 struct sym_region {
 	uint64_t start, end;
 	uint32_t module;
-	uint8_t prio;   /* builtin ranges override vmlinux; orphans come last */
+	uint8_t prio; /* 0 vmlinux, 1 modules and orphans, 2 builtin ranges (cut out of 0) */
 };
 
 struct region_vec {
@@ -39,32 +39,32 @@ struct region_vec {
 };
 
 struct mod_priv {
-	char *elf_path;         /* ELF with symbols/DWARF for this module, or NULL */
-	uint64_t text_base;     /* runtime address of .text (ET_REL) */
-	int64_t bias;           /* runtime address - ELF address (ET_EXEC) */
+	char *elf_path;	    /* ELF with symbols/DWARF for this module, or NULL */
+	uint64_t text_base; /* runtime address of .text (ET_REL) */
+	int64_t bias;	    /* runtime address - ELF address (ET_EXEC) */
 	int elf_rel;
-	int elf_syms;           /* symbols came from the ELF */
+	int elf_syms; /* symbols came from the ELF */
 	int dw_tried;
-	void *dwfl;             /* Dwfl *, opened on the first srcline */
-	void *dwmod;            /* Dwfl_Module * */
-	uint64_t dw_delta;      /* runtime address - dwfl address */
+	void *dwfl;	   /* Dwfl *, opened on the first srcline */
+	void *dwmod;	   /* Dwfl_Module * */
+	uint64_t dw_delta; /* runtime address - dwfl address */
 };
 
 struct loc_slot {
 	uint64_t addr;
-	uint32_t loc;           /* 0: empty (location 0 is [user], never hashed) */
+	uint32_t loc; /* 0: empty (location 0 is [user], never hashed) */
 	uint32_t pad;
 };
 
 struct bucket_slot {
 	uint64_t start;
 	uint32_t module;
-	uint32_t func;          /* UINT32_MAX: empty */
+	uint32_t func; /* UINT32_MAX: empty */
 };
 
 struct line_slot {
 	uint64_t addr;
-	const char *file;       /* NULL with line -1: no line info */
+	const char *file; /* NULL with line -1: no line info */
 	int line;
 	int used;
 };
@@ -118,9 +118,9 @@ struct kt_symbols {
 	struct line_slot *lines;
 	uint32_t linemask, nlines;
 
-	char *kbuf;             /* kallsyms text (names point into it) */
-	char *mbuf;             /* modules text */
-	char *rbuf;             /* builtin ranges text */
+	char *kbuf;		/* kallsyms text (names point into it) */
+	char *mbuf;		/* modules text */
+	char *rbuf;		/* builtin ranges text */
 	struct str_chunk *strs; /* bucket and ELF names */
 
 	struct kt_sym_stats st;

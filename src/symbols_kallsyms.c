@@ -65,7 +65,8 @@ static int read_text(const char *path, const char *opt, char **buf, size_t *len,
 	if (*len == 0) {
 		free(*buf);
 		*buf = NULL;
-		snprintf(err, errlen, "%s: empty file; pass %s FILE with the kernel's text", path, opt);
+		snprintf(err, errlen, "%s: empty file; pass %s FILE with the kernel's text", path,
+			 opt);
 		return -ENODATA;
 	}
 	return 0;
@@ -187,7 +188,8 @@ static int parse_kallsyms(struct kt_symbols *s, char *b, size_t len, struct sym_
 		if (nl > p && nl[-1] == '\r')
 			*--nl = 0;
 		if (nd == 0 || nd > 16 || nl - q < 4 || q[0] != ' ' || q[2] != ' ' ||
-		    !((q[1] | 0x20) >= 'a' && (q[1] | 0x20) <= 'z') || q[3] == ' ' || q[3] == '\t') {
+		    !((q[1] | 0x20) >= 'a' && (q[1] | 0x20) <= 'z') || q[3] == ' ' ||
+		    q[3] == '\t') {
 			s->st.kallsyms_skipped++;
 			p = nl + 1;
 			continue;
@@ -281,7 +283,7 @@ static int parse_ranges(struct kt_symbols *s, char *b, size_t len, const struct 
 	char *p = b, *end = b + len;
 
 	while (p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p)), *tok[4], *q, *dash;
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *tok[4] = {0}, *q, *dash;
 		int nt = 0, a, found;
 		uint64_t soff, eoff;
 
@@ -308,7 +310,8 @@ static int parse_ranges(struct kt_symbols *s, char *b, size_t len, const struct 
 			continue;
 		}
 		*dash = 0;
-		if (parse_hex(tok[1], &soff) != dash || !parse_hex(dash + 1, &eoff) || eoff < soff) {
+		if (parse_hex(tok[1], &soff) != dash || !parse_hex(dash + 1, &eoff) ||
+		    eoff < soff) {
 			s->st.ranges_skipped++;
 			continue;
 		}
@@ -316,7 +319,8 @@ static int parse_ranges(struct kt_symbols *s, char *b, size_t len, const struct 
 			if (!strcmp(anchors[a].sect, tok[0]))
 				break;
 		if (!strcmp(tok[2], "=")) {
-			if (nt < 4 || a < nanch || nanch == (int)(sizeof(anchors) / sizeof(anchors[0]))) {
+			if (nt < 4 || a < nanch ||
+			    nanch == (int)(sizeof(anchors) / sizeof(anchors[0]))) {
 				s->st.ranges_skipped++;
 				continue;
 			}
@@ -350,8 +354,8 @@ static int parse_ranges(struct kt_symbols *s, char *b, size_t len, const struct 
 				s->st.ranges_skipped++;
 				continue;
 			}
-			if (region_push(regs, anchors[a].base + soff, anchors[a].base + eoff, (uint32_t)m,
-					2) < 0)
+			if (region_push(regs, anchors[a].base + soff, anchors[a].base + eoff,
+					(uint32_t)m, 2) < 0)
 				return -ENOMEM;
 		}
 	}
@@ -364,16 +368,17 @@ static void compose_notice(struct kt_symbols *s, const char *ksrc, const char *m
 
 	s->notice[0] = 0;
 	if (s->st.kptr_restricted)
-		n += (size_t)snprintf(s->notice + n, cap - n,
-				      "%s: every address reads as 0 (kernel.kptr_restrict): run as root or "
-				      "sysctl kernel.kptr_restrict=0; kernel hits show as [unknown] buckets; ",
-				      ksrc);
+		n += (size_t)snprintf(
+		    s->notice + n, cap - n,
+		    "%s: every address reads as 0 (kernel.kptr_restrict): run as root or "
+		    "sysctl kernel.kptr_restrict=0; kernel hits show as [unknown] buckets; ",
+		    ksrc);
 	if (s->st.kallsyms_skipped && n < cap)
-		n += (size_t)snprintf(s->notice + n, cap - n, "%s: %llu malformed lines skipped; ", ksrc,
-				      (unsigned long long)s->st.kallsyms_skipped);
+		n += (size_t)snprintf(s->notice + n, cap - n, "%s: %llu malformed lines skipped; ",
+				      ksrc, (unsigned long long)s->st.kallsyms_skipped);
 	if (s->st.modules_skipped && n < cap)
-		n += (size_t)snprintf(s->notice + n, cap - n, "%s: %llu malformed lines skipped; ", msrc,
-				      (unsigned long long)s->st.modules_skipped);
+		n += (size_t)snprintf(s->notice + n, cap - n, "%s: %llu malformed lines skipped; ",
+				      msrc, (unsigned long long)s->st.modules_skipped);
 	if (s->st.ranges_skipped && n < cap)
 		n += (size_t)snprintf(s->notice + n, cap - n,
 				      "modules.builtin.ranges: %llu lines skipped; ",
@@ -429,7 +434,8 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 	if (o->kallsyms_buf) {
 		len = o->kallsyms_len;
 		if (!len) {
-			snprintf(err, errlen, "the recording's kallsyms is empty; pass --kallsyms FILE");
+			snprintf(err, errlen,
+				 "the recording's kallsyms is empty; pass --kallsyms FILE");
 			return -ENODATA;
 		}
 		s->kbuf = copy_buf(o->kallsyms_buf, len);
@@ -449,8 +455,9 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 	if (r < 0)
 		return r;
 	if (s->st.kallsyms_lines == s->st.kallsyms_skipped) {
-		snprintf(err, errlen, "%s: no valid kallsyms line (%llu malformed); pass --kallsyms FILE",
-			 ksrc, (unsigned long long)s->st.kallsyms_skipped);
+		snprintf(err, errlen,
+			 "%s: no valid kallsyms line (%llu malformed); pass --kallsyms FILE", ksrc,
+			 (unsigned long long)s->st.kallsyms_skipped);
 		return -EINVAL;
 	}
 
@@ -470,7 +477,8 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 	for (uint32_t m = KT_MOD_FIRST_REAL; m < s->nmods; m++) {
 		const struct kt_sym_module *md = &s->mods[m];
 
-		if (md->base && md->size && region_push(regs, md->base, md->base + md->size, m, 1) < 0)
+		if (md->base && md->size &&
+		    region_push(regs, md->base, md->base + md->size, m, 1) < 0)
 			return -ENOMEM;
 	}
 

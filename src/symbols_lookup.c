@@ -92,7 +92,7 @@ static uint32_t bucket_func(struct kt_symbols *s, uint32_t module, uint64_t addr
 	if (r < 0)
 		return 1;
 	f = (uint32_t)r;
-	s->bhash[h] = (struct bucket_slot){ start, module, f };
+	s->bhash[h] = (struct bucket_slot){start, module, f};
 	s->nbuckets++;
 	return f;
 }
@@ -213,7 +213,7 @@ int kt_sym_srcline(struct kt_symbols *s, uint64_t addr, const char **file, int *
 		fl = NULL;
 		ln = -1;
 	}
-	s->lines[h] = (struct line_slot){ addr, fl, fl ? ln : -1, 1 };
+	s->lines[h] = (struct line_slot){addr, fl, fl ? ln : -1, 1};
 	s->nlines++;
 found:
 	if (!s->lines[h].file)
@@ -222,4 +222,3 @@ found:
 	*line = s->lines[h].line;
 	return 0;
 }
-

@@ -57,9 +57,9 @@ static char *slurp(const char *path, size_t *len)
 
 static void test_fixture(void)
 {
-	struct kt_sym_opts o = { .kallsyms = tap_data("symbols/kallsyms"),
-				 .modules = tap_data("symbols/modules"),
-				 .builtin_ranges = tap_data("symbols/builtin.ranges") };
+	struct kt_sym_opts o = {.kallsyms = tap_data("symbols/kallsyms"),
+				.modules = tap_data("symbols/modules"),
+				.builtin_ranges = tap_data("symbols/builtin.ranges")};
 	struct kt_symbols *s = load(&o);
 	struct kt_sym_stats st;
 	const struct kt_sym_module *m;
@@ -83,8 +83,8 @@ static void test_fixture(void)
 	is_int(kt_sym_nmodules(s), 8, "modules: 3 fixed + fakemod nosyms bpf tcp_cubic e1000");
 	is_int(kt_sym_nfuncs(s), 17, "functions: [user] [unknown] and 15 symbols");
 	ok(kt_sym_notice(s) && strstr(kt_sym_notice(s), "6 malformed lines skipped") &&
-		   strstr(kt_sym_notice(s), "3 malformed lines skipped") &&
-		   strstr(kt_sym_notice(s), "modules.builtin.ranges: 2 lines skipped"),
+	       strstr(kt_sym_notice(s), "3 malformed lines skipped") &&
+	       strstr(kt_sym_notice(s), "modules.builtin.ranges: 2 lines skipped"),
 	   "one notice sums up the skipped lines");
 
 	is_str(kt_sym_module(s, KT_MOD_VMLINUX)->name, "vmlinux", "module 0 is vmlinux");
@@ -113,8 +113,10 @@ static void test_fixture(void)
 	is_int(m->base, 0xffffffffc0100000ull, "bpf pseudo-module starts at its first program");
 	is_int(m->size, 0x1400, "bpf pseudo-module spans to the last program + 4096");
 
-	is_str(name_at(s, 0xffffffff81000000ull), "startup_64", "alias: no leading underscore wins");
-	is_str(name_at(s, 0xffffffff81000105ull), "startup_64", "__pfx_ padding joins the previous function");
+	is_str(name_at(s, 0xffffffff81000000ull), "startup_64",
+	       "alias: no leading underscore wins");
+	is_str(name_at(s, 0xffffffff81000105ull), "startup_64",
+	       "__pfx_ padding joins the previous function");
 	is_str(name_at(s, 0xffffffff81000110ull), "do_work", "exact start");
 	f = func_at(s, 0xffffffff81000205ull);
 	is_str(f->name, "memcpy", "memcpy beats __memcpy and the weak alias");
@@ -126,13 +128,15 @@ static void test_fixture(void)
 	is_int(f->size, 0x100, "do_idle ends where the builtin range starts");
 	is_int(f->idle, 0, "do_idle is not idle");
 	is_int(func_at(s, 0xffffffff81000300ull)->idle, 1, "default_idle is idle");
-	is_int(func_at(s, 0xffffffff81000350ull)->idle, 1, "a .isra clone of cpu_idle_poll is idle");
+	is_int(func_at(s, 0xffffffff81000350ull)->idle, 1,
+	       "a .isra clone of cpu_idle_poll is idle");
 	l = kt_sym_loc(s, kt_sym_lookup(s, 0xffffffff81000301ull));
 	is_int(l->idle, 1, "the location carries the idle flag");
 	is_int(l->module, KT_MOD_VMLINUX, "the location carries its module");
 	is_int(l->addr, 0xffffffff81000301ull, "the location keeps the exact address");
 
-	is_str(name_at(s, 0xffffffff81000510ull), "tcp_cong_avoid", "symbol inside a builtin range");
+	is_str(name_at(s, 0xffffffff81000510ull), "tcp_cong_avoid",
+	       "symbol inside a builtin range");
 	is_str(module_at(s, 0xffffffff81000510ull), "tcp_cubic", "belongs to the builtin module");
 	is_int(func_at(s, 0xffffffff81000510ull)->size, 0x80, "clipped at the range end");
 	f = func_at(s, 0xffffffff81000590ull);
@@ -155,7 +159,8 @@ static void test_fixture(void)
 	is_str(module_at(s, 0xffffffffc0004050ull), "nosyms", "bucket's module");
 	is_str(name_at(s, 0xffffffffc0100010ull), "bpf_prog_6deef7357e7b4530_sd_fw", "bpf program");
 	is_str(module_at(s, 0xffffffffc0100010ull), "bpf", "bpf pseudo-module");
-	is_str(name_at(s, 0xffffffffc0101500ull), "[unknown]+0xffffffffc0101500", "past the last bpf program");
+	is_str(name_at(s, 0xffffffffc0101500ull), "[unknown]+0xffffffffc0101500",
+	       "past the last bpf program");
 	is_str(name_at(s, 0x1234), "[unknown]+0x1200", "user-space-looking address: [unknown]");
 
 	/* location interning */
@@ -169,12 +174,14 @@ static void test_fixture(void)
 		kt_sym_lookup(s, 0xffffffff81000112ull);
 	is_int(kt_sym_nlocs(s), n0, "repeated lookups intern nothing new");
 	ok(a >= 2 && b >= 2, "interned ids are above [user] and the fallback");
-	is_str(kt_sym_func(s, kt_sym_loc(s, KT_LOC_USER)->func)->name, "[user]", "location 0 is [user]");
+	is_str(kt_sym_func(s, kt_sym_loc(s, KT_LOC_USER)->func)->name, "[user]",
+	       "location 0 is [user]");
 	is_int(kt_sym_loc(s, KT_LOC_USER)->module, KT_MOD_USER, "location 0 is in [user]");
 	is_int(kt_sym_resolve(s, 0xffffffff81000113ull), kt_sym_loc(s, a)->func,
 	       "resolve gives the function without a location");
 	is_int(kt_sym_nlocs(s), n0, "resolve interns no location");
-	is_int(kt_sym_resolve(s, 0xffffffffc0004051ull), kt_sym_loc(s, kt_sym_lookup(s, 0xffffffffc0004050ull))->func,
+	is_int(kt_sym_resolve(s, 0xffffffffc0004051ull),
+	       kt_sym_loc(s, kt_sym_lookup(s, 0xffffffffc0004050ull))->func,
 	       "resolve reuses an existing bucket");
 	{
 		/* enough distinct addresses to grow the hash several times */
@@ -194,9 +201,10 @@ static void test_fixture(void)
 
 static void test_options(void)
 {
-	struct kt_sym_opts o = { .kallsyms = tap_data("symbols/kallsyms"),
-				 .modules = tap_data("symbols/modules"),
-				 .idle_symbols = "do_idle, net_* ", .bucket = 256 };
+	struct kt_sym_opts o = {.kallsyms = tap_data("symbols/kallsyms"),
+				.modules = tap_data("symbols/modules"),
+				.idle_symbols = "do_idle, net_* ",
+				.bucket = 256};
 	struct kt_symbols *s = load(&o);
 
 	ok(s != NULL, "loads with --idle-symbols and --bucket 256");
@@ -204,7 +212,8 @@ static void test_options(void)
 		return;
 	is_int(func_at(s, 0xffffffff81000400ull)->idle, 1, "--idle-symbols: do_idle now idle");
 	is_int(func_at(s, 0xffffffff81000700ull)->idle, 1, "--idle-symbols: net_* prefix");
-	is_int(func_at(s, 0xffffffff81000300ull)->idle, 0, "--idle-symbols replaces the default list");
+	is_int(func_at(s, 0xffffffff81000300ull)->idle, 0,
+	       "--idle-symbols replaces the default list");
 	is_str(name_at(s, 0xffffffffc0004150ull), "nosyms+0x100", "256-byte buckets");
 	is_int(kt_sym_bucket(s), 256, "bucket size reported");
 	is_int(kt_sym_module_find(s, "e1000"), -1, "no ranges file: no builtin modules");
@@ -215,17 +224,18 @@ static void test_options(void)
 
 		snprintf(list, sizeof(list), ",%s,", kt_sym_default_idle());
 		ok(strstr(list, ",pv_native_safe_halt,") && strstr(list, ",intel_idle*,") &&
-			   strstr(list, ",cpuidle_enter_state,") && !strstr(list, ",do_idle,"),
+		       strstr(list, ",cpuidle_enter_state,") && !strstr(list, ",do_idle,"),
 		   "default idle list: halt, intel_idle family, cpuidle_enter_state; not do_idle");
 	}
 }
 
 static void test_buffers(void)
 {
-	struct kt_sym_opts o = { 0 };
+	struct kt_sym_opts o = {0};
 	struct kt_symbols *s, *f;
 	size_t kl, ml;
-	char *kb = slurp(tap_data("symbols/kallsyms"), &kl), *mb = slurp(tap_data("symbols/modules"), &ml);
+	char *kb = slurp(tap_data("symbols/kallsyms"), &kl),
+	     *mb = slurp(tap_data("symbols/modules"), &ml);
 
 	o.kallsyms_buf = kb;
 	o.kallsyms_len = kl;
@@ -246,9 +256,11 @@ static void test_buffers(void)
 		is_int(a.kallsyms_skipped, b.kallsyms_skipped, "same skipped count as the file");
 		is_int(kt_sym_nfuncs(s), kt_sym_nfuncs(f), "same functions as the file");
 		is_int(kt_sym_nmodules(s), kt_sym_nmodules(f), "same modules as the file");
-		is_str(name_at(s, 0xffffffffc0001090ull), name_at(f, 0xffffffffc0001090ull), "same lookup");
+		is_str(name_at(s, 0xffffffffc0001090ull), name_at(f, 0xffffffffc0001090ull),
+		       "same lookup");
 		is_str(name_at(s, 0xffffffffc0004050ull), "nosyms+0x40", "modules from the buffer");
-		ok(strstr(kt_sym_notice(s), "recorded kallsyms: 6 malformed"), "notice names the recording");
+		ok(strstr(kt_sym_notice(s), "recorded kallsyms: 6 malformed"),
+		   "notice names the recording");
 	}
 	kt_sym_free(s);
 	kt_sym_free(f);
@@ -258,7 +270,7 @@ static void test_buffers(void)
 
 static void test_sysroot(void)
 {
-	struct kt_sym_opts o = { .sysroot = tap_data("symbols/sysroot") };
+	struct kt_sym_opts o = {.sysroot = tap_data("symbols/sysroot")};
 	struct kt_symbols *s = load(&o);
 	const struct kt_sym_module *m;
 
@@ -266,7 +278,8 @@ static void test_sysroot(void)
 	if (!s)
 		return;
 	m = kt_sym_module(s, (uint32_t)kt_sym_module_find(s, "sysmod"));
-	is_int(m->base, 0xffffffffc0002000ull, "sys/module/NAME/sections/.text gives the text base");
+	is_int(m->base, 0xffffffffc0002000ull,
+	       "sys/module/NAME/sections/.text gives the text base");
 	is_int(m->size, 0x4000, "size counted from the text base");
 	is_str(name_at(s, 0xffffffffc0002004ull), "sysmod_fn", "module symbol");
 	is_str(module_at(s, 0xffffffffc0001500ull), "[unknown]", "before .text: unknown");
@@ -315,7 +328,8 @@ static void test_bad(const char *tmp)
 	o.kallsyms = empty;
 	expect_fail(&o, -ENODATA, "empty file; pass --kallsyms", "empty kallsyms");
 	o.kallsyms = junk;
-	expect_fail(&o, -EINVAL, "no valid kallsyms line (2 malformed)", "kallsyms without one valid line");
+	expect_fail(&o, -EINVAL, "no valid kallsyms line (2 malformed)",
+		    "kallsyms without one valid line");
 	o.kallsyms = tap_data("symbols/kallsyms");
 	o.modules = "/nonexistent/modules";
 	expect_fail(&o, -ENOENT, "/nonexistent/modules: cannot open", "missing --modules");
@@ -352,7 +366,7 @@ static void test_bad(const char *tmp)
 		kt_sym_stats(s, &st);
 		is_int(st.kptr_restricted, 1, "kptr_restrict detected");
 		ok(kt_sym_notice(s) && strstr(kt_sym_notice(s), "kernel.kptr_restrict=0") &&
-			   strstr(kt_sym_notice(s), "run as root"),
+		       strstr(kt_sym_notice(s), "run as root"),
 		   "the notice explains the fix");
 		is_str(module_at(s, 0xffffffff81000000ull), "[unknown]", "hits land in [unknown]");
 		is_int(kt_sym_module(s, KT_MOD_VMLINUX)->nfuncs, 0, "no bogus symbols at 0");
@@ -369,7 +383,7 @@ static void test_wide(void)
 				"ffffffff81000010 T mid_fn\n"
 				"ffffffff81001000 T _etext\n"
 				"ffffffffffff0000 t top_fn\t[topmod]\n";
-	struct kt_sym_opts o = { .kallsyms_buf = k, .kallsyms_len = sizeof(k) - 1 };
+	struct kt_sym_opts o = {.kallsyms_buf = k, .kallsyms_len = sizeof(k) - 1};
 	struct kt_symbols *s = load(&o);
 
 	ok(s != NULL, "wide address spread loads");
@@ -380,7 +394,8 @@ static void test_wide(void)
 	is_str(name_at(s, 0xffffffff81000a75ull), "mid_fn", "in the top index slot");
 	is_str(name_at(s, 0xffffffff81001a4aull), "[unknown]+0xffffffff81001a40", "past _etext");
 	is_str(name_at(s, 0xffffffffffff0fffull), "top_fn", "at the top of the address space");
-	is_str(name_at(s, 0xffffffffffffffffull), "[unknown]+0xffffffffffffffc0", "the last address");
+	is_str(name_at(s, 0xffffffffffffffffull), "[unknown]+0xffffffffffffffc0",
+	       "the last address");
 	kt_sym_free(s);
 }
 

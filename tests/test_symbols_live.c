@@ -25,7 +25,7 @@ static int ecmp(const void *a, const void *b)
 
 int main(void)
 {
-	struct kt_sym_opts o = { 0 };
+	struct kt_sym_opts o = {0};
 	struct kt_symbols *s = NULL;
 	struct kt_sym_stats st;
 	char err[512], line[512];
@@ -92,7 +92,8 @@ int main(void)
 	       "vmlinux functions = distinct text addresses outside modules");
 
 	for (size_t i = 0; i < n; i++) {
-		int alone = (!i || v[i - 1].addr != v[i].addr) && (i + 1 == n || v[i + 1].addr != v[i].addr);
+		int alone = (!i || v[i - 1].addr != v[i].addr) &&
+			    (i + 1 == n || v[i + 1].addr != v[i].addr);
 		const struct kt_sym_func *fn;
 
 		if (!alone || v[i].addr == etext || v[i].addr == einittext)
@@ -101,8 +102,8 @@ int main(void)
 		checked++;
 		if (strcmp(fn->name, v[i].name) || fn->start != v[i].addr) {
 			if (bad++ < 5)
-				printf("# %llx: got %s, want %s\n", (unsigned long long)v[i].addr, fn->name,
-				       v[i].name);
+				printf("# %llx: got %s, want %s\n", (unsigned long long)v[i].addr,
+				       fn->name, v[i].name);
 		}
 		if (i + 1 < n && v[i + 1].addr > v[i].addr + 1) {
 			fn = kt_sym_func(s, kt_sym_resolve(s, v[i].addr + 1));
@@ -115,9 +116,9 @@ int main(void)
 	is_int(badnext, 0, "and so does the byte after its start");
 
 	{
-		const char *idle[] = { "default_idle", "pv_native_safe_halt", "poll_idle",
-				       "cpuidle_enter_state" };
-		const char *busy[] = { "do_idle", "schedule", "cpu_startup_entry" };
+		const char *idle[] = {"default_idle", "pv_native_safe_halt", "poll_idle",
+				      "cpuidle_enter_state"};
+		const char *busy[] = {"do_idle", "schedule", "cpu_startup_entry"};
 
 		for (size_t k = 0; k < sizeof(idle) / sizeof(idle[0]); k++)
 			for (size_t i = 0; i < n; i++)
@@ -125,7 +126,8 @@ int main(void)
 					char what[128];
 
 					snprintf(what, sizeof(what), "%s is idle", idle[k]);
-					is_int(kt_sym_loc(s, kt_sym_lookup(s, v[i].addr + 1))->idle, 1, what);
+					is_int(kt_sym_loc(s, kt_sym_lookup(s, v[i].addr + 1))->idle,
+					       1, what);
 					break;
 				}
 		for (size_t k = 0; k < sizeof(busy) / sizeof(busy[0]); k++)
@@ -134,7 +136,8 @@ int main(void)
 					char what[128];
 
 					snprintf(what, sizeof(what), "%s is not idle", busy[k]);
-					is_int(kt_sym_loc(s, kt_sym_lookup(s, v[i].addr + 1))->idle, 0, what);
+					is_int(kt_sym_loc(s, kt_sym_lookup(s, v[i].addr + 1))->idle,
+					       0, what);
 					break;
 				}
 	}
