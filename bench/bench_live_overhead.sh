@@ -1,7 +1,9 @@
 #!/bin/bash
 # CPU cost of live sampling at 997 Hz on every CPU, over SECONDS (default 10): kerntop's live
-# source alone (bench_source_live, a counting sink), with -g, and `perf record -a` at the same
-# rate as the peer, each measured as user+system CPU of its own process, in one run.
+# source alone (bench_source_live, a counting sink), with -g, the whole kerntop -b pipeline, and
+# `perf record -a` at the same rate as the peer, each measured as user+system CPU of its own
+# process, in one run. All with user-mode hits too (-u), so every tick of a busy CPU is a sample
+# whatever else runs on the machine.
 # Usage: bench/bench_live_overhead.sh [BUILDDIR [SECONDS]]   (as root, or perf_event_paranoid <= 0)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,9 +30,9 @@ pct() { # pct CMD...: user+system CPU of CMD as % of one core over $secs
 	echo "$t" | awk -v s="$secs" '{ printf "%.3f", 100 * ($1 + $2) / s }'
 }
 
-kt=$("$bin" "$secs" 997)
+kt=$("$bin" "$secs" 997 -u)
 echo "$kt"
-ktg=$("$bin" "$secs" 997 -g)
+ktg=$("$bin" "$secs" 997 -g -u)
 echo "$ktg"
 kt_pct=$(echo "$kt" | sed 's/.*= \([0-9.]*\)% of one core/\1/')
 if command -v perf >/dev/null 2>&1; then
@@ -39,10 +41,10 @@ if command -v perf >/dev/null 2>&1; then
 	awk -v a="$kt_pct" -v b="$perf_pct" 'BEGIN { if (b > 0) printf "ratio kerntop source / perf record: %.2f\n", a / b }'
 fi
 if [ -x "$build/kerntop" ]; then
-	full=$(bash -c "TIMEFORMAT='%U %S'; { time '$build/kerntop' -b -n 1 -d '$secs' >/dev/null 2>'$tmp/kerr'; } 2>&1 | tail -1")
+	full=$(bash -c "TIMEFORMAT='%U %S'; { time '$build/kerntop' -u -b -n 1 -d '$secs' >/dev/null 2>'$tmp/kerr'; } 2>&1 | tail -1")
 	if [ -s "$tmp/kerr" ]; then
 		echo "kerntop -b (whole pipeline): not measured: $(head -1 "$tmp/kerr")"
 	else
-		echo "$full" | awk -v s="$secs" '{ printf "kerntop -b -d %s (whole pipeline): %.3f%% of one core\n", s, 100 * ($1 + $2) / s }'
+		echo "$full" | awk -v s="$secs" '{ printf "kerntop -u -b -d %s (whole pipeline): %.3f%% of one core\n", s, 100 * ($1 + $2) / s }'
 	fi
 fi

@@ -1,7 +1,7 @@
 /* Measures what the live source costs its process: samples every CPU at -F HZ for S seconds
  * through the same poll() pattern as main.c, with a sink that only counts, and prints the
  * process's own user+system CPU time as a percentage of one core.
- * Usage: bench_source_live [SECONDS [HZ [-g]]] */
+ * Usage: bench_source_live [SECONDS [HZ [-g] [-u]]] */
 #include "config.h"
 
 #include <poll.h>
@@ -41,7 +41,12 @@ int main(int argc, char **argv)
 
 	if (argc > 2)
 		o.freq_hz = strtoull(argv[2], NULL, 10);
-	o.callchain = argc > 3 && strcmp(argv[3], "-g") == 0;
+	for (int i = 3; i < argc; i++) {
+		if (strcmp(argv[i], "-g") == 0)
+			o.callchain = 1;
+		else if (strcmp(argv[i], "-u") == 0)
+			o.user = 1;
+	}
 	if (kt_source_open(&o, &s, err, sizeof(err)) < 0) {
 		fprintf(stderr, "bench_source_live: %s\n", err);
 		return 1;
@@ -61,12 +66,12 @@ int main(int argc, char **argv)
 	}
 	c1 = cpu_s();
 	kt_source_stats(s, &st);
-	printf(
-	    "source_live: %u CPUs at %llu Hz%s for %.0f s: %llu samples, %llu lost, %llu wakeups, "
-	    "%.1f ms CPU = %.3f%% of one core\n",
-	    kt_source_info(s)->ncpus, (unsigned long long)o.freq_hz, o.callchain ? " -g" : "", secs,
-	    (unsigned long long)n, (unsigned long long)st.lost, (unsigned long long)wakeups,
-	    (c1 - c0) * 1e3, 100.0 * (c1 - c0) / secs);
+	printf("source_live: %u CPUs at %llu Hz%s%s for %.0f s: %llu samples, %llu lost, %llu "
+	       "wakeups, "
+	       "%.1f ms CPU = %.3f%% of one core\n",
+	       kt_source_info(s)->ncpus, (unsigned long long)o.freq_hz, o.callchain ? " -g" : "",
+	       o.user ? " -u" : "", secs, (unsigned long long)n, (unsigned long long)st.lost,
+	       (unsigned long long)wakeups, (c1 - c0) * 1e3, 100.0 * (c1 - c0) / secs);
 	kt_source_free(s);
 	return 0;
 }
