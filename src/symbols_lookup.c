@@ -177,7 +177,8 @@ uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr)
 /* Source lines, cached per address (misses too) so a refresh can ask for thousands. */
 int kt_sym_srcline(struct kt_symbols *s, uint64_t addr, const char **file, int *line)
 {
-	uint32_t h, f, m;
+	uint32_t h, v, m;
+	int64_t ri;
 	const char *fl = NULL;
 	int ln = -1;
 
@@ -205,8 +206,10 @@ int kt_sym_srcline(struct kt_symbols *s, uint64_t addr, const char **file, int *
 			goto found;
 		h = (h + 1) & s->linemask;
 	}
-	f = kt_sym_resolve(s, addr);
-	m = s->funcs[f].module;
+	/* the module only: creating a bucket here would move the tables under the caller */
+	ri = range_find(s, addr);
+	v = ri < 0 ? (RANGE_BUCKET | KT_MOD_UNKNOWN) : s->rval[ri];
+	m = v & RANGE_BUCKET ? v & ~RANGE_BUCKET : s->funcs[v].module;
 	if (s->mods[m].builtin)
 		m = KT_MOD_VMLINUX; /* built-in module code is in the vmlinux ELF */
 	if (s->mods[m].has_lines && sym_elf_srcline(s, m, addr, &fl, &ln) < 0) {

@@ -203,6 +203,14 @@ int main(void)
 	is_str(name_at(s, 0xffffffffc0009004ull), "ks_kept", "ELF without symbols keeps kallsyms names");
 	is_int(kt_sym_srcline(s, 0xffffffffc0009004ull, &f1, &l1), -ENOENT, "no lines for kallsyms only");
 	is_int(kt_sym_srcline(s, 0x1000, &f1, &l1), -ENOENT, "no lines for [unknown]");
+	{
+		uint32_t nf = kt_sym_nfuncs(s), nl = kt_sym_nlocs(s);
+
+		kt_sym_srcline(s, 0xffffffffc0005800ull, &f1, &l1);
+		kt_sym_srcline(s, 0xffffffffc0001050ull, &f1, &l1);
+		is_int(kt_sym_nfuncs(s), nf, "srcline on unseen addresses creates no bucket");
+		is_int(kt_sym_nlocs(s), nl, "nor a location");
+	}
 	kt_sym_free(s);
 
 	s = load(stripped, NULL, NULL);

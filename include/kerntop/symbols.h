@@ -85,8 +85,9 @@ void kt_sym_free(struct kt_symbols *s);
 uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr);
 
 /* Tables by id; ids are dense from 0 to the count - 1. Ids and names stay valid until
- * kt_sym_free; a returned struct pointer only until the next lookup, resolve or srcline
- * call (the location and function tables grow as addresses and buckets are first seen). */
+ * kt_sym_free; a returned struct pointer only until the next kt_sym_lookup or
+ * kt_sym_resolve (the location and function tables grow as addresses and buckets are
+ * first seen). Module pointers never move after kt_sym_new. */
 uint32_t kt_sym_nlocs(const struct kt_symbols *s);
 uint32_t kt_sym_nfuncs(const struct kt_symbols *s);
 uint32_t kt_sym_nmodules(const struct kt_symbols *s);
@@ -100,7 +101,8 @@ int kt_sym_module_find(const struct kt_symbols *s, const char *name);
 uint32_t kt_sym_bucket(const struct kt_symbols *s);
 
 /* Source line of an address via libdw: 0 with file and line set, or -ENOENT without debug
- * info. The file name lives as long as s. */
+ * info. The file name lives as long as s. Cached per address; it never creates functions
+ * or locations, so table pointers the caller holds stay valid across it. */
 int kt_sym_srcline(struct kt_symbols *s, uint64_t addr, const char **file, int *line);
 
 void kt_sym_stats(const struct kt_symbols *s, struct kt_sym_stats *st);
