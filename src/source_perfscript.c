@@ -203,7 +203,7 @@ static const char *tok_end(const char *p, const char *e)
 
 /* A sample line: "comm pid[/tid] [cpu] secs.frac: [period] [event:] [ADDR sym (dso)]". The
  * comm may hold blanks, so the line is anchored on the " [cpu] time:" part. */
-static int parse_header(const char *l, const char *e, struct hdr *h)
+static int parse_header(const char *l, const char *e, struct hdr *h, int want_ip)
 {
 	const char *b = l, *p, *ts, *te;
 
@@ -262,7 +262,7 @@ static int parse_header(const char *l, const char *e, struct hdr *h)
 		}
 	}
 	p = skip_sp(p, e);
-	if (p < e) {
+	if (p < e && want_ip) {
 		if (!parse_frame(p, e, &h->ip, &h->user))
 			return 0;
 		h->have_ip = 1;
@@ -319,7 +319,8 @@ int kt_pscript_open(struct kt_pscript *d, const char *buf, size_t len, char *err
 				if (parse_frame(p, te, &ip, &user))
 					user_seen |= user;
 			}
-		} else if (parse_header(p, te, &h)) {
+		} else if (parse_header(p, te, &h, !user_seen)) {
+			/* Once a user sample is seen the pre-scan needs no addresses: it skips them. */
 			if (!d->nsamples)
 				d->first_t = h.time_ns;
 			d->last_t = h.time_ns;
@@ -337,7 +338,7 @@ int kt_pscript_open(struct kt_pscript *d, const char *buf, size_t len, char *err
 			}
 			if (h.have_ip)
 				user_seen |= h.user;
-			want_frame = !h.have_ip;
+			want_frame = !h.have_ip && !user_seen;
 			p = le + 1;
 			continue;
 		} else {
@@ -443,7 +444,7 @@ int kt_pscript_next(struct kt_pscript *d, struct kt_rp_event *ev)
 		d->pos = (size_t)(le - d->buf) + 1;
 		if (te == p || *p == '#')
 			continue;
-		if (*p == '\t' || !parse_header(p, te, &h)) {
+		if (*p == '\t' || !parse_header(p, te, &h, 1)) {
 			d->skipped++;
 			continue;
 		}
@@ -455,6 +456,9 @@ int kt_pscript_next(struct kt_pscript *d, struct kt_rp_event *ev)
 			d->pos = (size_t)(le - d->buf) + 1;
 			if (te == p)
 				break;
+			/* Past the kernel part of the chain only the line ends matter. */
+			if (h.have_ip && (!kernel_chain || nf == KT_MAX_STACK))
+				continue;
 			if (!parse_frame(p, te, &ip, &user)) {
 				d->skipped++;
 				continue;
