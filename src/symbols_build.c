@@ -162,7 +162,7 @@ static int build_index(struct kt_symbols *s)
 	s->ibase = s->rstart[0];
 	span = s->rstart[s->nranges - 1] - s->ibase;
 	s->ishift = 4;
-	while ((span >> s->ishift) >= (1u << 16))
+	while ((span >> s->ishift) >= (1u << 18))
 		s->ishift++;
 	s->nidx = (uint32_t)(span >> s->ishift) + 2;
 	s->idx = malloc(s->nidx * sizeof(*s->idx));
