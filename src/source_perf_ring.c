@@ -155,6 +155,16 @@ static int trailer(const unsigned char *b, const unsigned char *end, struct samp
 	return 0;
 }
 
+static void on_lost(struct perf_source *p, uint32_t cpu, uint64_t n, uint64_t t,
+		    const struct kt_sink *sink)
+{
+	p->base.stats.lost += n;
+	if (sink && sink->lost)
+		sink->lost(sink->ctx, cpu, n, t);
+	if (p->rec)
+		rec_result(p, kt_rec_lost(p->rec, cpu, n, t));
+}
+
 static void on_record(struct perf_source *p, uint32_t cpu, const unsigned char *rec,
 		      const struct kt_sink *sink)
 {
@@ -186,14 +196,14 @@ static void on_record(struct perf_source *p, uint32_t cpu, const unsigned char *
 			tid_mark(p, rd32(b + 8), 0);
 		break;
 	case PERF_RECORD_LOST:
-		/* id, lost */
-		if (trailer(b + 16, end, &id) < 0)
-			break;
-		p->base.stats.lost += rd64(b + 8);
-		if (sink && sink->lost)
-			sink->lost(sink->ctx, cpu, rd64(b + 8), id.time);
-		if (p->rec)
-			rec_result(p, kt_rec_lost(p->rec, cpu, rd64(b + 8), id.time));
+		/* id, lost: the ring was full */
+		if (trailer(b + 16, end, &id) == 0)
+			on_lost(p, cpu, rd64(b + 8), id.time, sink);
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		/* lost: samples the kernel dropped before they reached the ring */
+		if (trailer(b + 8, end, &id) == 0)
+			on_lost(p, cpu, rd64(b), id.time, sink);
 		break;
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE: {

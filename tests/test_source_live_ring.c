@@ -1,7 +1,7 @@
 /* The ring reader on a ring the test writes itself: records that wrap the ring end (header
  * and body), every record type we ask for (SAMPLE with call chains, COMM, FORK, LOST,
- * THROTTLE, UNTHROTTLE) and ones we did not, so parsing, accounting and data_tail are
- * checked with exact values the live kernel cannot be made to produce on demand. */
+ * LOST_SAMPLES, THROTTLE, UNTHROTTLE) and one we did not, checked with exact values that
+ * the live kernel cannot be made to produce on demand. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -186,6 +186,9 @@ int main(void)
 	put64(42);
 	put64(17);
 	trailer(0, 0, 8000, 3);
+	header(PERF_RECORD_LOST_SAMPLES, 0, 8 + 8 + 24);
+	put64(3);
+	trailer(0, 0, 8500, 3);
 	header(PERF_RECORD_THROTTLE, 0, 8 + 24 + 24);
 	put64(9000);
 	put64(42);
@@ -227,9 +230,9 @@ int main(void)
 	is_int(v.nframes[1], 0, "user sample: no frames");
 	is_int(v.comms, 2, "COMM records reach the sink, no /proc read for a named tid");
 	is_str(v.comm[1], "renamed", "a second COMM renames");
-	is_int(v.lost, 17, "lost count reaches the sink");
-	is_int(v.lost_calls, 1, "one lost event");
-	is_int(p.base.stats.lost, 17, "stats.lost");
+	is_int(v.lost, 17 + 3, "LOST and LOST_SAMPLES counts reach the sink");
+	is_int(v.lost_calls, 2, "two lost events");
+	is_int(p.base.stats.lost, 17 + 3, "stats.lost");
 	is_int(v.throttles, 1, "throttle reaches the sink");
 	is_int(v.unthrottles, 1, "unthrottle reaches the sink");
 	is_int(p.base.stats.throttled, 1, "stats.throttled counts THROTTLE");
