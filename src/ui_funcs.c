@@ -43,8 +43,11 @@ int ui_open_callers(struct kt_ui *ui, uint32_t func, const char *name)
 {
 	char crumb[160];
 
-	(void)name;
-	snprintf(crumb, sizeof(crumb), "callers");
+	/* From the lines screen the function is already the previous crumb. */
+	if (ui->top->ops->kind == UI_LINES)
+		snprintf(crumb, sizeof(crumb), "callers");
+	else
+		snprintf(crumb, sizeof(crumb), "%s > callers", name ? name : "?");
 	return push(ui, &ui_callers_ops, func, crumb);
 }
 

@@ -317,10 +317,11 @@ static int act_mouse(struct kt_ui *ui, struct ui_screen *s)
 	return UI_R_REDRAW;
 }
 
+/* resizeterm() queues KEY_RESIZE itself: only take the new size here, never resize again. */
 static int act_resize(struct kt_ui *ui, struct ui_screen *s)
 {
-	kt_ui_resize(ui);
-	return UI_R_NONE;
+	getmaxyx(stdscr, ui->rows, ui->cols);
+	return UI_R_REDRAW;
 }
 
 static int act_redraw(struct kt_ui *ui, struct ui_screen *s)
@@ -438,12 +439,21 @@ int ui_prompt_key(struct kt_ui *ui, int ch)
 	}
 }
 
+static int is_essential(const struct ui_key *k)
+{
+	return k->act == act_help || k->act == act_quit;
+}
+
 /* The key bar: the entries with a bar label that work on the current screen, as many as fit. */
 void ui_draw_keybar(struct kt_ui *ui, int y)
 {
 	unsigned kind = UI_ON(ui->top->ops->kind);
-	int x = 0;
+	int x = 0, reserve = 0;
 
+	/* help and quit are always on the bar: keep room for them at its end */
+	for (size_t i = 0; i < NKEYS; i++)
+		if (keys[i].bar && (keys[i].on & kind) && is_essential(&keys[i]))
+			reserve += (int)(strlen(keys[i].name) + strlen(keys[i].bar)) + 2;
 	move(y, 0);
 	clrtoeol();
 	for (size_t i = 0; i < NKEYS; i++) {
@@ -453,6 +463,10 @@ void ui_draw_keybar(struct kt_ui *ui, int y)
 		if (!k->bar || !(k->on & kind))
 			continue;
 		need = (int)(strlen(k->name) + strlen(k->bar)) + 2;
+		if (is_essential(k))
+			reserve -= need;
+		else if (x + need + reserve > ui->cols)
+			continue;
 		if (x + need > ui->cols)
 			break;
 		attrset(ui_attr(ui, UI_C_KEY, A_REVERSE | A_BOLD));

@@ -1,0 +1,225 @@
+# The viewer driven in tmux on a replayed perf-script fixture with known counts
+# (tests/data/ui/gen.py): startup, drill-down and back, callers tree, CPU and task filters,
+# sort, text filter, idle, window keys, help, snapshots, resize, quit and signals.
+. "${top_srcdir:-.}/tests/lib.sh"
+. "$top_srcdir/tests/ui_lib.sh"
+mkdir -p "$TMP/snap"
+
+ui_replay 100 30
+see '^nosym +18 ' "startup: module rows appear"
+rows_are '^Module' "[idle] vmlinux e1000e nosym [user]" "modules sorted by hits"
+see '^\[idle\] +180 +180\.5 +46\.8% +1\.1% +22\.6$' "[idle] row: hits, CPU ms, %Kernel, %Machine, Hits/s"
+see '^vmlinux +118 +118\.4 +30\.6% ' "vmlinux row"
+see '^e1000e +65 ' "e1000e row"
+see '^Module +\[Hits\] +CPU ms +%Kernel +%Machine +Hits/s$' "column header marks the sort column"
+see '^kerntop REPLAY ui\.perf t=[0-9.]+s cpu-clock 997 Hz +window 10s +2 CPUs' "header: REPLAY marker, file, time, event, frequency, window, CPUs"
+see '^kernel [0-9.]+% +idle [0-9.]+% +user [0-9.]+% +[0-9]+ samples/s +385 hits in 8\.0s +lost 0' "header: busy split, rate, hits, lost"
+see '^cpu0 \[.*\] +[0-9.]+% +cpu1 \[' "header: per-CPU strip at 100 columns"
+see '^modules +1/5$' "breadcrumb at the top level"
+see 'Enter open +Backspace back +c CPUs .* q quit' "key bar from the key table"
+see 'replay finished' "status line: replay finished"
+
+# drill-down: vmlinux > copy_user_generic > callers, and back
+keys Down Enter
+see '^modules > vmlinux +1/4$' "Enter on vmlinux: breadcrumb"
+rows_are '^Function' "copy_user_generic tcp_sendmsg_locked tcp_sendmsg _raw_spin_lock" "functions of vmlinux by hits"
+see '^copy_user_generic +60 +60\.2 ' "copy_user_generic row"
+keys Enter
+see '^modules > vmlinux > copy_user_generic ' "Enter on a function: its lines"
+see '^\[callers\] who calls this function' "lines screen starts with a callers row"
+see '^copy_user_generic\+0x0 +ffffffff81000700 +60 ' "line/bucket row with address and hits"
+keys Enter
+see '^modules > vmlinux > copy_user_generic > callers ' "Enter on [callers]: the tree"
+see '^- copy_user_generic +vmlinux +60 +100\.0%' "tree root: the function"
+see '^  - tcp_sendmsg_locked +vmlinux +50 +83\.3%' "hottest caller expanded first"
+see '^        - __sys_sendto +vmlinux +50 ' "hottest path opened down the chain"
+see '^  \+ ext4_file_write_iter +vmlinux +10 +16\.7%' "second caller collapsed"
+keys End Right
+see '^  - ext4_file_write_iter ' "Right expands the selected caller"
+see '^    \+ do_syscall_64 +vmlinux +10 ' "its caller appears under it"
+keys Left
+see '^  \+ ext4_file_write_iter ' "Left collapses it"
+unseen '^    \+ do_syscall_64 +vmlinux +10 ' "its callers are hidden again"
+keys w
+see 'snapshot written to .*/kerntop-[0-9]{8}-[0-9]{6}(-[0-9]+)?\.txt' "w on the tree: status shows the file"
+snap=$(printf '%s\n' "$SCREEN" | sed -n 's/.*snapshot written to \([^ ]*\).*/\1/p')
+tree=$(cat "$snap" 2>/dev/null)
+like "$tree" 'tcp_sendmsg_locked' "tree snapshot has the hottest caller"
+like "$tree" 'ext4_file_write_iter' "tree snapshot has the other caller"
+keys BSpace
+see '^modules > vmlinux > copy_user_generic +' "Backspace: back to the lines"
+keys Escape
+see '^modules > vmlinux +1/4$' "Esc: back to the functions"
+keys Left
+see '^modules +2/5$' "Left: back to modules, selection still on vmlinux"
+keys Down g
+see '^modules +3/5$' "g does nothing on the module list"
+
+# g from a function row opens the callers directly
+keys Up Enter Down g
+see '^modules > vmlinux > tcp_sendmsg_locked > callers ' "g on a function opens its callers (breadcrumb)"
+see '^- tcp_sendmsg_locked +vmlinux +30 +100\.0%' "tree of tcp_sendmsg_locked"
+keys BSpace BSpace
+
+# CPU screen and filter
+keys c
+see '^modules > CPUs ' "c opens the CPU screen"
+see '^0 +233 \[' "cpu0 row: hits and bar"
+see '^1 +152 \[' "cpu1 row"
+keys Down Enter
+see '^kerntop .* cpu 1' "Enter on cpu1: header shows the CPU filter"
+see '^e1000e +40 ' "module list filtered to cpu1"
+rows_are '^Module' "[idle] e1000e vmlinux nosym [user]" "cpu1 modules by hits"
+keys Home Down Enter
+see '^e1000_clean_rx_irq +40 ' "drill-down keeps the CPU filter"
+keys BSpace x
+see '^vmlinux +118 ' "x clears the CPU filter"
+unseen '^kerntop .* cpu 1' "header without the CPU filter"
+
+# tasks screen and filter
+keys t
+see '^modules > tasks ' "t opens the tasks screen"
+see '^ +0 +0 +swapper +180 ' "swapper task row"
+see '^ +1000 +1000 +iperf3 +113 ' "iperf3 main thread row"
+keys Down Enter
+see '^kerntop .* task 1000 iperf3' "Enter on iperf3: header shows the task"
+see '^vmlinux +88 ' "modules of iperf3's main thread"
+rows_are '^Module' "vmlinux e1000e" "only the task's modules"
+keys x
+
+# sort and reverse
+keys s
+see '^Module +Hits .* \[Hits/s\]$' "s: sort by the next column"
+keys s
+see '^\[Module\] ' "s again: sort by name"
+rows_are '^\[Module\]' "[idle] [user] e1000e nosym vmlinux" "modules by name"
+keys r
+see '^\[Module\]\^ ' "r reverses"
+rows_are '^\[Module\]' "vmlinux nosym e1000e [user] [idle]" "modules by name, reversed"
+keys r '>'
+see '^Module +\[Hits\] ' "> moves the sort column right"
+keys '<'
+see '^\[Module\] ' "< moves it left"
+keys '>'
+
+# text filter typed on the status line
+keys /
+see '^filter \(substring, empty clears\):' "/ prompts on the status line"
+keys e 1 0
+see '^filter \(substring, empty clears\): e10$' "typed text echoes"
+keys Enter
+see 'filter "e10"' "breadcrumb shows the filter"
+rows_are '^Module' "e1000e" "only matching rows"
+keys / C-u Enter
+see '^vmlinux +118 ' "empty filter clears"
+
+# help generated from the key table
+keys h
+see '^kerntop keys' "h opens help"
+see 'Backspace Left Esc +back to the previous screen' "help folds aliases"
+keys End
+see 'Space +pause/resume' "End scrolls help: Space is listed"
+see 'q +quit' "help lists q"
+keys Escape
+see '^modules +' "Esc leaves help"
+
+# snapshot of the module list with every level under it, mode 0600
+keys w
+see 'snapshot written to ' "w on modules"
+snap=$(printf '%s\n' "$SCREEN" | sed -n 's/.*snapshot written to \([^ ]*\).*/\1/p')
+ok "$([ -f "$snap" ]; echo $?)" "snapshot file exists"
+is "$(stat -c %a "$snap" 2>/dev/null)" 600 "snapshot mode 0600"
+body=$(cat "$snap" 2>/dev/null)
+like "$body" '^vmlinux +118 ' "snapshot: module table"
+like "$body" 'copy_user_generic +60 ' "snapshot: functions under the modules"
+like "$body" 'e1000_clean_rx_irq' "snapshot: every module's functions"
+case "$snap" in "$TMP/snap/"*) ok 0 "snapshot in --snapshot-dir" ;; *) ok 1 "snapshot in --snapshot-dir ($snap)" ;; esac
+
+# W: format and path on the status line
+keys W
+see '^snapshot format \(text, json, csv, folded\): text$' "W asks for the format"
+keys C-u j s o n Enter
+see '^snapshot file: .*\.json$' "then for the file, with a fresh default name"
+keys C-u
+tm send-keys -t ui -l "$TMP/snap/mine.json"
+keys Enter
+see "snapshot written to $TMP/snap/mine.json" "W writes the chosen file"
+if command -v python3 >/dev/null 2>&1; then
+	check "W json snapshot parses" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/snap/mine.json"
+else
+	like "$(head -c 1 "$TMP/snap/mine.json")" '^[{[]' "W json snapshot starts like JSON"
+fi
+keys W C-u x m l Enter
+see "unknown snapshot format 'xml'" "W rejects an unknown format"
+keys W Enter C-u
+tm send-keys -t ui -l "$TMP/snap/mine.json"
+keys Enter
+see 'snapshot failed: ' "W refuses to overwrite a file"
+
+# resize to 40x12 and back
+tm resize-window -t ui -x 40 -y 12
+see 'terminal too small \(need 60x10\)' "40x12: too small message"
+tm resize-window -t ui -x 100 -y 30
+see '^vmlinux +118 ' "back to 100x30: rows again"
+tm resize-window -t ui -x 64 -y 14
+see '^vmlinux +118 +118\.4 +30\.6%' "64x14: degraded layout keeps the key columns"
+unseen '^cpu0 \[' "64x14: no per-CPU strip"
+tm resize-window -t ui -x 100 -y 30
+
+# q restores the terminal
+keys q
+see '^EXIT=0$' "q exits 0"
+is "$(tm display-message -p -t ui '#{alternate_on}')" 0 "no alternate screen left after q"
+like "$(cat "$TMP/ui.log")" 'first full frame' "log records the first full frame"
+
+# Ctrl-C and SIGTERM restore it too
+ui_replay 100 30
+see '^vmlinux +118 ' "started again"
+keys C-c
+see '^EXIT=0$' "Ctrl-C exits 0"
+is "$(tm display-message -p -t ui '#{alternate_on}')" 0 "no alternate screen left after Ctrl-C"
+ui_replay 100 30
+see '^vmlinux +118 ' "started again"
+pid=$(tm display-message -p -t ui '#{pane_pid}')
+kpid=$(pgrep -P "$pid" -x kerntop | head -1)
+kill -TERM "$kpid"
+see '^EXIT=0$' "SIGTERM exits 0"
+is "$(tm display-message -p -t ui '#{alternate_on}')" 0 "no alternate screen left after SIGTERM"
+
+# colour, NO_COLOR, --no-color
+ui_replay 100 30
+see '^vmlinux +118 ' "started again"
+like "$(tm capture-pane -p -e -t ui | head -3)" "$(printf '\033')\\[[0-9;]*3[1-6]m" "colour by default"
+keys q
+ui_replay 100 30 NO_COLOR=1
+see '^vmlinux +118 ' "started again"
+out=$(tm capture-pane -p -e -t ui | head -30)
+if printf '%s\n' "$out" | grep -q "$(printf '\033')\[[0-9;]*3[0-7]m"; then ok 1 "NO_COLOR: no colour"; else ok 0 "NO_COLOR: no colour"; fi
+like "$out" "$(printf '\033')\\[[0-9;]*7m" "NO_COLOR: reverse video instead"
+keys q
+
+# window keys last: shrinking the window drops slices for good
+ui_replay 100 30
+see '^vmlinux +118 ' "started for the window keys"
+# idle, window, cumulative, delay
+keys i
+see 'idle hidden' "i hides idle"
+unseen '^\[idle\] ' "no [idle] row"
+keys i
+see '^\[idle\] +180 ' "i shows idle again"
+keys +
+see 'window 20s' "+ lengthens the window"
+keys - -
+see 'window 5s' "- shortens it"
+keys a
+see '^kerntop .* cumulative' "a: cumulative"
+keys a
+see '^kerntop .* window 5s' "a again: the window"
+keys d C-u 0 . 5 Enter
+see 'refresh every 0\.5s' "d sets the delay"
+keys d C-u x Enter
+see 'invalid delay' "d rejects a bad delay"
+
+keys q
+
+done_testing
