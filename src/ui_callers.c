@@ -162,16 +162,21 @@ static void draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 {
 	const struct kt_source_info *info = ui->env.src ? kt_source_info(ui->env.src) : NULL;
 
+	int chains = 0, my;
+
 	ui_table_draw(ui, s, y, h);
-	if (!s->nvis && h > 3) {
-		move(y + 1, 0);
+	for (size_t i = 0; i < s->res.nrows && !chains; i++)
+		chains = s->res.rows[i].nchildren > 0;
+	my = y + 2 + (int)s->nvis;
+	if (!chains && my < y + h) {
+		move(my, 0);
 		clrtoeol();
 		if (info && !info->callchain)
-			mvaddnstr(y + 1, 2, "no call chains were sampled: start kerntop with -g "
+			mvaddnstr(my, 2, "no call chains were sampled: start kerntop with -g "
 					    "(--call-graph), or replay a recording made with -g",
 				  ui->cols - 2);
 		else
-			mvaddnstr(y + 1, 2, "no call chains reach this function in the current "
+			mvaddnstr(my, 2, "no call chains reach this function in the current "
 					    "window (a: cumulative)",
 				  ui->cols - 2);
 	}

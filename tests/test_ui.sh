@@ -198,6 +198,16 @@ if printf '%s\n' "$out" | grep -q "$(printf '\033')\[[0-9;]*3[0-7]m"; then ok 1 
 like "$out" "$(printf '\033')\\[[0-9;]*7m" "NO_COLOR: reverse video instead"
 keys q
 
+# without call chains the callers screen says how to get them
+ui_start 100 30 -- --replay "$DATA/replay/perf-script-nog.txt" --speed max \
+	--kallsyms "$DATA/replay/kallsyms" --modules "$DATA/replay/modules"
+see '^vmlinux +1 ' "replay without -g: modules"
+keys f
+see '^modules > top functions ' "f: top functions"
+keys End g
+see 'no call chains were sampled: start kerntop with -g' "g without chains: how to get them"
+keys q
+
 # window keys last: shrinking the window drops slices for good
 ui_replay 100 30
 see '^vmlinux +118 ' "started for the window keys"

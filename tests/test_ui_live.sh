@@ -1,0 +1,35 @@
+# The viewer on live perf data in tmux: the module list shows vmlinux and a busy figure
+# within 2 s, Space freezes the screen while sampling goes on and resumes to the current
+# state, and q restores the terminal.
+. "${top_srcdir:-.}/tests/lib.sh"
+. "$top_srcdir/tests/ui_lib.sh"
+
+if ! err=$("$KERNTOP" -b -n 1 -d 0.2 2>&1 >/dev/null); then
+	case "$err" in
+	*perf_event_open*|*paranoid*|*permission*) skip_all "live sampling refused here: $err" ;;
+	esac
+fi
+
+ui_start 100 30 -- -d 0.5 --log "$TMP/ui.log"
+see '^vmlinux +[0-9]+ ' "live: vmlinux row within the wait" 5
+see '^kernel [0-9]+\.[0-9]% +idle [0-9]+\.[0-9]% +user [0-9]+\.[0-9]% +[0-9]+ samples/s' "live: busy/idle/user split"
+see '^kerntop live cpu-clock 997 Hz +window 10s +[0-9]+ CPUs' "live header: event, frequency, window, CPUs"
+
+line2() { capture; printf '%s\n' "$SCREEN" | sed -n 2p; }
+keys ' '
+see '^kerntop .*PAUSED' "Space: PAUSED in the header"
+a=$(line2)
+sleep 1.5
+b=$(line2)
+is "$b" "$a" "paused: the figures stay frozen over 3 refresh ticks"
+keys ' '
+unseen '^kerntop .*PAUSED' "Space again: resumed"
+n=50
+while [ "$n" -gt 0 ] && [ "$(line2)" = "$a" ]; do sleep 0.1; n=$((n - 1)); done
+ok "$([ "$(line2)" != "$a" ]; echo $?)" "resumed: the figures move on"
+
+keys q
+see '^EXIT=0$' "q exits 0"
+is "$(tm display-message -p -t ui '#{alternate_on}')" 0 "no alternate screen left"
+like "$(cat "$TMP/ui.log")" 'first full frame \([0-9]+ rows\) after [0-9.]+ ms' "log: first full frame"
+done_testing
