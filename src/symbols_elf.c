@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kerntop/symbols.h"
@@ -211,36 +212,59 @@ out:
 	return r;
 }
 
-static int try_ko(struct kt_symbols *s, uint32_t m, const char *dir, struct sym_vec *syms,
-		  char *err, size_t errlen)
+/* Finds NAME.ko files (NAME with '-' or '_') for the loaded modules in dir and below:
+ * files of a directory before its subdirectories, symlinked directories not followed,
+ * so /lib/modules/$(uname -r) works as well as a flat directory. */
+static int scan_ko(struct kt_symbols *s, const char *dir, char **paths, int depth)
 {
-	char path[PATH_MAX], alt[256], msg[256];
-	const char *name = s->mods[m].name;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[PATH_MAX];
+	int r = 0;
 
-	for (int v = 0; v < 2; v++) {
-		size_t k;
-
-		snprintf(alt, sizeof(alt), "%s", name);
-		for (k = 0; v && alt[k]; k++)
-			if (alt[k] == '_')
-				alt[k] = '-';
-		if (snprintf(path, sizeof(path), "%s/%s.ko", dir, alt) >= (int)sizeof(path))
-			return 0;
-		if (access(path, R_OK) < 0)
-			continue;
-		/* a broken .ko is reported once in the notice, not fatal */
-		if (sym_elf_symbols(s, m, path, syms, msg, sizeof(msg)) == -ENOMEM) {
-			snprintf(err, errlen, "symbols: out of memory");
-			return -ENOMEM;
-		}
+	if (!d)
 		return 0;
+	for (int pass = 0; pass < 2 && r == 0; pass++) {
+		rewinddir(d);
+		while ((e = readdir(d)) && r == 0) {
+			struct stat st;
+			size_t len = strlen(e->d_name);
+
+			if (e->d_name[0] == '.' ||
+			    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >=
+				(int)sizeof(path) ||
+			    lstat(path, &st) < 0)
+				continue;
+			if (pass == 1) {
+				if (S_ISDIR(st.st_mode) && depth < 8)
+					r = scan_ko(s, path, paths, depth + 1);
+				continue;
+			}
+			if (len > 3 && len < 256 && !strcmp(e->d_name + len - 3, ".ko") &&
+			    (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
+				char name[256];
+				int m;
+
+				memcpy(name, e->d_name, len - 3);
+				name[len - 3] = 0;
+				for (char *c = name; *c; c++)
+					if (*c == '-')
+						*c = '_';
+				m = kt_sym_module_find(s, name);
+				if (m >= KT_MOD_FIRST_REAL && !paths[m] &&
+				    !(paths[m] = strdup(path)))
+					r = -ENOMEM;
+			}
+		}
 	}
-	return 0;
+	closedir(d);
+	return r;
 }
 
 int sym_load_elves(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_vec *syms,
 		   char *err, size_t errlen)
 {
+	char **paths;
 	int r;
 
 	if (o->vmlinux) {
@@ -264,15 +288,32 @@ int sym_load_elves(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym
 			return -e;
 		}
 		closedir(d);
-		for (uint32_t m = KT_MOD_FIRST_REAL; m < s->nmods; m++) {
-			if (s->mods[m].builtin || !s->mpriv[m].text_base)
+		paths = calloc(s->nmods, sizeof(*paths));
+		if (!paths)
+			goto oom;
+		r = scan_ko(s, o->module_dir, paths, 0);
+		for (uint32_t m = KT_MOD_FIRST_REAL; m < s->nmods && r == 0; m++) {
+			char msg[256];
+
+			if (!paths[m] || s->mods[m].builtin || !s->mpriv[m].text_base)
 				continue;
-			r = try_ko(s, m, o->module_dir, syms, err, errlen);
-			if (r < 0)
-				return r;
+			/* a broken .ko is counted in the notice, not fatal */
+			r = sym_elf_symbols(s, m, paths[m], syms, msg, sizeof(msg));
+			if (r < 0 && r != -ENOMEM) {
+				s->st.elf_nosyms++;
+				r = 0;
+			}
 		}
+		for (uint32_t m = 0; m < s->nmods; m++)
+			free(paths[m]);
+		free(paths);
+		if (r < 0)
+			goto oom;
 	}
 	return 0;
+oom:
+	snprintf(err, errlen, "symbols: out of memory");
+	return -ENOMEM;
 }
 
 void sym_elf_close(struct mod_priv *p)

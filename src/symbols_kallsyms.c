@@ -384,9 +384,10 @@ static void compose_notice(struct kt_symbols *s, const char *ksrc, const char *m
 				      "modules.builtin.ranges: %llu lines skipped; ",
 				      (unsigned long long)s->st.ranges_skipped);
 	if (s->st.elf_nosyms && n < cap)
-		n += (size_t)snprintf(s->notice + n, cap - n,
-				      "%u ELF files without symbols (buckets or kallsyms used); ",
-				      s->st.elf_nosyms);
+		n += (size_t)snprintf(
+		    s->notice + n, cap - n,
+		    "%u ELF files without symbols or unreadable (kallsyms or buckets used); ",
+		    s->st.elf_nosyms);
 	if (n >= 2 && n < cap)
 		s->notice[n - 2] = 0;
 }

@@ -62,7 +62,8 @@ static const char kallsyms[] =
 static const char modules[] =
 	"fake_mod 16384 0 - Live 0xffffffffc0001000\n"
 	"nosyms 8192 0 - Live 0xffffffffc0005000\n"
-	"keepsyms 4096 0 - Live 0xffffffffc0009000\n";
+	"keepsyms 4096 0 - Live 0xffffffffc0009000\n"
+	"broken 4096 0 - Live 0xffffffffc000b000\n";
 
 static char dir[64], err[512];
 
@@ -153,6 +154,12 @@ int main(void)
 	       "and a stripped copy");
 	snprintf(cmd, sizeof(cmd), "-g -O0 -fno-toplevel-reorder -c %s -o fake-mod.ko", src_c);
 	is_int(run(cmd), 0, "compile the fake module with -g");
+	/* a /lib/modules-like tree: the .ko two levels down, a symlink loop, a broken .ko */
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && mkdir -p kernel/drivers && mv fake-mod.ko kernel/drivers/ && ln -s .. kernel/loop",
+		 dir);
+	is_int(system(cmd), 0, "module tree");
+	write_file("broken.ko", "not an ELF object\n");
 	is_int(run("-c empty.c -o nosyms.ko"), 0, "a module object without functions");
 	is_int(run("-c empty.c -o keepsyms.ko"), 0, "another one");
 
@@ -164,8 +171,9 @@ int main(void)
 		goto out;
 	kt_sym_stats(s, &st);
 	is_int(st.elf_modules, 2, "vmlinux and fake_mod symbols from ELF");
-	is_int(st.elf_nosyms, 2, "two ELF files without symbols");
-	ok(kt_sym_notice(s) && strstr(kt_sym_notice(s), "2 ELF files without symbols"), "noticed once");
+	is_int(st.elf_nosyms, 3, "two ELF files without symbols and a broken one");
+	ok(kt_sym_notice(s) && strstr(kt_sym_notice(s), "3 ELF files without symbols or unreadable"),
+	   "noticed once");
 
 	is_str(name_at(s, 0xffffffffa0000001ull), "fv_alpha", "ELF symbol relocated by the kallsyms _stext");
 	is_str(name_at(s, 0xffffffffa0000041ull), "default_idle", "ELF beats kallsyms (ks_wrong2)");
@@ -188,7 +196,9 @@ int main(void)
 	ok(m >= 0, "fake_mod known");
 	is_int(kt_sym_module(s, (uint32_t)m)->nfuncs, 3, "three functions from fake-mod.ko");
 	is_int(kt_sym_module(s, (uint32_t)m)->has_lines, 1, "fake_mod has lines");
-	is_str(name_at(s, 0xffffffffc0001000ull), "fm_first", "ET_REL symbol placed at the module text");
+	is_str(name_at(s, 0xffffffffc0001000ull), "fm_first",
+	       "ET_REL symbol placed at the module text (found in a subdirectory, - for _)");
+	is_str(name_at(s, 0xffffffffc000b010ull), "broken+0x0", "a broken .ko: buckets");
 	is_str(name_at(s, 0xffffffffc0001044ull), "fm_second", "second function");
 	is_str(name_at(s, 0xffffffffc0001084ull), "fm_local", "static function");
 	line_is(s, 0xffffffffc0001000ull, src_c, 2, "fm_first entry");

@@ -73,7 +73,7 @@ struct kt_sym_stats {
 	uint64_t ranges_lines, ranges_skipped;     /* modules.builtin.ranges */
 	uint32_t builtin_modules;                  /* modules carved out of vmlinux */
 	uint32_t elf_modules;                      /* modules whose symbols came from an ELF */
-	uint32_t elf_nosyms;                       /* ELF files given without any symbol */
+	uint32_t elf_nosyms;                       /* ELF files without any symbol, or unreadable */
 };
 
 /* Loads symbols. Returns 0, or -errno with a one-line message naming the file and the fix. */
