@@ -399,6 +399,63 @@ static void test_wide(void)
 	kt_sym_free(s);
 }
 
+/* Mutated fixtures (deterministic): loading never crashes, and every address resolves to a
+ * function whose range holds it, or to a bucket of the right size. */
+static void test_mutations(void)
+{
+	static const char alphabet[] = "0123456789abcdefx []\t\nTt.=-_";
+	size_t kl, ml;
+	char *k = slurp(tap_data("symbols/kallsyms"), &kl),
+	     *m = slurp(tap_data("symbols/modules"), &ml);
+	uint64_t seed = 12345;
+	int loaded = 0, bad = 0;
+
+	for (int it = 0; it < 400; it++) {
+		char *kb = malloc(kl), *mb = malloc(ml);
+		struct kt_sym_opts o = {0};
+		struct kt_symbols *s = NULL;
+
+		memcpy(kb, k, kl);
+		memcpy(mb, m, ml);
+		for (int j = 0; j < 12; j++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			kb[(seed >> 33) % kl] = alphabet[(seed >> 20) % (sizeof(alphabet) - 1)];
+			mb[(seed >> 40) % ml] = alphabet[(seed >> 10) % (sizeof(alphabet) - 1)];
+		}
+		o.kallsyms_buf = kb;
+		o.kallsyms_len = kl - (size_t)(it % 7);
+		o.modules_buf = mb;
+		o.modules_len = ml;
+		o.bucket = 4u << (it % 6);
+		if (kt_sym_new(&o, &s, err, sizeof(err)) == 0) {
+			loaded++;
+			for (int q = 0; q < 300; q++) {
+				const struct kt_sym_func *f;
+				uint64_t a;
+
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				a = q % 3 ? 0xffffffff81000000ull + (seed >> 52)
+					  : 0xffffffffc0000000ull + (seed >> 43);
+				if (q % 11 == 0)
+					a = seed;
+				f = func_at(s, a);
+				if (!f ||
+				    (kt_sym_loc(s, kt_sym_lookup(s, a))->func > 1 &&
+				     (a < f->start || a - f->start >= f->size)) ||
+				    (f->bucket && f->size != o.bucket))
+					bad++;
+			}
+			kt_sym_free(s);
+		}
+		free(kb);
+		free(mb);
+	}
+	ok(loaded > 100, "most mutated inputs still load");
+	is_int(bad, 0, "every address is inside the function or bucket it resolves to");
+	free(k);
+	free(m);
+}
+
 int main(void)
 {
 	char tmp[] = "/tmp/kt-symtest.XXXXXX";
@@ -412,6 +469,7 @@ int main(void)
 	test_buffers();
 	test_sysroot();
 	test_wide();
+	test_mutations();
 	test_bad(tmp);
 	{
 		char cmd[4200];
