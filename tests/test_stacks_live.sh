@@ -1,0 +1,150 @@
+# Live -g under a loopback TCP load (tests/tools/tcp_pump.py on 127.0.0.1 only): the tcp/ip
+# functions appear with their callers, and those callers are the syscall paths that
+# `perf record -a -g` shows on this kernel (docs/callstacks.md, "What the live test checks"):
+#   _copy_from_iter <- tcp_sendmsg_locked <- tcp_sendmsg <- __sys_sendto <- __x64_sys_sendto
+#   _copy_to_iter <- __skb_datagram_iter <- skb_copy_datagram_iter <- tcp_recvmsg_locked
+#                 <- tcp_recvmsg <- sock_recvmsg <- __sys_recvfrom <- __x64_sys_recvfrom
+# Then a live -g --record run: its folded export parses strictly, and the replay of the
+# recording holds the same stacks (plus the tail drained when the recording closes).
+. "${top_srcdir:-.}/tests/lib.sh"
+
+if ! "$KERNTOP" -g -b -n 1 -d 0.1 --format json >"$TMP/probe" 2>"$TMP/probe.err"; then
+	skip_all "live sampling refused: $(head -1 "$TMP/probe.err")"
+fi
+FC="python3 $top_srcdir/tests/tools/folded_check.py"
+PUMP=
+cleanup() { [ -n "$PUMP" ] && kill "$PUMP" 2>/dev/null; rm -rf "$TMP"; }
+trap cleanup EXIT
+
+# The pump runs through both live runs below (about 2 + 1 s of sampling plus start-up).
+python3 "$top_srcdir/tests/tools/tcp_pump.py" 6 --ready "$TMP/ready" 2>"$TMP/pump.err" &
+PUMP=$!
+n=50
+while [ ! -e "$TMP/ready" ] && [ "$n" -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
+ok "$([ -e "$TMP/ready" ]; echo $?)" "the loopback pump moves data"
+
+"$KERNTOP" -g -b -n 1 -d 2 --top 100000 --format json >"$TMP/g.json" 2>"$TMP/err"
+is "$?" 0 "kerntop -g -b -n 1 -d 2 --format json under the pump"
+check "stacks cover every sample, kernel frames tagged _[k]" python3 - "$TMP/g.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+st = d["stacks"]
+assert d["samples"] > 200, d["samples"]
+assert sum(s["hits"] for s in st) == d["samples"], (sum(s["hits"] for s in st), d["samples"])
+frames = [f for s in st for f in s["frames"]]
+k = sum(1 for f in frames if f.endswith("_[k]"))
+assert k >= 0.99 * len(frames), (k, len(frames))
+assert max(len(s["frames"]) for s in st) <= 32  # the default --max-stack
+deep = sum(s["hits"] for s in st if len(s["frames"]) >= 5)
+assert deep >= 0.5 * d["samples"], (deep, d["samples"])
+PY
+
+cat >"$TMP/trees.py" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+st = d["stacks"]
+
+def strip(f):
+    return f[:-4] if f.endswith("_[k]") else f
+
+def callers(leaf):
+    """{caller path (leaf first): hits} over the stacks whose leaf is `leaf`."""
+    t = {}
+    for s in st:
+        fr = [strip(f) for f in s["frames"]][::-1]
+        if fr[0] == leaf:
+            for i in range(1, len(fr) + 1):
+                t[tuple(fr[:i])] = t.get(tuple(fr[:i]), 0) + s["hits"]
+    return t
+
+def through(leaf, path):
+    """Hits of leaf reached through exactly these callers, nearest first."""
+    return callers(leaf).get((leaf,) + tuple(path), 0)
+
+def show(leaf):
+    c = callers(leaf)
+    return sorted(((n, ";".join(p[1:])) for p, n in c.items() if len(p) > 1), reverse=True)[:6]
+PY
+
+check "the tcp/ip functions appear with callers" python3 - "$TMP/g.json" <<'PY'
+import re, sys
+exec(open(sys.argv[1].rsplit("/", 1)[0] + "/trees.py").read())
+net = re.compile(r"^_*(tcp|ip|skb|sock|inet|_copy_(to|from)_iter)")
+leaves = {}
+for s in st:
+    leaves[strip(s["frames"][-1])] = leaves.get(strip(s["frames"][-1]), 0) + s["hits"]
+top = sorted(((n, f) for f, n in leaves.items() if net.match(f)), reverse=True)[:5]
+assert len(top) >= 3, top
+for n, f in top:
+    c = callers(f)
+    assert any(len(p) >= 3 for p in c), (f, show(f))  # at least two levels of callers
+tcp = [(n, f) for n, f in top if re.match(r"^_*tcp", f)]
+assert tcp, top
+n, hot = tcp[0]
+sysc = re.compile(r"^(__x64_sys_(sendto|recvfrom|sendmsg|recvmsg|write|read)|__sys_(sendto|recvfrom)|do_syscall_64)$")
+via = sum(h for p, h in callers(hot).items() if len(p) > 1 and sysc.match(p[-1]) and
+          all(not sysc.match(x) for x in p[1:-1]))
+assert via > 0, ("hottest tcp function %s: no syscall among its callers" % hot, show(hot))
+PY
+
+check "callers of _copy_from_iter: the sendto path of tcp_sendmsg" python3 - "$TMP/g.json" <<'PY'
+import sys
+exec(open(sys.argv[1].rsplit("/", 1)[0] + "/trees.py").read())
+n = through("_copy_from_iter", ["tcp_sendmsg_locked", "tcp_sendmsg", "__sys_sendto", "__x64_sys_sendto", "do_syscall_64"])
+tot = callers("_copy_from_iter").get(("_copy_from_iter",), 0)
+assert n >= 5 and n >= 0.5 * tot, (n, tot, show("_copy_from_iter"))
+n = through("tcp_sendmsg_locked", ["tcp_sendmsg", "__sys_sendto", "__x64_sys_sendto"])
+tot = callers("tcp_sendmsg_locked").get(("tcp_sendmsg_locked",), 0)
+assert tot == 0 or n >= 0.5 * tot, (n, tot, show("tcp_sendmsg_locked"))
+PY
+
+check "callers of _copy_to_iter: the recvfrom path of tcp_recvmsg" python3 - "$TMP/g.json" <<'PY'
+import sys
+exec(open(sys.argv[1].rsplit("/", 1)[0] + "/trees.py").read())
+n = through("_copy_to_iter", ["__skb_datagram_iter", "skb_copy_datagram_iter", "tcp_recvmsg_locked",
+                              "tcp_recvmsg", "sock_recvmsg", "__sys_recvfrom", "__x64_sys_recvfrom"])
+tot = callers("_copy_to_iter").get(("_copy_to_iter",), 0)
+assert n >= 5 and n >= 0.5 * tot, (n, tot, show("_copy_to_iter"))
+PY
+
+# Live -g with --record: folded export, then the replay of the recording.
+"$KERNTOP" -g --record "$TMP/rec" -b -n 1 -d 1 --cumulative --format folded >"$TMP/live.folded" 2>"$TMP/err"
+is "$?" 0 "kerntop -g --record F -b -n 1 -d 1 --format folded"
+check "live folded export: strict format" $FC "$TMP/live.folded"
+"$KERNTOP" --replay "$TMP/rec" --speed max -b --cumulative --format folded >"$TMP/rep.folded" 2>"$TMP/err"
+is "$?" 0 "replay of the -g recording, folded"
+"$KERNTOP" --replay "$TMP/rec" --speed max -b --cumulative --top 100000 --format json >"$TMP/rep.json" 2>"$TMP/err"
+check "replay JSON: stacks without -g (the recording says chains were sampled), folded sums to the samples" \
+	python3 - "$TMP/rep.json" "$TMP/rep.folded" "$top_srcdir/tests/tools/folded_check.py" <<'PY'
+import json, subprocess, sys
+d = json.load(open(sys.argv[1]))
+assert "stacks" in d and d["stacks"], sorted(d)
+subprocess.check_call([sys.executable, sys.argv[3], sys.argv[2], "--quiet", "--samples", str(d["samples"])])
+f = {}
+for l in open(sys.argv[2]):
+    k, n = l.rsplit(" ", 1)
+    f[k] = int(n)
+assert f == {";".join(s["frames"]): s["hits"] for s in d["stacks"]}
+PY
+check "the replay carries the live stacks: every live stack with at least its live count; the rest is the tail drained at close" \
+	python3 - "$TMP/live.folded" "$TMP/rep.folded" <<'PY'
+import sys
+def rd(p):
+    d = {}
+    for l in open(p):
+        k, n = l.rsplit(" ", 1)
+        d[k] = int(n)
+    return d
+live, rep = rd(sys.argv[1]), rd(sys.argv[2])
+short = [(k, n, rep.get(k, 0)) for k, n in live.items() if rep.get(k, 0) < n]
+assert not short, short[:5]
+lt, rt = sum(live.values()), sum(rep.values())
+assert lt > 100 and rt >= lt, (lt, rt)
+# the recording closes after the last report: at most a few drain intervals more
+assert rt - lt <= max(0.3 * lt, 200), (lt, rt)
+top = sorted(live, key=live.get, reverse=True)[:10]
+assert all(k in rep for k in top)
+PY
+"$KERNTOP" --replay "$TMP/rec" --speed max -b --cumulative --format folded >"$TMP/rep2.folded"
+is "$(cmp "$TMP/rep.folded" "$TMP/rep2.folded" && echo same)" same "replaying twice gives the same folded export"
+done_testing
