@@ -198,7 +198,8 @@ int sym_add_func(struct kt_symbols *s, const char *name, uint64_t start, uint64_
 	f->size = size;
 	f->module = module;
 	f->bucket = (uint8_t)bucket;
-	f->idle = bucket ? 0 : (uint8_t)sym_is_idle(s, name);
+	/* buckets too: "mod*" marks a whole symbol-less module (an idle driver) idle */
+	f->idle = (uint8_t)sym_is_idle(s, name);
 	return (int)s->nfuncs++;
 }
 

@@ -203,7 +203,7 @@ static void test_options(void)
 {
 	struct kt_sym_opts o = {.kallsyms = tap_data("symbols/kallsyms"),
 				.modules = tap_data("symbols/modules"),
-				.idle_symbols = "do_idle, net_* ",
+				.idle_symbols = "do_idle, net_* ,nosyms*",
 				.bucket = 256};
 	struct kt_symbols *s = load(&o);
 
@@ -215,6 +215,8 @@ static void test_options(void)
 	is_int(func_at(s, 0xffffffff81000300ull)->idle, 0,
 	       "--idle-symbols replaces the default list");
 	is_str(name_at(s, 0xffffffffc0004150ull), "nosyms+0x100", "256-byte buckets");
+	is_int(func_at(s, 0xffffffffc0004150ull)->idle, 1, "nosyms* makes a symbol-less module idle");
+	is_int(func_at(s, 0xffffffffc0001000ull)->idle, 0, "other modules stay busy");
 	is_int(kt_sym_bucket(s), 256, "bucket size reported");
 	is_int(kt_sym_module_find(s, "e1000"), -1, "no ranges file: no builtin modules");
 	is_str(module_at(s, 0xffffffff81000690ull), "vmlinux", "then e1000 code is vmlinux");
