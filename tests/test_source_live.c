@@ -1,206 +1,18 @@
 /* The live source against this machine's kernel: samples under dd loads the test starts on
  * every CPU, then checks hits per CPU, totals for the frequency, kernel/user addresses, call
- * chains, task names, -C, the cycles fallback, hotplug (through a sysroot fixture) and the
- * permission message (injected, and for real as nobody). */
+ * chains (also under a loopback TCP pump), task names, -C, the cycles fallback, the kernel
+ * caps and the permission message (injected, and for real as nobody). */
 #define _GNU_SOURCE
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <grp.h>
-#include <poll.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdlib.h>
-#include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <linux/perf_event.h>
 
-#include "kerntop/source.h"
-#include "kerntop/util.h"
-#include "tap.h"
-
-#define KBASE 0xffff800000000000ull
-#define UTOP 0x0000800000000000ull
-#define NCPU 64
-#define MAXLOAD 8
-
-struct counts {
-	uint64_t samples, per_cpu[NCPU], user, kernel_addr_bad, user_addr_bad;
-	uint64_t with_frames, leaf_mismatch, frame_marker, frame_user, frames_over;
-	uint64_t lost, lost_events, throttles, t_min, t_max, ip_sum, frame_sum, nframes;
-	uint32_t max_stack;
-	pid_t watch[MAXLOAD + 2];
-	int nwatch;
-	char watch_comm[MAXLOAD + 2][32];
-	int watch_comms[MAXLOAD + 2];
-	char first_comm[MAXLOAD + 2][32];
-};
-
-static void on_sample(void *ctx, const struct kt_sample *s)
-{
-	struct counts *c = ctx;
-
-	c->samples++;
-	c->ip_sum += s->ip ^ s->time_ns ^ (uint64_t)s->tid << 32 ^ s->period;
-	c->nframes += s->nr_frames;
-	for (uint32_t i = 0; i < s->nr_frames; i++)
-		c->frame_sum += s->frames[i] * (i + 1);
-	if (s->cpu < NCPU)
-		c->per_cpu[s->cpu]++;
-	if (!c->t_min || s->time_ns < c->t_min)
-		c->t_min = s->time_ns;
-	if (s->time_ns > c->t_max)
-		c->t_max = s->time_ns;
-	if (s->flags & KT_SAMPLE_USER) {
-		c->user++;
-		if (s->ip >= UTOP)
-			c->user_addr_bad++;
-	} else if (s->ip < KBASE) {
-		c->kernel_addr_bad++;
-	}
-	if (s->nr_frames) {
-		c->with_frames++;
-		if (s->frames[0] != s->ip)
-			c->leaf_mismatch++;
-		if (c->max_stack && s->nr_frames > c->max_stack)
-			c->frames_over++;
-		for (uint32_t i = 0; i < s->nr_frames; i++) {
-			if (s->frames[i] >= (uint64_t)PERF_CONTEXT_MAX)
-				c->frame_marker++;
-			else if (s->frames[i] < KBASE)
-				c->frame_user++;
-		}
-	}
-}
-
-static void on_comm(void *ctx, int32_t pid, int32_t tid, const char *comm, uint64_t t)
-{
-	struct counts *c = ctx;
-
-	(void)pid;
-	(void)t;
-	for (int i = 0; i < c->nwatch; i++) {
-		if (c->watch[i] != tid)
-			continue;
-		if (!c->watch_comms[i]++)
-			snprintf(c->first_comm[i], sizeof(c->first_comm[i]), "%s", comm);
-		snprintf(c->watch_comm[i], sizeof(c->watch_comm[i]), "%s", comm);
-	}
-}
-
-static void on_lost(void *ctx, uint32_t cpu, uint64_t count, uint64_t t)
-{
-	struct counts *c = ctx;
-
-	(void)cpu;
-	(void)t;
-	c->lost += count;
-	c->lost_events++;
-}
-
-static void on_throttle(void *ctx, uint32_t cpu, int on, uint64_t t)
-{
-	struct counts *c = ctx;
-
-	(void)cpu;
-	(void)t;
-	c->throttles += on;
-}
-
-static struct kt_sink sink_for(struct counts *c)
-{
-	struct kt_sink k = {c, on_sample, on_comm, on_lost, on_throttle};
-
-	return k;
-}
-
-/* Runs the caller's poll loop for ms milliseconds, as main.c does, over one source or two
- * sampling side by side (s2 may be NULL). */
-static int pump2(struct kt_source *s, struct counts *c, struct kt_source *s2, struct counts *c2,
-		 int ms)
-{
-	struct kt_sink k = sink_for(c), k2 = sink_for(c2);
-	uint64_t end = kt_now_ns() + (uint64_t)ms * 1000000u;
-	char err[KT_ERRLEN];
-
-	for (;;) {
-		struct pollfd fds[2 * NCPU];
-		int n = kt_source_pollfds(s, fds, NCPU), timeout = -1, t2 = -1, r;
-		uint64_t now;
-
-		r = kt_source_read(s, &k, &timeout, err, sizeof(err));
-		if (r == 0 && s2) {
-			n += kt_source_pollfds(s2, fds + n, NCPU);
-			r = kt_source_read(s2, &k2, &t2, err, sizeof(err));
-			if (t2 >= 0 && (timeout < 0 || t2 < timeout))
-				timeout = t2;
-		}
-		if (r != 0) {
-			printf("# read: %d %s\n", r, err);
-			return r;
-		}
-		now = kt_now_ns();
-		if (now >= end)
-			return 0;
-		if (timeout < 0 || (uint64_t)timeout * 1000000u > end - now)
-			timeout = (int)((end - now) / 1000000u) + 1;
-		poll(fds, (nfds_t)n, timeout);
-	}
-}
-
-static int pump(struct kt_source *s, struct counts *c, int ms)
-{
-	return pump2(s, c, NULL, NULL, ms);
-}
-
-static struct kt_source_opts base_opts(void)
-{
-	struct kt_source_opts o;
-
-	memset(&o, 0, sizeof(o));
-	o.event = "cpu-clock";
-	o.freq_hz = 997;
-	o.max_stack = 32;
-	o.sysroot = "";
-	return o;
-}
-
-static pid_t spawn(int cpu, int what)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		if (cpu >= 0) {
-			cpu_set_t set;
-
-			CPU_ZERO(&set);
-			CPU_SET(cpu, &set);
-			sched_setaffinity(0, sizeof(set), &set);
-		}
-		dup2(null, 1);
-		dup2(null, 2);
-		if (what == 0)
-			execlp("dd", "dd", "if=/dev/zero", "of=/dev/null", "bs=1M", (char *)NULL);
-		if (what == 1) {
-			volatile uint64_t x = 0;
-
-			for (;;)
-				x++;
-		}
-		_exit(127);
-	}
-	return pid;
-}
+#include "test_source_live.h"
 
 static volatile sig_atomic_t renamed;
 
@@ -231,52 +43,6 @@ static pid_t spawn_renamer(void)
 		}
 	}
 	return pid;
-}
-
-static void stop(pid_t pid)
-{
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
-}
-
-static int online_cpus(int *list, int max)
-{
-	cpu_set_t set;
-	int n = 0;
-
-	sched_getaffinity(0, sizeof(set), &set);
-	for (int i = 0; i < CPU_SETSIZE && n < max; i++)
-		if (CPU_ISSET(i, &set))
-			list[n++] = i;
-	return n;
-}
-
-static int read_paranoid(void)
-{
-	char b[16] = "";
-	int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY);
-
-	if (fd >= 0) {
-		if (read(fd, b, sizeof(b) - 1) < 0)
-			b[0] = '\0';
-		close(fd);
-	}
-	return atoi(b);
-}
-
-static void write_file(const char *dir, const char *rel, const char *text)
-{
-	char path[4096];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || write(fd, text, strlen(text)) < 0)
-		printf("# cannot write %s\n", path);
-	if (fd >= 0)
-		close(fd);
 }
 
 static void test_default(const int *cpus, int ncpus, pid_t *dd)
@@ -616,101 +382,6 @@ static void test_denied(void)
 	check_denied(r, err, "as nobody");
 }
 
-static void test_hotplug(const char *dir)
-{
-	struct kt_source_opts o = base_opts();
-	struct kt_source *s;
-	struct counts c;
-	char err[KT_ERRLEN], msg[256], path[4096];
-	int r, pfd[2];
-	pid_t pid;
-
-	snprintf(path, sizeof(path), "%s/sys", dir);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/sys/devices", dir);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/sys/devices/system", dir);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/sys/devices/system/cpu", dir);
-	mkdir(path, 0755);
-	write_file(dir, "sys/devices/system/cpu/possible", "0-1\n");
-	write_file(dir, "sys/devices/system/cpu/online", "0\n");
-	o.sysroot = dir;
-
-	o.cpus = "1";
-	r = kt_source_open(&o, &s, err, sizeof(err));
-	is_int(r, -ENODEV, "hotplug: -C of an offline CPU refused");
-	ok(strstr(err, "cpu 1 is offline") != NULL, "hotplug: message names it");
-	o.cpus = NULL;
-
-	memset(&c, 0, sizeof(c));
-	r = kt_source_open(&o, &s, err, sizeof(err));
-	is_int(r, 0, "hotplug: opens with cpu 1 offline");
-	if (r)
-		return;
-	is_int(kt_source_info(s)->ncpus, 1, "hotplug: samples one CPU");
-	is_int(kt_source_info(s)->max_cpu, 2, "hotplug: tables sized by the possible CPUs");
-	ok(kt_source_notice(s) && strstr(kt_source_notice(s), "cpu 1 offline"),
-	   "hotplug: notice for the offline CPU");
-	is_int(kt_source_refresh(s, msg, sizeof(msg)), 0, "hotplug: nothing changed, no notice");
-	pump(s, &c, 300);
-	is_int(c.per_cpu[1], 0, "hotplug: no hits on the offline CPU");
-
-	write_file(dir, "sys/devices/system/cpu/online", "0-1\n");
-	is_int(kt_source_refresh(s, msg, sizeof(msg)), 1,
-	       "hotplug: refresh sees cpu 1 come online");
-	is_str(msg, "cpu 1 came online: now sampling it", "hotplug: online notice");
-	is_int(kt_source_info(s)->ncpus, 2, "hotplug: samples two CPUs");
-	pump(s, &c, 400);
-	ok(c.per_cpu[1] > 0, "hotplug: hits on the new CPU");
-
-	write_file(dir, "sys/devices/system/cpu/online", "0\n");
-	is_int(kt_source_refresh(s, msg, sizeof(msg)), 1, "hotplug: refresh sees cpu 1 go offline");
-	is_str(msg, "cpu 1 went offline: no longer sampled", "hotplug: offline notice");
-	pump(s, &c, 50);
-	is_int(kt_source_info(s)->ncpus, 1, "hotplug: back to one CPU");
-	c.per_cpu[1] = 0;
-	pump(s, &c, 300);
-	is_int(c.per_cpu[1], 0, "hotplug: no more hits on it");
-	kt_source_free(s);
-
-	/* After main.c drops root, a CPU coming online cannot be opened: the notice says why. */
-	if (geteuid() != 0 || read_paranoid() < 1) {
-		ok(1, "hotplug after dropping root # SKIP needs root and perf_event_paranoid >= 1");
-		return;
-	}
-	if (pipe(pfd) < 0)
-		return;
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		close(pfd[0]);
-		msg[0] = '\0';
-		r = kt_source_open(&o, &s, err, sizeof(err));
-		write_file(dir, "sys/devices/system/cpu/online", "0-1\n");
-		if (r == 0 && setgroups(0, NULL) == 0 && setgid(65534) == 0 && setuid(65534) == 0)
-			r = kt_source_refresh(s, msg, sizeof(msg));
-		else
-			r = -999;
-		if (write(pfd[1], &r, sizeof(r)) < 0 || write(pfd[1], msg, sizeof(msg)) < 0)
-			_exit(1);
-		_exit(0);
-	}
-	close(pfd[1]);
-	memset(msg, 0, sizeof(msg));
-	if (read(pfd[0], &r, sizeof(r)) != (ssize_t)sizeof(r) ||
-	    read(pfd[0], msg, sizeof(msg)) <= 0)
-		r = -998;
-	msg[sizeof(msg) - 1] = '\0';
-	close(pfd[0]);
-	waitpid(pid, NULL, 0);
-	is_int(r, 1, "hotplug after dropping root: refresh reports");
-	is_str(msg,
-	       "cpu 1 came online but cannot be sampled (Permission denied: kerntop dropped root "
-	       "after start; restart it to sample this CPU)",
-	       "hotplug after dropping root: notice says why");
-}
-
 struct ksym {
 	uint64_t addr;
 	int id; /* index in tcp_names, or -1 */
@@ -878,81 +549,11 @@ static void test_tcp_callchain(void)
 	free(ksyms);
 }
 
-/* --record while sampling live, then replay the file: the same samples, frames and names. */
-static void test_record(const char *dir, pid_t dd0)
-{
-	struct kt_source_opts o = base_opts();
-	struct kt_source *s;
-	struct counts live, back;
-	struct kt_sink k = sink_for(&back);
-	char err[KT_ERRLEN], path[4096];
-	int r, timeout, same_cpus = 1;
-
-	snprintf(path, sizeof(path), "%s/live.ktr", dir);
-	memset(&live, 0, sizeof(live));
-	memset(&back, 0, sizeof(back));
-	live.watch[live.nwatch++] = dd0;
-	back.watch[back.nwatch++] = dd0;
-	o.record = path;
-	o.callchain = 1;
-	r = kt_source_open(&o, &s, err, sizeof(err));
-	is_int(r, 0, "record: opens");
-	if (r) {
-		printf("# %s\n", err);
-		return;
-	}
-	pump(s, &live, 600);
-	is_int(kt_source_refresh(s, err, sizeof(err)), 0, "record: a refresh flushes quietly");
-	pump(s, &live, 400);
-	r = kt_source_finish(s, err, sizeof(err));
-	is_int(r, 0, "record: finish closes the recording");
-	kt_source_free(s);
-
-	o = base_opts();
-	o.replay = path;
-	o.speed = 0;
-	r = kt_source_open(&o, &s, err, sizeof(err));
-	is_int(r, 0, "record: the file replays");
-	if (r) {
-		printf("# %s\n", err);
-		return;
-	}
-	ok(kt_source_info(s)->kallsyms && kt_source_info(s)->kallsyms_len > 0,
-	   "record: carries kallsyms");
-	is_int(kt_source_info(s)->callchain, 1, "record: carries -g");
-	is_str(kt_source_info(s)->event, "cpu-clock", "record: carries the event");
-	for (int i = 0; i < 1000000; i++) {
-		r = kt_source_read(s, &k, &timeout, err, sizeof(err));
-		if (r != 0)
-			break;
-	}
-	is_int(r, KT_SOURCE_EOF, "record: replay reaches the end");
-	kt_source_free(s);
-	printf("# live %llu samples, replayed %llu\n", (unsigned long long)live.samples,
-	       (unsigned long long)back.samples);
-	ok(live.samples > 0, "record: sampled something");
-	is_int(back.samples, live.samples, "record: same number of samples");
-	for (int i = 0; i < NCPU; i++)
-		if (back.per_cpu[i] != live.per_cpu[i])
-			same_cpus = 0;
-	ok(same_cpus, "record: same hits per CPU");
-	ok(back.ip_sum == live.ip_sum, "record: same ip, time, tid and period");
-	is_int(back.nframes, live.nframes, "record: same number of frames");
-	ok(back.frame_sum == live.frame_sum, "record: same frames");
-	is_str(back.watch_comm[0], "dd", "record: task names recorded (the /proc fallback too)");
-
-	o = base_opts();
-	o.record = path;
-	r = kt_source_open(&o, &s, err, sizeof(err));
-	ok(r < 0, "record: an existing file is never overwritten");
-	printf("# %s\n", err);
-}
-
 int main(void)
 {
 	struct kt_source_opts o = base_opts();
 	struct kt_source *s;
-	char err[KT_ERRLEN], dir[] = "/tmp/kt-source-live.XXXXXX";
+	char err[KT_ERRLEN];
 	int cpus[NCPU], ncpus, r;
 	pid_t dd[MAXLOAD];
 
@@ -976,19 +577,6 @@ int main(void)
 	test_cpu0();
 	test_cycles();
 	test_denied();
-	if (!mkdtemp(dir)) {
-		printf("# cannot create %s\n", dir);
-		return 1;
-	}
-	test_record(dir, dd[0]);
-	if (ncpus >= 2) {
-		test_hotplug(dir);
-	} else {
-		ok(1, "hotplug # SKIP needs two CPUs");
-	}
-	snprintf(err, sizeof(err), "rm -rf '%s'", dir);
-	if (system(err) != 0)
-		printf("# cannot remove %s\n", dir);
 	for (int i = 0; i < ncpus; i++)
 		stop(dd[i]);
 	return tap_done();
