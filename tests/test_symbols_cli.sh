@@ -1,0 +1,45 @@
+# The symbols options end to end: a replayed perf script over the tests/data/symbols fixtures
+# (built-in modules carved out of vmlinux, a module without symbols, buckets, idle), and the
+# errors kerntop prints for bad symbol files.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+S="$DATA/symbols"
+kt() { "$KERNTOP" -b --speed max --replay "$S/samples.perf" --kallsyms "$S/kallsyms" --modules "$S/modules" "$@"; }
+
+out=$(kt --builtin-ranges "$S/builtin.ranges" 2>"$TMP/err")
+is "$?" 0 "replay with fixture symbols"
+like "$out" '^e1000 +3 ' "built-in module e1000 from modules.builtin.ranges"
+like "$out" '^tcp_cubic +2 ' "built-in tcp_cubic (first of a shared range)"
+like "$out" '^vmlinux +2 ' "what stays in vmlinux"
+like "$out" '^nosyms +1 ' "module without symbols"
+like "$out" '^\[idle\] +2 ' "default_idle and a cpu_idle_poll clone are idle"
+like "$out" '^nosyms\+0x40 +nosyms +1 ' "bucket of the symbol-less module"
+like "$out" '^vmlinux\+0x580 +vmlinux +1 ' "bucket in a symbol-less gap of vmlinux"
+like "$out" '^memcpy +vmlinux +1 ' "best alias name"
+is "$(grep -c 'malformed' "$TMP/err")" 0 "malformed fixture lines are not reported per line"
+
+out=$(kt 2>/dev/null)
+like "$out" '^vmlinux +7 ' "without the ranges file e1000 and tcp_cubic are vmlinux"
+
+out=$(kt --builtin-ranges "$S/builtin.ranges" --idle-symbols 'e1000*' 2>/dev/null)
+like "$out" '^\[idle\] +3 ' "--idle-symbols replaces the list (e1000* now idle)"
+like "$out" '^vmlinux +4 ' "and default_idle counts as kernel work"
+
+out=$(kt --bucket 256 2>/dev/null)
+like "$out" '^nosyms\+0x0 +nosyms +1 ' "--bucket 256"
+
+out=$(kt -z nosyms 2>/dev/null)
+like "$out" '^nosyms\+0x40 +1 ' "zoom into the symbol-less module lists buckets"
+
+kt --kallsyms /nonexistent/kallsyms >"$TMP/o" 2>"$TMP/err"
+is "$?" 1 "missing --kallsyms fails"
+like "$(cat "$TMP/err")" '^kerntop: /nonexistent/kallsyms: cannot open \(No such file or directory\); check the path or pass --kallsyms FILE$' \
+	"naming the file and the option"
+: >"$TMP/empty"
+kt --builtin-ranges "$TMP/empty" >"$TMP/o" 2>"$TMP/err"
+is "$?" 1 "empty --builtin-ranges fails"
+like "$(cat "$TMP/err")" "empty file; pass --builtin-ranges FILE" "saying it is empty"
+kt --vmlinux "$S/kallsyms" >"$TMP/o" 2>"$TMP/err"
+is "$?" 1 "a --vmlinux that is not ELF fails"
+like "$(cat "$TMP/err")" 'not an ELF file' "saying so"
+done_testing
