@@ -554,10 +554,10 @@ int kt_source_perf_finish(struct kt_source *s, char *err, size_t errlen)
 
 	if (s->ops != &perf_ops || !p->rec)
 		return 0;
-	/* Stop sampling and take what is left in the rings into the recording. */
+	/* Samples still in the rings were never shown: leaving them out keeps the recording
+	 * exactly what this session's sink saw, so a replay reproduces its reports. */
 	for (uint32_t i = 0; i < p->base.info.ncpus; i++)
 		ioctl(p->cpu[p->sampled[i]].fd, PERF_EVENT_IOC_DISABLE, 0);
-	kt_perf_drain(p, NULL);
 	r = kt_rec_close(p->rec, err, errlen);
 	p->rec = NULL;
 	if (r == 0 && p->rec_err) {
