@@ -138,6 +138,7 @@ int sym_idle_parse(struct kt_symbols *s, const char *list)
 	free(s->idle);
 	s->idle = NULL;
 	s->nidle = 0;
+	memset(s->idle_first, 0, sizeof(s->idle_first));
 	s->idle_copy = strdup(list);
 	if (!s->idle_copy)
 		return -ENOMEM;
@@ -164,6 +165,11 @@ int sym_idle_parse(struct kt_symbols *s, const char *list)
 			ip->prefix = p[len - 1] == '*';
 			ip->len = len - (size_t)ip->prefix;
 			ip->name = p;
+			if (ip->len)
+				s->idle_first[(unsigned char)p[0] >> 6] |=
+				    1ull << ((unsigned char)p[0] & 63);
+			else
+				memset(s->idle_first, 0xff, sizeof(s->idle_first)); /* "*": all */
 		}
 		p = comma ? comma + 1 : NULL;
 	}
@@ -172,8 +178,14 @@ int sym_idle_parse(struct kt_symbols *s, const char *list)
 
 int sym_is_idle(const struct kt_symbols *s, const char *name)
 {
-	const char *dot = strchr(name, '.');
-	size_t len = dot && dot != name ? (size_t)(dot - name) : strlen(name);
+	const char *dot;
+	size_t len;
+
+	/* most names fail on their first letter; this runs once per symbol at load */
+	if (!(s->idle_first[(unsigned char)name[0] >> 6] & (1ull << ((unsigned char)name[0] & 63))))
+		return 0;
+	dot = strchr(name, '.');
+	len = dot && dot != name ? (size_t)(dot - name) : strlen(name);
 
 	for (uint32_t i = 0; i < s->nidle; i++) {
 		const struct idle_pat *p = &s->idle[i];

@@ -113,6 +113,7 @@ struct kt_symbols {
 
 	struct idle_pat *idle;
 	uint32_t nidle;
+	uint64_t idle_first[4]; /* bitmap of the patterns' first bytes */
 	char *idle_copy;
 
 	struct line_slot *lines;

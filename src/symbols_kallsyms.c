@@ -231,7 +231,7 @@ static int parse_kallsyms(struct kt_symbols *s, char *b, size_t len, struct sym_
 				last_tag = tag;
 				last_mod = mod;
 			}
-		} else if (name[0] == '_') {
+		} else if (name[0] == '_' && (name[1] == 's' || name[1] == 'e')) {
 			if (!strcmp(name, "_stext"))
 				s->stext = a;
 			else if (!strcmp(name, "_etext"))
@@ -242,7 +242,8 @@ static int parse_kallsyms(struct kt_symbols *s, char *b, size_t len, struct sym_
 				s->einittext = a;
 		}
 		/* __pfx_ symbols are the padding before each function (call thunks), not code */
-		if (!is_text_type(type) || !strncmp(name, "__pfx_", 6))
+		if (!is_text_type(type) || (name[0] == '_' && name[1] == '_' && name[2] == 'p' &&
+					    !strncmp(name, "__pfx_", 6)))
 			continue;
 		if (sym_vec_push(syms, a, name, mod, (uint8_t)type) < 0)
 			return -ENOMEM;
