@@ -1,0 +1,58 @@
+#!/bin/sh
+# perf_event_open refused. The message path through the injection hook
+# (KERNTOP_INJECT_PERF_ERRNO, batch and viewer), and the real thing: an unprivileged user
+# (setpriv --reuid=65534) under kernel.perf_event_paranoid=3, the strictest setting.
+# The sysctl is global, so it is set for the few ms of one kerntop run and restored at once
+# (and by the EXIT trap if the test dies); perf_event_paranoid does not apply to root, so the
+# other tests, which sample as root, are not affected by it.
+. "${top_srcdir:-..}/tests/lib.sh"
+command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
+
+refused() { # refused DESCRIPTION: $rc and $TMP/err of a refused start
+	is "$rc" 1 "$1: exit 1"
+	is "$(wc -l <"$TMP/err" | tr -d ' ')" 1 "$1: one line"
+	like "$(cat "$TMP/err")" "^kerntop: perf_event_open .*(permission denied|operation not permitted); .*perf_event_paranoid.*CAP_PERFMON.*root" \
+		"$1: names perf_event_paranoid, CAP_PERFMON and root"
+}
+
+for e in EACCES EPERM; do
+	rc=0
+	KERNTOP_INJECT_PERF_ERRNO=$e "$KERNTOP" -b -n 1 -d 0.1 >"$TMP/out" 2>"$TMP/err" || rc=$?
+	refused "injected $e, batch"
+	is "$(wc -c <"$TMP/out" | tr -d ' ')" 0 "injected $e, batch: no report on stdout"
+done
+rc=0
+KERNTOP_INJECT_PERF_ERRNO=EACCES "$KERNTOP" -b -n 1 -d 0.1 -o "$TMP/never.json" --record "$TMP/never.rec" >"$TMP/out" 2>"$TMP/err" || rc=$?
+refused "injected EACCES with -o and --record"
+is "$(ls "$TMP" | grep -c never)" 0 "injected EACCES: neither the -o nor the --record file is left"
+
+# The viewer: the refusal comes before curses starts, so the terminal is never touched.
+if command -v tmux >/dev/null 2>&1; then
+	. "$top_srcdir/tests/ui_lib.sh"
+	ui_start 80 24 KERNTOP_INJECT_PERF_ERRNO=EACCES --
+	see "^EXIT=1" "injected EACCES, viewer: exit 1" 5
+	see "^kerntop: perf_event_open cpu-clock on cpu [0-9]+: permission denied" "injected EACCES, viewer: the message is on the normal screen" 2
+	is "$(tm display -p -t ui '#{alternate_on}')" 0 "injected EACCES, viewer: not left in the alternate screen"
+fi
+
+# The real refusal.
+P=/proc/sys/kernel/perf_event_paranoid
+if [ "$(id -u)" -ne 0 ]; then
+	echo "ok $((T_N + 1)) - real refusal # SKIP needs root to set $P and become nobody"; T_N=$((T_N + 1))
+elif ! command -v setpriv >/dev/null 2>&1; then
+	echo "ok $((T_N + 1)) - real refusal # SKIP setpriv is not installed (util-linux)"; T_N=$((T_N + 1))
+else
+	old=$(cat $P)
+	trap 'echo "$old" >'"$P"' 2>/dev/null; tm kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+	if ! echo 3 >$P 2>"$TMP/sysctl.err"; then
+		echo "ok $((T_N + 1)) - real refusal # SKIP cannot write $P: $(head -1 "$TMP/sysctl.err")"; T_N=$((T_N + 1))
+	else
+		rc=0
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$KERNTOP" -b -n 1 -d 0.1 >"$TMP/out" 2>"$TMP/err" || rc=$?
+		echo "$old" >$P
+		is "$(cat $P)" "$old" "perf_event_paranoid restored to $old"
+		refused "nobody under perf_event_paranoid=3"
+		like "$(cat "$TMP/err")" "\(it is 3" "nobody under perf_event_paranoid=3: the message quotes the current value"
+	fi
+fi
+done_testing

@@ -1,0 +1,130 @@
+#!/bin/sh
+# Files kerntop writes hold kernel addresses: the batch -o report, --record recordings and the
+# viewer's snapshots are created exclusively (O_EXCL|O_NOFOLLOW), mode 0600, never over an
+# existing file or through a symlink (which is left untouched, and so is its target), and never
+# in a world-writable directory without the sticky bit. Under sudo (SUDO_UID/SUDO_GID) kerntop
+# drops to the invoking user once perf and the kernel files are open; --keep-privileges stays
+# root. Replays of the fixture where no sampling is needed, live runs for the privilege drop.
+. "${top_srcdir:-..}/tests/lib.sh"
+UI="$DATA/ui"
+REPLAY="--replay $UI/ui.perf --speed max --kallsyms $UI/kallsyms --modules $UI/modules"
+umask 022
+
+sig() { stat -c '%i %s %Y %a %U' "$1" 2>/dev/null; cat "$1" 2>/dev/null | md5sum; }
+refuse() { # refuse DESCRIPTION REGEX COMMAND...: exit 1 with one line matching REGEX
+	desc=$1 re=$2
+	shift 2
+	rc=0
+	"$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	is "$rc" 1 "$desc: refused with exit 1"
+	like "$(cat "$TMP/err")" "^kerntop: .*$re" "$desc: the message says why"
+}
+
+mkdir "$TMP/d"
+# --- the -o report ------------------------------------------------------------------------
+"$KERNTOP" -b $REPLAY -o "$TMP/d/new.txt" 2>"$TMP/err"
+is "$?" 0 "-o into a fresh path works"
+is "$(stat -c %a "$TMP/d/new.txt")" 600 "-o file is mode 0600 (umask 022)"
+
+echo "precious" >"$TMP/d/exists"
+before=$(sig "$TMP/d/exists")
+refuse "-o onto an existing file" "already exists" "$KERNTOP" -b $REPLAY -o "$TMP/d/exists"
+is "$(sig "$TMP/d/exists")" "$before" "-o onto an existing file: the file is untouched"
+
+echo "target" >"$TMP/target"
+ln -s "$TMP/target" "$TMP/d/link"
+before=$(sig "$TMP/target")
+refuse "-o onto a symlink" "exists|symlink|link" "$KERNTOP" -b $REPLAY -o "$TMP/d/link"
+is "$(sig "$TMP/target")" "$before" "-o onto a symlink: the target is untouched"
+is "$(readlink "$TMP/d/link")" "$TMP/target" "-o onto a symlink: the link is untouched"
+
+ln -s "$TMP/victim" "$TMP/d/dangling"
+refuse "-o onto a dangling symlink" "exists|symlink|link" "$KERNTOP" -b $REPLAY -o "$TMP/d/dangling"
+ok $([ ! -e "$TMP/victim" ]; echo $?) "-o onto a dangling symlink: its target is not created"
+is "$(ls -A "$TMP/d" | grep -c '^\.kerntop-')" 0 "-o refusals leave no temp file"
+
+mkdir "$TMP/ww" "$TMP/sticky"
+chmod 0777 "$TMP/ww"
+chmod 1777 "$TMP/sticky"
+refuse "-o into a world-writable directory without the sticky bit" "world-writable" \
+	"$KERNTOP" -b $REPLAY -o "$TMP/ww/r.txt"
+is "$(ls -A "$TMP/ww" | wc -l | tr -d ' ')" 0 "world-writable directory: nothing written there"
+"$KERNTOP" -b $REPLAY -o "$TMP/sticky/r.txt" 2>"$TMP/err"
+is "$?" 0 "-o into a world-writable directory with the sticky bit (like /tmp) works"
+
+# --- --record -----------------------------------------------------------------------------
+LIVE_OK=1
+"$KERNTOP" -b -n 1 -d 0.1 >/dev/null 2>"$TMP/probe.err" || LIVE_OK=0
+if [ $LIVE_OK = 1 ]; then
+	"$KERNTOP" -b -n 1 -d 0.1 --record "$TMP/d/rec" >/dev/null 2>"$TMP/err"
+	is "$?" 0 "--record into a fresh path works"
+	is "$(stat -c %a "$TMP/d/rec")" 600 "--record file is mode 0600"
+	before=$(sig "$TMP/d/exists")
+	refuse "--record onto an existing file" "exists" "$KERNTOP" -b -n 1 -d 0.1 --record "$TMP/d/exists"
+	is "$(sig "$TMP/d/exists")" "$before" "--record onto an existing file: the file is untouched"
+	before=$(sig "$TMP/target")
+	refuse "--record onto a symlink" "exists|symlink|link|Too many levels" "$KERNTOP" -b -n 1 -d 0.1 --record "$TMP/d/link"
+	is "$(sig "$TMP/target")" "$before" "--record onto a symlink: the target is untouched"
+	refuse "--record onto a dangling symlink" "exists|symlink|link|Too many levels" "$KERNTOP" -b -n 1 -d 0.1 --record "$TMP/d/dangling"
+	ok $([ ! -e "$TMP/victim" ]; echo $?) "--record onto a dangling symlink: its target is not created"
+	refuse "--record into a world-writable directory without the sticky bit" "world-writable" \
+		"$KERNTOP" -b -n 1 -d 0.1 --record "$TMP/ww/rec"
+	is "$(ls -A "$TMP/ww" | wc -l | tr -d ' ')" 0 "world-writable directory: no recording written there"
+fi
+
+# --- viewer snapshots ---------------------------------------------------------------------
+if command -v tmux >/dev/null 2>&1; then
+	. "$top_srcdir/tests/ui_lib.sh"
+	mkdir -p "$TMP/snap"
+	ui_start 100 30 -- $REPLAY --snapshot-dir "$TMP/snap"
+	see "vmlinux" "viewer up on the fixture" 10
+	keys w
+	sleep 0.5
+	snap=$(ls "$TMP/snap" | head -1)
+	ok $([ -n "$snap" ]; echo $?) "w writes a snapshot ($snap)"
+	[ -n "$snap" ] && is "$(stat -c %a "$TMP/snap/$snap")" 600 "snapshot is mode 0600"
+	keys q
+	see "^EXIT=0" "viewer quits" 5
+	ui_start 100 30 -- $REPLAY --snapshot-dir "$TMP/ww"
+	see "vmlinux" "viewer up with a world-writable snapshot directory" 10
+	keys w
+	see "world-writable" "w into a world-writable directory: refused on the status line" 5
+	is "$(ls -A "$TMP/ww" | wc -l | tr -d ' ')" 0 "no snapshot written into the world-writable directory"
+	keys q
+fi
+
+# --- privilege drop under sudo ------------------------------------------------------------
+if [ "$(id -u)" -ne 0 ] || [ $LIVE_OK = 0 ]; then
+	echo "ok $((T_N + 1)) - privilege drop # SKIP needs root and live sampling"; T_N=$((T_N + 1))
+	done_testing
+fi
+chmod 0711 "$TMP"
+mkdir "$TMP/user"
+chown 65534:65534 "$TMP/user"
+chmod 0700 "$TMP/user"
+# uid_of PID: the Uid: and Gid: lines and the supplementary groups of a running process.
+ids_of() { awk '/^(Uid|Gid|Groups):/ { $1 = $1; printf "%s;", $0 }' "/proc/$1/status"; }
+SUDO_UID=65534 SUDO_GID=65534 SUDO_USER=nobody "$KERNTOP" -b -n 4 -d 0.3 -o "$TMP/user/out.json" --format json 2>"$TMP/err" &
+kp=$!
+sleep 0.6
+ids=$(ids_of $kp)
+wait $kp
+is "$?" 0 "under sudo: kerntop samples and reports"
+like "$ids" "^Uid: 65534 65534 65534 65534;Gid: 65534 65534 65534 65534;Groups:;" "under sudo: runs as SUDO_UID/SUDO_GID with no groups after opening perf ($ids)"
+is "$(stat -c '%u:%g %a' "$TMP/user/out.json" 2>/dev/null)" "65534:65534 600" "under sudo: the -o file belongs to the user, mode 0600"
+like "$(cat "$TMP/err")" "^$" "under sudo: nothing on stderr"
+refuse "under sudo, -o into a root-only directory" "not writable|Permission denied" \
+	env SUDO_UID=65534 SUDO_GID=65534 "$KERNTOP" -b -n 1 -d 0.1 -o "$TMP/d/as-nobody.json"
+
+SUDO_UID=65534 SUDO_GID=65534 "$KERNTOP" -b -n 4 -d 0.3 --keep-privileges -o "$TMP/d/kept.json" 2>"$TMP/err" &
+kp=$!
+sleep 0.6
+ids=$(ids_of $kp)
+wait $kp
+is "$?" 0 "--keep-privileges under sudo: kerntop runs"
+like "$ids" "^Uid: 0 0 0 0;Gid: 0 0 0 0;" "--keep-privileges: stays root ($ids)"
+is "$(stat -c '%u:%g' "$TMP/d/kept.json" 2>/dev/null)" "0:0" "--keep-privileges: the -o file belongs to root"
+
+SUDO_UID=0 SUDO_GID=0 "$KERNTOP" -b -n 1 -d 0.1 >/dev/null 2>"$TMP/err"
+is "$?" 0 "SUDO_UID=0 (sudo from root): runs, nothing to drop"
+done_testing
