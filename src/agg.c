@@ -534,39 +534,82 @@ void kt_agg_sort(struct kt_row *rows, size_t n, enum kt_sort s, int reverse, int
 
 /* --- CPU view extras: top module and function among each CPU's kernel work --- */
 
+struct topkey {
+	const uint64_t *keys;
+	uint64_t k;
+};
+
+static int top_eq(const void *ctx, uint32_t id)
+{
+	const struct topkey *t = ctx;
+
+	return t->keys[id] == t->k;
+}
+
+/* One pass: (cpu, module) and (cpu, function) counts in a scratch table, then the maxima. */
 static void cpu_tops(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
 		     const struct kt_hit *h, size_t n)
 {
-	struct kt_filter f = q->filter;
-	struct kt_result tmp = { 0 };
-	struct kt_query sub = { 0 };
+	struct kt_idx ix = { 0 };
+	uint64_t *keys = NULL, *cnt = NULL;
+	uint32_t nk = 0, cap = 0, kcap = 0, maxcpu = a->p.max_cpu;
+	uint64_t *bestm = calloc(maxcpu * 3u, sizeof(*bestm)), *bestf = bestm + maxcpu;
+	uint32_t *rowof = (uint32_t *)(bestf + maxcpu);
 
-	sub.filter = f;
-	sub.filter.hide_idle = 1;
-	sub.filter.text = NULL;
-	sub.limit = 2; /* the top row may be [user] */
-	for (size_t i = 0; i < r->nrows; i++) {
-		struct kt_row *row = &r->rows[i];
+	if (!bestm)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct locinfo *li = kt_agg_loc(a, h[i].loc);
+		uint64_t k[2];
 
-		sub.filter.cpu = row->id;
-		sub.view = KT_VIEW_MODULES;
-		if (kt_agg_query(a, &sub, &tmp) == 0)
-			for (size_t j = 0; j < tmp.nrows && !row->top_module; j++)
-				if (tmp.rows[j].id != KT_MOD_USER)
-					row->top_module = kt_agg_module_name(a, tmp.rows[j].id);
-		sub.view = KT_VIEW_TOPFUNCS;
-		if (kt_agg_query(a, &sub, &tmp) == 0)
-			for (size_t j = 0; j < tmp.nrows && !row->top_func; j++) {
-				const struct kt_sym_func *fn = kt_sym_func(a->s, tmp.rows[j].id);
+		if (li->idle || li->user || h[i].cpu >= maxcpu || !kt_agg_pass(a, &q->filter, &h[i], li))
+			continue;
+		k[0] = (uint64_t)h[i].cpu << 33 | (uint64_t)li->module << 1;
+		k[1] = (uint64_t)h[i].cpu << 33 | (uint64_t)li->func << 1 | 1;
+		for (int j = 0; j < 2; j++) {
+			struct topkey t = { keys, k[j] };
+			uint32_t hh = kt_hash64(k[j]), pos, id;
 
-				if (fn && fn->module != KT_MOD_USER)
-					row->top_func = tmp.rows[j].name;
+			id = kt_idx_find(&ix, hh, top_eq, &t, &pos);
+			if (id == UINT32_MAX) {
+				if (kt_grow((void **)&keys, &kcap, nk + 1, sizeof(*keys)) < 0 ||
+				    kt_grow((void **)&cnt, &cap, nk + 1, sizeof(*cnt)) < 0 ||
+				    kt_idx_insert(&ix, hh, nk, pos) < 0)
+					goto out;
+				id = nk++;
+				keys[id] = k[j];
+				cnt[id] = 0;
 			}
+			cnt[id] += h[i].hits;
+		}
 	}
-	/* top_func names live in the symbolizer, so tmp's storage can go */
-	kt_result_free(&tmp);
-	(void)h;
-	(void)n;
+	for (size_t i = 0; i < r->nrows; i++)
+		if (r->rows[i].id < maxcpu)
+			rowof[r->rows[i].id] = (uint32_t)i + 1;
+	for (uint32_t j = 0; j < nk; j++) {
+		uint32_t cpu = (uint32_t)(keys[j] >> 33), id = (uint32_t)(keys[j] >> 1);
+		struct kt_row *row;
+
+		if (cpu >= maxcpu || !rowof[cpu])
+			continue;
+		row = &r->rows[rowof[cpu] - 1];
+		if (keys[j] & 1) {
+			if (cnt[j] > bestf[cpu] || (cnt[j] == bestf[cpu] && row->top_func &&
+						    strcmp(func_name(a, id), row->top_func) < 0)) {
+				bestf[cpu] = cnt[j];
+				row->top_func = func_name(a, id);
+			}
+		} else if (cnt[j] > bestm[cpu] || (cnt[j] == bestm[cpu] && row->top_module &&
+						   strcmp(kt_agg_module_name(a, id), row->top_module) < 0)) {
+			bestm[cpu] = cnt[j];
+			row->top_module = kt_agg_module_name(a, id);
+		}
+	}
+out:
+	free(bestm);
+	free(keys);
+	free(cnt);
+	kt_idx_free(&ix);
 }
 
 /* --- the flat query --- */

@@ -1,6 +1,8 @@
 /* The rolling window: a ring of time slices, each a flat list of (tuple, count), over a
- * table of tuples with non-zero rolling counts; since-start totals beside it. Ingest is one
- * hash lookup and three increments; expiry walks one slice. */
+ * small table of the tuples with non-zero rolling counts. Ingest touches only that table
+ * (one hash lookup, a few increments). The since-start totals are the expired counts (folded
+ * in, with prefetching, when a slice expires) plus the rolling ones, so the big since-start
+ * table stays off the per-sample path. */
 #include "config.h"
 
 #include <string.h>
@@ -104,15 +106,12 @@ static uint32_t tuple_entry(struct kt_window *w, uint32_t loc, uint32_t stack, u
 			    uint32_t task)
 {
 	struct hit_key k = { (const struct kt_hit *)w->tup, sizeof(*w->tup), loc, stack, cpu, task };
-	uint32_t h = kt_hash4(loc, stack, cpu, task), pos, id, c;
+	uint32_t h = kt_hash4(loc, stack, cpu, task), pos, id;
 	struct wtuple *t;
 
 	id = kt_idx_find(&w->tupidx, h, hit_eq, &k, &pos);
 	if (id != UINT32_MAX)
 		return id;
-	c = cum_entry(w, loc, stack, cpu, task);
-	if (c == UINT32_MAX)
-		return UINT32_MAX;
 	if (w->tupfree) {
 		id = w->tupfree - 1;
 		w->tupfree = w->tup[id].sidx;
@@ -130,7 +129,6 @@ static uint32_t tuple_entry(struct kt_window *w, uint32_t loc, uint32_t stack, u
 	t = &w->tup[id];
 	t->h = (struct kt_hit){ loc, stack, cpu, task, 0 };
 	t->hash = h;
-	t->cum = c;
 	t->seq = 0;
 	w->tuplive++;
 	kt_window_stack_ref(w, stack);
@@ -148,17 +146,43 @@ static void tuple_release(struct kt_window *w, uint32_t id)
 	w->tuplive--;
 }
 
+/* Folds an expiring slice into the since-start totals. The lookups miss the cache (the
+ * since-start table is large), so the index slots and entries are prefetched ahead. */
+#define PF_SLOT 16
+#define PF_ENTRY 8
+
 static void slice_expire(struct kt_window *w, struct slice *s)
 {
 	for (uint32_t i = 0; i < s->n; i++) {
 		struct wtuple *t = &w->tup[s->e[i].tuple];
+		uint32_t c;
 
+		if (w->cumidx.slot && i + PF_SLOT < s->n) {
+			const struct kt_hit *p = &w->tup[s->e[i + PF_SLOT].tuple].h;
+
+			__builtin_prefetch(&w->cumidx.slot[kt_hash4(p->loc, p->stack, p->cpu, p->task) &
+							   w->cumidx.mask]);
+		}
+		if (w->cumidx.slot && i + PF_ENTRY < s->n) {
+			const struct kt_hit *p = &w->tup[s->e[i + PF_ENTRY].tuple].h;
+			const struct kt_idx_slot *sl =
+				&w->cumidx.slot[kt_hash4(p->loc, p->stack, p->cpu, p->task) & w->cumidx.mask];
+
+			if (sl->id1)
+				__builtin_prefetch(&w->cum[sl->id1 - 1]);
+		}
+		c = cum_entry(w, t->h.loc, t->h.stack, t->h.cpu, t->h.task);
+		if (c != UINT32_MAX) {
+			w->cum[c].hits += s->e[i].count;
+			w->base_total += s->e[i].count;
+		}
 		t->h.hits -= s->e[i].count;
 		if (!t->h.hits)
 			tuple_release(w, s->e[i].tuple);
 	}
 	w->total -= s->hits;
 	w->lost -= s->lost;
+	w->base_lost += s->lost;
 	s->n = 0;
 	s->hits = 0;
 	s->lost = 0;
@@ -263,8 +287,6 @@ void kt_window_add(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint32_t
 	t->h.hits += count;
 	s->hits += count;
 	w->total += count;
-	w->cum[t->cum].hits += count;
-	w->cum_total += count;
 	w->out_dirty = 1;
 }
 
@@ -275,7 +297,6 @@ void kt_window_add_lost(struct kt_window *w, uint64_t time_ns, uint32_t cpu, uin
 	kt_window_advance(w, time_ns);
 	w->ring[w->newest % w->nslices].lost += count;
 	w->lost += count;
-	w->cum_lost += count;
 }
 
 void kt_window_set_span(struct kt_window *w, uint64_t span_ns)
@@ -330,16 +351,61 @@ int kt_window_cumulative(const struct kt_window *w)
 	return w->cumulative;
 }
 
+struct cum_key {
+	const struct kt_window *w;
+	const struct kt_hit *h;
+};
+
+static int cum_eq(const void *ctx, uint32_t id)
+{
+	const struct cum_key *k = ctx;
+	const struct kt_hit *a = &k->w->cum[id], *b = k->h;
+
+	return a->loc == b->loc && a->stack == b->stack && a->cpu == b->cpu && a->task == b->task;
+}
+
+/* Since start = the expired counts plus the rolling ones, merged into the output copy. */
+static const struct kt_hit *cum_hits(struct kt_window *m, size_t *n)
+{
+	if (m->out_dirty || !m->out_cum) {
+		uint32_t j = m->ncum;
+
+		if (kt_grow((void **)&m->out, &m->outcap, m->ncum + m->tuplive, sizeof(*m->out)) < 0) {
+			*n = 0;
+			return NULL;
+		}
+		if (m->ncum)
+			memcpy(m->out, m->cum, m->ncum * sizeof(*m->out));
+		for (uint32_t i = 0; i < m->ntup; i++) {
+			const struct kt_hit *h = &m->tup[i].h;
+			struct cum_key k = { m, h };
+			uint32_t pos, id;
+
+			if (!h->hits)
+				continue;
+			id = kt_idx_find(&m->cumidx, kt_hash4(h->loc, h->stack, h->cpu, h->task), cum_eq,
+					 &k, &pos);
+			if (id != UINT32_MAX)
+				m->out[id].hits += h->hits;
+			else
+				m->out[j++] = *h;
+		}
+		m->nout = j;
+		m->out_dirty = 0;
+		m->out_cum = 1;
+	}
+	*n = m->nout;
+	return m->out;
+}
+
 const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n)
 {
 	struct kt_window *m = (struct kt_window *)w; /* the dense copy is a cache */
 	uint32_t j = 0;
 
-	if (w->cumulative) {
-		*n = w->ncum;
-		return w->cum;
-	}
-	if (m->out_dirty) {
+	if (w->cumulative)
+		return cum_hits(m, n);
+	if (m->out_dirty || m->out_cum) {
 		if (kt_grow((void **)&m->out, &m->outcap, w->tuplive, sizeof(*m->out)) < 0) {
 			*n = 0;
 			return NULL;
@@ -349,6 +415,7 @@ const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n)
 				m->out[j++] = w->tup[i].h;
 		m->nout = j;
 		m->out_dirty = 0;
+		m->out_cum = 0;
 	}
 	*n = m->nout;
 	return m->out;
@@ -356,12 +423,12 @@ const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n)
 
 uint64_t kt_window_total(const struct kt_window *w)
 {
-	return w->cumulative ? w->cum_total : w->total;
+	return w->cumulative ? w->base_total + w->total : w->total;
 }
 
 uint64_t kt_window_lost(const struct kt_window *w)
 {
-	return w->cumulative ? w->cum_lost : w->lost;
+	return w->cumulative ? w->base_lost + w->lost : w->lost;
 }
 
 uint64_t kt_window_covered(const struct kt_window *w)

@@ -10,7 +10,6 @@
 struct wtuple {
 	struct kt_hit h;   /* key and rolling count; h.hits == 0 marks a free entry */
 	uint32_t hash;
-	uint32_t cum;      /* index of its since-start entry */
 	uint32_t seq;      /* (slice number + 1) of the slice that last counted it */
 	uint32_t sidx;     /* its index in that slice; next free entry when free */
 };
@@ -59,17 +58,19 @@ struct kt_window {
 	struct kt_idx tupidx;
 	uint64_t total, lost;
 
-	/* since-start totals: never shrink (folded past max_cum) */
+	/* since-start totals of the expired slices: never shrink (folded past max_cum); the
+	 * since-start view adds the rolling totals on top */
 	struct kt_hit *cum;
 	uint32_t ncum, cumcap;
 	struct kt_idx cumidx;
-	uint64_t cum_total, cum_lost;
+	uint64_t base_total, base_lost;
 	uint32_t other_task;   /* UINT32_MAX until the first fold */
 
 	/* dense copies handed out by kt_window_hits / kt_window_recent */
 	struct kt_hit *out;
 	uint32_t nout, outcap;
 	int out_dirty;
+	int out_cum;           /* out[] holds the since-start merge */
 	struct kt_hit *recent;
 	uint32_t nrecent, recentcap;
 	uint64_t recent_len;
