@@ -129,6 +129,6 @@ kt --speed max -o "$TMP/exists" 2>"$TMP/err"
 is "$?" 1 "-o never overwrites"
 like "$(cat "$TMP/err")" 'already exists' "and says why"
 is "$(cat "$TMP/exists")" keep "the existing file is untouched"
-left=$(ls "$TMP" | grep -v -e '^report.json$' -e '^exists$' -e '^err$' -e '^[ojfc]$' -e '^check.out$')
+left=$(ls -A "$TMP" | grep -v -e '^report.json$' -e '^exists$' -e '^err$' -e '^[ojfc]$' -e '^check.out$')
 is "$left" "" "no temporary file left behind"
 done_testing
