@@ -71,7 +71,7 @@ static uint32_t skewed(uint32_t n)
 
 static struct kt_window *window(void)
 {
-	struct kt_window_opts wo = { .span_ns = 10000000000ull, .slice_ns = 1000000000ull };
+	struct kt_window_opts wo = {.span_ns = 10000000000ull, .slice_ns = 1000000000ull};
 	struct kt_window *w;
 
 	if (kt_window_new(&wo, &w) < 0)
@@ -142,12 +142,12 @@ static int hcmp(const void *a, const void *b)
 static void queries(struct kt_symbols *s, const uint64_t *addr, uint32_t naddr, double freq)
 {
 	struct kt_window *w = window();
-	struct kt_agg_params ap = { .freq_hz = freq, .ms_per_hit = 1000.0 / freq, .ncpus = 8,
-				    .max_cpu = 8 };
+	struct kt_agg_params ap = {
+	    .freq_hz = freq, .ms_per_hit = 1000.0 / freq, .ncpus = 8, .max_cpu = 8};
 	struct kt_agg *a;
-	struct kt_result res = { 0 };
-	static const enum kt_view views[] = { KT_VIEW_MODULES, KT_VIEW_TOPFUNCS, KT_VIEW_FUNCS,
-					      KT_VIEW_TASKS, KT_VIEW_CPUS };
+	struct kt_result res = {0};
+	static const enum kt_view views[] = {KT_VIEW_MODULES, KT_VIEW_TOPFUNCS, KT_VIEW_FUNCS,
+					     KT_VIEW_TASKS, KT_VIEW_CPUS};
 	double v[RUNS], sortms;
 	size_t n;
 	const struct kt_hit *h;
@@ -179,8 +179,8 @@ static void queries(struct kt_symbols *s, const uint64_t *addr, uint32_t naddr, 
 	printf("refresh query over %zu distinct keys (median of %d):\n", n, RUNS);
 	printf("  %-14s %8.3f ms   (peer: qsort of the raw keys by hits)\n", "qsort raw", sortms);
 	for (size_t k = 0; k < sizeof(views) / sizeof(views[0]); k++) {
-		struct kt_query q = { .view = views[k], .module = KT_MOD_VMLINUX, .func = KT_ANY,
-				      .limit = 50 };
+		struct kt_query q = {
+		    .view = views[k], .module = KT_MOD_VMLINUX, .func = KT_ANY, .limit = 50};
 
 		kt_filter_all(&q.filter);
 		for (int r = 0; r < RUNS; r++) {
@@ -201,8 +201,8 @@ static void queries(struct kt_symbols *s, const uint64_t *addr, uint32_t naddr, 
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	struct kt_sym_opts so = { .kallsyms = argc > 1 ? argv[1] : NULL,
-				  .modules = argc > 2 ? argv[2] : NULL };
+	struct kt_sym_opts so = {.kallsyms = argc > 1 ? argv[1] : NULL,
+				 .modules = argc > 2 ? argv[2] : NULL};
 	struct kt_symbols *s;
 	char err[512];
 	uint64_t *addr, (*stk)[DEPTH], c1, c2, c3;
@@ -243,7 +243,8 @@ int main(int argc, char **argv)
 			r[i].stack = hot ? skewed(64) : skewed(NSTACKS);
 			r[i].ip = stk[r[i].stack][0];
 			r[i].cpu = i & 1;
-			r[i].tid = hot ? (uint32_t)(r[i].cpu * 4 + xrand() % 4) : (uint32_t)skewed(64);
+			r[i].tid =
+			    hot ? (uint32_t)(r[i].cpu * 4 + xrand() % 4) : (uint32_t)skewed(64);
 		}
 		base = baseline(r, &c1);
 		plain = ingest(s, r, stk, 0, &c2);
@@ -252,11 +253,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bench_agg: count mismatch\n");
 		printf("ingest, one core (symbolize + task + window add), %s profile:\n",
 		       dist ? "wide" : "hot");
-		printf("  %-22s %7.1f M samples/s   (peer)\n", "raw address hash count", base / 1e6);
+		printf("  %-22s %7.1f M samples/s   (peer)\n", "raw address hash count",
+		       base / 1e6);
 		printf("  %-22s %7.1f M samples/s   %.2fx the peer (target > 20 M/s)\n", "kerntop",
 		       plain / 1e6, plain / base);
-		printf("  %-22s %7.1f M samples/s   %.2fx without -g (%d frames each)\n", "kerntop -g",
-		       g / 1e6, g / plain, DEPTH);
+		printf("  %-22s %7.1f M samples/s   %.2fx without -g (%d frames each)\n",
+		       "kerntop -g", g / 1e6, g / plain, DEPTH);
 	}
 	queries(s, addr, naddr, 997);
 	free(r);

@@ -73,11 +73,15 @@ void kt_filter_all(struct kt_filter *f)
 const char *kt_view_name(enum kt_view v)
 {
 	static const char *const names[] = {
-		[KT_VIEW_MODULES] = "modules", [KT_VIEW_FUNCS] = "functions",
-		[KT_VIEW_TOPFUNCS] = "top functions", [KT_VIEW_LINES] = "lines",
-		[KT_VIEW_CPUS] = "cpus", [KT_VIEW_TASKS] = "tasks",
-		[KT_VIEW_CALLERS] = "callers", [KT_VIEW_CALLEES] = "callees",
-		[KT_VIEW_STACKS] = "stacks",
+	    [KT_VIEW_MODULES] = "modules",
+	    [KT_VIEW_FUNCS] = "functions",
+	    [KT_VIEW_TOPFUNCS] = "top functions",
+	    [KT_VIEW_LINES] = "lines",
+	    [KT_VIEW_CPUS] = "cpus",
+	    [KT_VIEW_TASKS] = "tasks",
+	    [KT_VIEW_CALLERS] = "callers",
+	    [KT_VIEW_CALLEES] = "callees",
+	    [KT_VIEW_STACKS] = "stacks",
 	};
 
 	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
@@ -86,7 +90,7 @@ const char *kt_view_name(enum kt_view v)
 /* Extends the per-location cache to every location the symbolizer has interned. */
 const struct locinfo *kt_agg_loc(struct kt_agg *a, uint32_t loc)
 {
-	static const struct locinfo unknown = { 0, KT_MOD_UNKNOWN, KT_MOD_UNKNOWN, 0, 0 };
+	static const struct locinfo unknown = {0, KT_MOD_UNKNOWN, KT_MOD_UNKNOWN, 0, 0};
 
 	if (loc >= a->nli) {
 		uint32_t n = kt_sym_nlocs(a->s);
@@ -174,7 +178,8 @@ struct kt_row *kt_agg_row_new(struct kt_result *r)
 	struct rpriv *p = priv_of(r);
 	struct kt_row *row;
 
-	if (!p || kt_grow((void **)&r->rows, &p->rowcap, (uint32_t)r->nrows + 1, sizeof(*r->rows)) < 0)
+	if (!p ||
+	    kt_grow((void **)&r->rows, &p->rowcap, (uint32_t)r->nrows + 1, sizeof(*r->rows)) < 0)
 		return NULL;
 	row = &r->rows[r->nrows++];
 	memset(row, 0, sizeof(*row));
@@ -303,7 +308,7 @@ static struct kt_row *group_row(struct kt_agg *a, struct kt_result *r, uint64_t 
 				uint32_t *rowi, int create)
 {
 	struct group *g = &a->g;
-	struct gkey_ctx c = { g, k0, k1 };
+	struct gkey_ctx c = {g, k0, k1};
 	uint32_t h = kt_hash64(k0 * 0x9e3779b97f4a7c15ull ^ k1), pos, id;
 
 	id = kt_idx_find(&g->idx, h, gkey_eq, &c, &pos);
@@ -550,24 +555,27 @@ static int top_eq(const void *ctx, uint32_t id)
 static void cpu_tops(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
 		     const struct kt_hit *h, size_t n)
 {
-	struct kt_idx ix = { 0 };
+	struct kt_idx ix = {0};
 	uint64_t *keys = NULL, *cnt = NULL;
 	uint32_t nk = 0, cap = 0, kcap = 0, maxcpu = a->p.max_cpu;
-	uint64_t *bestm = calloc(maxcpu * 3u, sizeof(*bestm)), *bestf = bestm + maxcpu;
-	uint32_t *rowof = (uint32_t *)(bestf + maxcpu);
+	uint64_t *bestm = calloc(maxcpu * 3u, sizeof(*bestm)), *bestf;
+	uint32_t *rowof;
 
 	if (!bestm)
 		return;
+	bestf = bestm + maxcpu;
+	rowof = (uint32_t *)(bestf + maxcpu);
 	for (size_t i = 0; i < n; i++) {
 		const struct locinfo *li = kt_agg_loc(a, h[i].loc);
 		uint64_t k[2];
 
-		if (li->idle || li->user || h[i].cpu >= maxcpu || !kt_agg_pass(a, &q->filter, &h[i], li))
+		if (li->idle || li->user || h[i].cpu >= maxcpu ||
+		    !kt_agg_pass(a, &q->filter, &h[i], li))
 			continue;
 		k[0] = (uint64_t)h[i].cpu << 33 | (uint64_t)li->module << 1;
 		k[1] = (uint64_t)h[i].cpu << 33 | (uint64_t)li->func << 1 | 1;
 		for (int j = 0; j < 2; j++) {
-			struct topkey t = { keys, k[j] };
+			struct topkey t = {keys, k[j]};
 			uint32_t hh = kt_hash64(k[j]), pos, id;
 
 			id = kt_idx_find(&ix, hh, top_eq, &t, &pos);
@@ -599,8 +607,9 @@ static void cpu_tops(struct kt_agg *a, const struct kt_query *q, struct kt_resul
 				bestf[cpu] = cnt[j];
 				row->top_func = func_name(a, id);
 			}
-		} else if (cnt[j] > bestm[cpu] || (cnt[j] == bestm[cpu] && row->top_module &&
-						   strcmp(kt_agg_module_name(a, id), row->top_module) < 0)) {
+		} else if (cnt[j] > bestm[cpu] ||
+			   (cnt[j] == bestm[cpu] && row->top_module &&
+			    strcmp(kt_agg_module_name(a, id), row->top_module) < 0)) {
 			bestm[cpu] = cnt[j];
 			row->top_module = kt_agg_module_name(a, id);
 		}
@@ -646,7 +655,8 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 			else
 				row->kernel += h[i].hits;
 		}
-		if (q->view == KT_VIEW_LINES && (!row->addr || kt_sym_loc(a->s, h[i].loc)->addr < row->addr))
+		if (q->view == KT_VIEW_LINES &&
+		    (!row->addr || kt_sym_loc(a->s, h[i].loc)->addr < row->addr))
 			row->addr = kt_sym_loc(a->s, h[i].loc)->addr;
 	}
 	rh = kt_window_recent(a->w, &rn, &rlen);
@@ -656,8 +666,8 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 		uint64_t k0, k1;
 		uint32_t ri;
 
-		if (kt_agg_pass(a, &q->filter, &rh[i], li) && group_of(a, q, &rh[i], li, &k0, &k1) &&
-		    group_row(a, r, k0, k1, &ri, 0))
+		if (kt_agg_pass(a, &q->filter, &rh[i], li) &&
+		    group_of(a, q, &rh[i], li, &k0, &k1) && group_row(a, r, k0, k1, &ri, 0))
 			a->g.recent[ri] += rh[i].hits;
 	}
 	if (q->per_cpu && r->nrows) {

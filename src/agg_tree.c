@@ -50,7 +50,7 @@ static int tnode_eq(const void *ctx, uint32_t id)
 
 static uint32_t tnode_get(struct kt_agg *a, uint32_t parent, uint32_t func)
 {
-	struct tkey k = { a, parent, func };
+	struct tkey k = {a, parent, func};
 	uint32_t h = kt_hash64((uint64_t)parent << 32 | func), pos, id;
 	struct tnode *t;
 
@@ -64,7 +64,7 @@ static uint32_t tnode_get(struct kt_agg *a, uint32_t parent, uint32_t func)
 		return UINT32_MAX;
 	a->ntn++;
 	t = &a->tn[id];
-	*t = (struct tnode){ func, parent, 0, 0, UINT32_MAX, UINT32_MAX };
+	*t = (struct tnode){func, parent, 0, 0, UINT32_MAX, UINT32_MAX};
 	if (parent != UINT32_MAX) {
 		t->sibling = a->tn[parent].child;
 		a->tn[parent].child = id;
@@ -73,8 +73,7 @@ static uint32_t tnode_get(struct kt_agg *a, uint32_t parent, uint32_t func)
 }
 
 /* Adds one hit's path to the tree; returns -ENOMEM on allocation failure. */
-static int tree_add(struct kt_agg *a, const struct kt_query *q, const struct kt_hit *h,
-		    int recent)
+static int tree_add(struct kt_agg *a, const struct kt_query *q, const struct kt_hit *h, int recent)
 {
 	uint32_t len = kt_agg_path(a, h), node = 0, start, depth = 0;
 	int64_t i;
@@ -258,7 +257,7 @@ static int stack_add(struct kt_agg *a, struct kt_result *r, const struct kt_hit 
 	struct rpriv *p = r->priv;
 	struct group *g = &a->g;
 	uint32_t len = kt_agg_path(a, h), hash, pos, id;
-	struct skey k = { a, p, a->path, len };
+	struct skey k = {a, p, a->path, len};
 	struct kt_row *row;
 
 	if (!len)

@@ -40,7 +40,8 @@ void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const stru
 
 			fprintf(out, "%s%-*s %10llu %11.1f %6.2f%% %6.2f%% %10.1f%s\n", indent, w,
 				r->name, (unsigned long long)r->hits, r->ms, r->pct_kernel,
-				r->pct_parent, r->per_s, r->idle && v == KT_VIEW_FUNCS ? "  idle" : "");
+				r->pct_parent, r->per_s,
+				r->idle && v == KT_VIEW_FUNCS ? "  idle" : "");
 		}
 		break;
 	case KT_VIEW_TOPFUNCS: {
@@ -49,14 +50,14 @@ void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const stru
 		for (size_t i = 0; i < res->nrows; i++)
 			if ((int)strlen(row_module(&res->rows[i])) > mw)
 				mw = (int)strlen(row_module(&res->rows[i]));
-		fprintf(out, "%s%-*s %-*s %10s %11s %7s %10s\n", indent, w, "Function", mw, "Module",
-			"Hits", "msec", "%Total", "Hits/s");
+		fprintf(out, "%s%-*s %-*s %10s %11s %7s %10s\n", indent, w, "Function", mw,
+			"Module", "Hits", "msec", "%Total", "Hits/s");
 		for (size_t i = 0; i < res->nrows; i++) {
 			const struct kt_row *r = &res->rows[i];
 
-			fprintf(out, "%s%-*s %-*s %10llu %11.1f %6.2f%% %10.1f\n", indent, w, r->name,
-				mw, row_module(r), (unsigned long long)r->hits, r->ms, r->pct_kernel,
-				r->per_s);
+			fprintf(out, "%s%-*s %-*s %10llu %11.1f %6.2f%% %10.1f\n", indent, w,
+				r->name, mw, row_module(r), (unsigned long long)r->hits, r->ms,
+				r->pct_kernel, r->per_s);
 		}
 		break;
 	}
@@ -66,11 +67,12 @@ void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const stru
 		for (size_t i = 0; i < res->nrows; i++) {
 			const struct kt_row *r = &res->rows[i];
 
-			fprintf(out, "%s%-6s %10llu %10llu %10llu %10llu %5.1f%%  %-16s %s\n", indent,
-				r->name, (unsigned long long)r->hits, (unsigned long long)r->kernel,
-				(unsigned long long)r->user, (unsigned long long)r->idle_hits,
-				cpucap > 0 ? (double)r->kernel / cpucap * 100.0 : 0,
-				r->top_module ? r->top_module : "-", r->top_func ? r->top_func : "-");
+			fprintf(
+			    out, "%s%-6s %10llu %10llu %10llu %10llu %5.1f%%  %-16s %s\n", indent,
+			    r->name, (unsigned long long)r->hits, (unsigned long long)r->kernel,
+			    (unsigned long long)r->user, (unsigned long long)r->idle_hits,
+			    cpucap > 0 ? (double)r->kernel / cpucap * 100.0 : 0,
+			    r->top_module ? r->top_module : "-", r->top_func ? r->top_func : "-");
 		}
 		break;
 	case KT_VIEW_TASKS:
@@ -79,9 +81,9 @@ void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const stru
 		for (size_t i = 0; i < res->nrows; i++) {
 			const struct kt_row *r = &res->rows[i];
 
-			fprintf(out, "%s%8d %8d %-*s %10llu %11.1f %6.2f%% %10.1f\n", indent, r->pid,
-				r->tid, w, r->name, (unsigned long long)r->hits, r->ms, r->pct_kernel,
-				r->per_s);
+			fprintf(out, "%s%8d %8d %-*s %10llu %11.1f %6.2f%% %10.1f\n", indent,
+				r->pid, r->tid, w, r->name, (unsigned long long)r->hits, r->ms,
+				r->pct_kernel, r->per_s);
 		}
 		break;
 	case KT_VIEW_CALLERS:
@@ -224,7 +226,8 @@ void kt_rep_json_header(FILE *out, const struct kt_report_ctx *c, const struct k
 	fprintf(out, ",\"cpus\":%u", c->ncpus);
 	fprintf(out, ",\"samples\":%llu,\"kernel\":%llu,\"user\":%llu,\"idle\":%llu,\"lost\":%llu",
 		(unsigned long long)s->samples, (unsigned long long)s->kernel,
-		(unsigned long long)s->user, (unsigned long long)s->idle, (unsigned long long)s->lost);
+		(unsigned long long)s->user, (unsigned long long)s->idle,
+		(unsigned long long)s->lost);
 	fprintf(out, ",\"throttled\":%llu", (unsigned long long)c->throttled);
 	jfield(out, "busy_pct", s->busy_pct);
 	jfield(out, "idle_pct", s->idle_pct);
@@ -235,8 +238,8 @@ void kt_rep_json_header(FILE *out, const struct kt_report_ctx *c, const struct k
 int kt_rep_folded(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c,
 		  const struct kt_query *sel)
 {
-	struct kt_query q = { .view = KT_VIEW_STACKS, .module = KT_ANY, .func = KT_ANY };
-	struct kt_result res = { 0 };
+	struct kt_query q = {.view = KT_VIEW_STACKS, .module = KT_ANY, .func = KT_ANY};
+	struct kt_result res = {0};
 	int r;
 
 	q.filter = c->filter;
@@ -288,11 +291,13 @@ static int zoom_module(struct kt_agg *agg, const char *zoom, uint32_t *id, char 
 		struct kt_symbols *s = kt_agg_symbols(agg);
 		size_t used = 0;
 
-		for (uint32_t i = 0; i < kt_sym_nmodules(s) && i < 12 && used + 40 < sizeof(near); i++)
+		for (uint32_t i = 0; i < kt_sym_nmodules(s) && i < 12 && used + 40 < sizeof(near);
+		     i++)
 			used += (size_t)snprintf(near + used, sizeof(near) - used, "%s%s",
 						 used ? ", " : "", kt_agg_module_name(agg, i));
-		snprintf(err, errlen, "--zoom %s: no such module; known modules include: %s, [idle]",
-			 zoom, near);
+		snprintf(err, errlen,
+			 "--zoom %s: no such module; known modules include: %s, [idle]", zoom,
+			 near);
 	}
 	return -ENOENT;
 }
@@ -300,8 +305,8 @@ static int zoom_module(struct kt_agg *agg, const char *zoom, uint32_t *id, char 
 int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c, char *err,
 		    size_t errlen)
 {
-	struct kt_result mods = { 0 }, funcs = { 0 }, cpus = { 0 }, zoom = { 0 }, stacks = { 0 };
-	struct kt_query q = { .module = KT_ANY, .func = KT_ANY };
+	struct kt_result mods = {0}, funcs = {0}, cpus = {0}, zoom = {0}, stacks = {0};
+	struct kt_query q = {.module = KT_ANY, .func = KT_ANY};
 	struct kt_summary sum;
 	uint32_t zid = 0;
 	int r = 0;
@@ -356,9 +361,12 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 			struct kt_symbols *s = kt_agg_symbols(agg);
 			const struct kt_sym_module *m = kt_sym_module(s, zid);
 
-			fprintf(out, "\nZoom: %s (%zu functions with hits%s, bucket size %u bytes)\n",
+			fprintf(out,
+				"\nZoom: %s (%zu functions with hits%s, bucket size %u bytes)\n",
 				kt_agg_module_name(agg, zid), zoom.total_rows,
-				m && !m->nfuncs && zid != KT_AGG_IDLE_MODULE ? ", no symbols: address buckets" : "",
+				m && !m->nfuncs && zid != KT_AGG_IDLE_MODULE
+				    ? ", no symbols: address buckets"
+				    : "",
 				kt_sym_bucket(s));
 			kt_rep_text_table(out, agg, KT_VIEW_FUNCS, &zoom, "");
 		}
@@ -387,7 +395,8 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 		break;
 	case KT_FORMAT_CSV:
 		if (c->report_no <= 1)
-			fputs("report,time,kind,module,name,hits,ms,pct,pct_machine,per_s,idle\n", out);
+			fputs("report,time,kind,module,name,hits,ms,pct,pct_machine,per_s,idle\n",
+			      out);
 		csv_rows(out, c, "module", KT_VIEW_MODULES, &mods);
 		csv_rows(out, c, "function", KT_VIEW_TOPFUNCS, &funcs);
 		if (c->zoom)

@@ -16,11 +16,21 @@ void kt_rep_json_str(FILE *out, const char *s)
 	fputc('"', out);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		switch (*p) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\t': fputs("\\t", out); break;
-		case '\r': fputs("\\r", out); break;
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		case '\r':
+			fputs("\\r", out);
+			break;
 		default:
 			if (*p < 0x20)
 				fprintf(out, "\\u%04x", *p);
@@ -120,14 +130,15 @@ void kt_rep_text_header(FILE *out, const struct kt_report_ctx *c, const struct k
 	if (s->cumulative)
 		fprintf(out, "Window:   cumulative since start (covers %.3f s)\n", s->covered_s);
 	else
-		fprintf(out, "Window:   %.3g s rolling (covers %.3f s)\n", c->window_s, s->covered_s);
+		fprintf(out, "Window:   %.3g s rolling (covers %.3f s)\n", c->window_s,
+			s->covered_s);
 	fprintf(out, "CPUs:     %u\n", c->ncpus);
 	fprintf(out, "Samples:  %llu (%.1f/s of %.0f possible), lost %llu, throttled %llu\n",
 		(unsigned long long)s->samples, s->samples_per_s,
 		s->covered_s > 0 ? cap / s->covered_s : 0, (unsigned long long)s->lost,
 		(unsigned long long)c->throttled);
-	fprintf(out, "Kernel:   %llu hits, busy %.2f %% of machine\n", (unsigned long long)s->kernel,
-		s->busy_pct);
+	fprintf(out, "Kernel:   %llu hits, busy %.2f %% of machine\n",
+		(unsigned long long)s->kernel, s->busy_pct);
 	fprintf(out, "Idle:     %llu hits, %.2f %% of machine\n", (unsigned long long)s->idle,
 		s->idle_pct);
 	fprintf(out, "User:     %llu hits, %.2f %% of machine\n", (unsigned long long)s->user,

@@ -68,16 +68,18 @@ static void title(const struct snap *sn, const struct kt_query *q, char *buf, si
 	const struct kt_sym_func *f = kt_sym_func(s, q->func);
 	int n = snprintf(buf, len, "%s", kt_view_name(q->view));
 
-	if (q->view == KT_VIEW_FUNCS || (q->view == KT_VIEW_STACKS && q->func == KT_ANY &&
-					 q->module != KT_ANY))
-		n += snprintf(buf + n, len - (size_t)n, " of %s", kt_agg_module_name(sn->agg, q->module));
+	if (q->view == KT_VIEW_FUNCS ||
+	    (q->view == KT_VIEW_STACKS && q->func == KT_ANY && q->module != KT_ANY))
+		n += snprintf(buf + n, len - (size_t)n, " of %s",
+			      kt_agg_module_name(sn->agg, q->module));
 	else if (f && (q->view == KT_VIEW_LINES || q->view == KT_VIEW_CALLERS ||
 		       q->view == KT_VIEW_CALLEES || q->view == KT_VIEW_STACKS))
 		n += snprintf(buf + n, len - (size_t)n, " of %s", f->name);
 	if (q->filter.cpu != KT_ANY && n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " on cpu%u", q->filter.cpu);
 	if (q->filter.task != KT_ANY && n > 0 && (size_t)n < len) {
-		const struct kt_task *t = kt_window_task_info(kt_agg_window(sn->agg), q->filter.task);
+		const struct kt_task *t =
+		    kt_window_task_info(kt_agg_window(sn->agg), q->filter.task);
 
 		snprintf(buf + n, len - (size_t)n, " of task %d %s", t ? t->tid : -1,
 			 t ? t->comm : "");
@@ -86,7 +88,7 @@ static void title(const struct snap *sn, const struct kt_query *q, char *buf, si
 
 static int level(struct snap *sn, const struct kt_query *q, int depth, const char *path)
 {
-	struct kt_result res = { 0 };
+	struct kt_result res = {0};
 	struct kt_query lq = *q, sub[2];
 	char t[512];
 	int r;
@@ -118,8 +120,8 @@ static int level(struct snap *sn, const struct kt_query *q, int depth, const cha
 	for (size_t i = 0; i < res.nrows && r == 0; i++) {
 		const struct kt_row *row = &res.rows[i];
 		int nsub = depth < SNAP_DEPTH && (depth == 0 || i < SNAP_EXPAND_DEEP)
-				   ? children(sn, q, row, sub)
-				   : 0;
+			       ? children(sn, q, row, sub)
+			       : 0;
 		char p[1024];
 
 		snprintf(p, sizeof(p), "%s%s%s", path, *path ? "/" : "", row->name);
@@ -158,7 +160,7 @@ static int level(struct snap *sn, const struct kt_query *q, int depth, const cha
 /* The stacks that belong to the snapshot's view. */
 static struct kt_query folded_sel(const struct kt_query *q)
 {
-	struct kt_query s = { .view = KT_VIEW_STACKS, .module = KT_ANY, .func = KT_ANY };
+	struct kt_query s = {.view = KT_VIEW_STACKS, .module = KT_ANY, .func = KT_ANY};
 
 	if (q->view == KT_VIEW_FUNCS)
 		s.module = q->module;
@@ -176,7 +178,7 @@ int kt_report_snapshot(const char *path, struct kt_agg *agg, const struct kt_rep
 	struct kt_atomic a;
 	struct kt_summary sum;
 	struct kt_report_ctx c = *ctx;
-	struct snap sn = { NULL, agg, &c, kt_window_nstacks(kt_agg_window(agg)) > 0 };
+	struct snap sn = {NULL, agg, &c, kt_window_nstacks(kt_agg_window(agg)) > 0};
 	struct kt_query sel;
 	int r;
 
@@ -218,8 +220,10 @@ int kt_report_snapshot(const char *path, struct kt_agg *agg, const struct kt_rep
 
 int kt_report_snapshot_path(const char *dir, enum kt_format f, char *out, size_t len)
 {
-	static const char *const ext[] = { [KT_FORMAT_TEXT] = "txt", [KT_FORMAT_JSON] = "json",
-					   [KT_FORMAT_CSV] = "csv", [KT_FORMAT_FOLDED] = "folded" };
+	static const char *const ext[] = {[KT_FORMAT_TEXT] = "txt",
+					  [KT_FORMAT_JSON] = "json",
+					  [KT_FORMAT_CSV] = "csv",
+					  [KT_FORMAT_FOLDED] = "folded"};
 	char stamp[32];
 	time_t now = time(NULL);
 	struct tm tm;

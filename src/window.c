@@ -76,7 +76,7 @@ static int hit_eq(const void *ctx, uint32_t id)
 static uint32_t cum_entry(struct kt_window *w, uint32_t loc, uint32_t stack, uint32_t cpu,
 			  uint32_t task)
 {
-	struct hit_key k = { w->cum, sizeof(*w->cum), loc, stack, cpu, task };
+	struct hit_key k = {w->cum, sizeof(*w->cum), loc, stack, cpu, task};
 	uint32_t h, pos, id;
 
 	if (w->ncum >= w->max_cum && (stack || task != w->other_task)) {
@@ -97,7 +97,7 @@ static uint32_t cum_entry(struct kt_window *w, uint32_t loc, uint32_t stack, uin
 	if (kt_idx_insert(&w->cumidx, h, id, pos) < 0)
 		return UINT32_MAX;
 	w->ncum++;
-	w->cum[id] = (struct kt_hit){ loc, stack, cpu, task, 0 };
+	w->cum[id] = (struct kt_hit){loc, stack, cpu, task, 0};
 	kt_window_stack_ref(w, stack);
 	return id;
 }
@@ -105,7 +105,7 @@ static uint32_t cum_entry(struct kt_window *w, uint32_t loc, uint32_t stack, uin
 static uint32_t tuple_entry(struct kt_window *w, uint32_t loc, uint32_t stack, uint32_t cpu,
 			    uint32_t task)
 {
-	struct hit_key k = { (const struct kt_hit *)w->tup, sizeof(*w->tup), loc, stack, cpu, task };
+	struct hit_key k = {(const struct kt_hit *)w->tup, sizeof(*w->tup), loc, stack, cpu, task};
 	uint32_t h = kt_hash4(loc, stack, cpu, task), pos, id;
 	struct wtuple *t;
 
@@ -127,7 +127,7 @@ static uint32_t tuple_entry(struct kt_window *w, uint32_t loc, uint32_t stack, u
 		return UINT32_MAX;
 	}
 	t = &w->tup[id];
-	t->h = (struct kt_hit){ loc, stack, cpu, task, 0 };
+	t->h = (struct kt_hit){loc, stack, cpu, task, 0};
 	t->hash = h;
 	t->seq = 0;
 	w->tuplive++;
@@ -160,13 +160,15 @@ static void slice_expire(struct kt_window *w, struct slice *s)
 		if (w->cumidx.slot && i + PF_SLOT < s->n) {
 			const struct kt_hit *p = &w->tup[s->e[i + PF_SLOT].tuple].h;
 
-			__builtin_prefetch(&w->cumidx.slot[kt_hash4(p->loc, p->stack, p->cpu, p->task) &
-							   w->cumidx.mask]);
+			__builtin_prefetch(
+			    &w->cumidx.slot[kt_hash4(p->loc, p->stack, p->cpu, p->task) &
+					    w->cumidx.mask]);
 		}
 		if (w->cumidx.slot && i + PF_ENTRY < s->n) {
 			const struct kt_hit *p = &w->tup[s->e[i + PF_ENTRY].tuple].h;
 			const struct kt_idx_slot *sl =
-				&w->cumidx.slot[kt_hash4(p->loc, p->stack, p->cpu, p->task) & w->cumidx.mask];
+			    &w->cumidx.slot[kt_hash4(p->loc, p->stack, p->cpu, p->task) &
+					    w->cumidx.mask];
 
 			if (sl->id1)
 				__builtin_prefetch(&w->cum[sl->id1 - 1]);
@@ -280,7 +282,7 @@ void kt_window_add(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint32_t
 				tuple_release(w, id);
 			return;
 		}
-		s->e[s->n] = (struct slice_ent){ id, 0, count };
+		s->e[s->n] = (struct slice_ent){id, 0, count};
 		t->seq = seq;
 		t->sidx = s->n++;
 	}
@@ -370,7 +372,8 @@ static const struct kt_hit *cum_hits(struct kt_window *m, size_t *n)
 	if (m->out_dirty || !m->out_cum) {
 		uint32_t j = m->ncum;
 
-		if (kt_grow((void **)&m->out, &m->outcap, m->ncum + m->tuplive, sizeof(*m->out)) < 0) {
+		if (kt_grow((void **)&m->out, &m->outcap, m->ncum + m->tuplive, sizeof(*m->out)) <
+		    0) {
 			*n = 0;
 			return NULL;
 		}
@@ -378,13 +381,13 @@ static const struct kt_hit *cum_hits(struct kt_window *m, size_t *n)
 			memcpy(m->out, m->cum, m->ncum * sizeof(*m->out));
 		for (uint32_t i = 0; i < m->ntup; i++) {
 			const struct kt_hit *h = &m->tup[i].h;
-			struct cum_key k = { m, h };
+			struct cum_key k = {m, h};
 			uint32_t pos, id;
 
 			if (!h->hits)
 				continue;
-			id = kt_idx_find(&m->cumidx, kt_hash4(h->loc, h->stack, h->cpu, h->task), cum_eq,
-					 &k, &pos);
+			id = kt_idx_find(&m->cumidx, kt_hash4(h->loc, h->stack, h->cpu, h->task),
+					 cum_eq, &k, &pos);
 			if (id != UINT32_MAX)
 				m->out[id].hits += h->hits;
 			else

@@ -10,13 +10,13 @@
 #include <stdlib.h>
 
 struct kt_idx_slot {
-	uint32_t id1;  /* id + 1; 0 = empty */
+	uint32_t id1; /* id + 1; 0 = empty */
 	uint32_t hash;
 };
 
 struct kt_idx {
 	struct kt_idx_slot *slot;
-	uint32_t mask;  /* capacity - 1 (capacity is a power of two) */
+	uint32_t mask; /* capacity - 1 (capacity is a power of two) */
 	uint32_t count;
 };
 

@@ -8,10 +8,10 @@
 
 /* A tuple with a non-zero count in the rolling window. Slices refer to it by index. */
 struct wtuple {
-	struct kt_hit h;   /* key and rolling count; h.hits == 0 marks a free entry */
+	struct kt_hit h; /* key and rolling count; h.hits == 0 marks a free entry */
 	uint32_t hash;
-	uint32_t seq;      /* (slice number + 1) of the slice that last counted it */
-	uint32_t sidx;     /* its index in that slice; next free entry when free */
+	uint32_t seq;  /* (slice number + 1) of the slice that last counted it */
+	uint32_t sidx; /* its index in that slice; next free entry when free */
 };
 
 struct slice_ent {
@@ -27,11 +27,11 @@ struct slice {
 };
 
 struct wstack {
-	uint32_t *frames;  /* NULL when free */
+	uint32_t *frames; /* NULL when free */
 	uint32_t n;
 	uint32_t hash;
-	uint32_t ref;      /* tuples (rolling and since-start) holding it */
-	uint32_t next;     /* free list, or pending-reclaim list */
+	uint32_t ref;  /* tuples (rolling and since-start) holding it */
+	uint32_t next; /* free list, or pending-reclaim list */
 	uint8_t pending;
 };
 
@@ -48,9 +48,9 @@ struct kt_window {
 	/* time: slice k covers [origin + k*slice, origin + (k+1)*slice) */
 	int started;
 	uint64_t origin, end;
-	uint64_t newest;       /* slice number of the newest slice */
-	uint32_t nslices;      /* slices the rolling totals span */
-	struct slice *ring;    /* nslices entries, slot k % nslices */
+	uint64_t newest;    /* slice number of the newest slice */
+	uint32_t nslices;   /* slices the rolling totals span */
+	struct slice *ring; /* nslices entries, slot k % nslices */
 
 	/* rolling totals */
 	struct wtuple *tup;
@@ -64,19 +64,19 @@ struct kt_window {
 	uint32_t ncum, cumcap;
 	struct kt_idx cumidx;
 	uint64_t base_total, base_lost;
-	uint32_t other_task;   /* UINT32_MAX until the first fold */
+	uint32_t other_task; /* UINT32_MAX until the first fold */
 
 	/* dense copies handed out by kt_window_hits / kt_window_recent */
 	struct kt_hit *out;
 	uint32_t nout, outcap;
 	int out_dirty;
-	int out_cum;           /* out[] holds the since-start merge */
+	int out_cum; /* out[] holds the since-start merge */
 	struct kt_hit *recent;
 	uint32_t nrecent, recentcap;
 	uint64_t recent_len;
 
 	/* stacks */
-	struct wstack *stk;    /* id 0 is reserved for "no stack" */
+	struct wstack *stk; /* id 0 is reserved for "no stack" */
 	uint32_t nstk, stkcap, stkfree, stklive, stkpending;
 	struct kt_idx stkidx;
 	size_t stkmem;

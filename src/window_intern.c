@@ -33,7 +33,7 @@ static void task_fix_comms(struct kt_window *w)
 
 uint32_t kt_window_task(struct kt_window *w, int32_t pid, int32_t tid)
 {
-	struct task_key k = { w, pid, tid };
+	struct task_key k = {w, pid, tid};
 	uint32_t h = task_hash(pid, tid), pos, id;
 	struct wtask *old = w->task;
 	struct wtask *t;
@@ -89,7 +89,8 @@ static int stack_eq(const void *ctx, uint32_t id)
 	const struct stack_key *k = ctx;
 	const struct wstack *s = &k->w->stk[id];
 
-	return s->frames && s->n == k->n && memcmp(s->frames, k->locs, k->n * sizeof(*k->locs)) == 0;
+	return s->frames && s->n == k->n &&
+	       memcmp(s->frames, k->locs, k->n * sizeof(*k->locs)) == 0;
 }
 
 /* A freshly interned stack has no reference yet: it waits on the pending list, so that an
@@ -107,7 +108,7 @@ static void stack_pend(struct kt_window *w, uint32_t id)
 
 uint32_t kt_window_stack(struct kt_window *w, const uint32_t *locs, uint32_t n)
 {
-	struct stack_key k = { w, locs, n };
+	struct stack_key k = {w, locs, n};
 	uint32_t h, pos, id;
 	struct wstack *s;
 

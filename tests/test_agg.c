@@ -53,7 +53,7 @@ static uint32_t func_id(const char *name)
 static void test_modules(void)
 {
 	struct kt_query q = qv(KT_VIEW_MODULES);
-	struct kt_result r = { 0 };
+	struct kt_result r = {0};
 
 	is_int(kt_agg_query(agg, &q, &r), 0, "modules query");
 	is_int(r.nrows, 5, "five modules: [idle] tcp vmlinux nosym [user]");
@@ -69,9 +69,11 @@ static void test_modules(void)
 	/* 220 hits over 2 s, 1000 Hz, 2 CPUs */
 	is_double(r.rows[1].ms, 70.0, 1e-9, "ms = hits x ms_per_hit");
 	is_double(r.rows[1].pct_kernel, 70.0 / 220 * 100, 1e-9, "%Total of every hit");
-	is_double(r.rows[1].pct_machine, 70.0 / 4000 * 100, 1e-9, "% of machine = hits / (2 s x 1000 x 2)");
+	is_double(r.rows[1].pct_machine, 70.0 / 4000 * 100, 1e-9,
+		  "% of machine = hits / (2 s x 1000 x 2)");
 	is_double(r.rows[1].per_s, 35.0, 1e-9, "hits/s over 2 s");
-	is_double(find(&r, "vmlinux")->recent_per_s, 3.0, 1e-9, "rate of the newest complete slice");
+	is_double(find(&r, "vmlinux")->recent_per_s, 3.0, 1e-9,
+		  "rate of the newest complete slice");
 	is_int(r.sum.samples, 220, "summary samples");
 	is_int(r.sum.kernel, 125, "summary kernel = busy hits");
 	is_int(r.sum.idle, 90, "summary idle");
@@ -98,7 +100,8 @@ static void test_modules(void)
 	q.filter.hide_idle = 1;
 	kt_agg_query(agg, &q, &r);
 	is_int(r.nrows, 4, "hide idle drops [idle]");
-	is_double(find(&r, "tcp")->pct_kernel, 70.0 / 130 * 100, 1e-9, "and idle leaves the denominator");
+	is_double(find(&r, "tcp")->pct_kernel, 70.0 / 130 * 100, 1e-9,
+		  "and idle leaves the denominator");
 	q = qv(KT_VIEW_MODULES);
 	q.filter.cpu = 1;
 	kt_agg_query(agg, &q, &r);
@@ -127,7 +130,7 @@ static void test_modules(void)
 static void test_funcs(void)
 {
 	struct kt_query q = qv(KT_VIEW_FUNCS);
-	struct kt_result r = { 0 };
+	struct kt_result r = {0};
 	int tcp = kt_sym_module_find(sym, "tcp"), nosym = kt_sym_module_find(sym, "nosym");
 
 	q.module = (uint32_t)tcp;
@@ -183,7 +186,7 @@ static void test_funcs(void)
 static void test_cpus_tasks(void)
 {
 	struct kt_query q = qv(KT_VIEW_CPUS);
-	struct kt_result r = { 0 };
+	struct kt_result r = {0};
 	const struct kt_row *c0, *c1;
 
 	q.sort = KT_SORT_NAME;
@@ -191,9 +194,11 @@ static void test_cpus_tasks(void)
 	is_int(r.nrows, 2, "two CPUs");
 	c0 = &r.rows[0];
 	c1 = &r.rows[1];
-	ok(c0->id == 0 && c0->hits == 122 && c0->kernel == 62 && c0->idle_hits == 60 && c0->user == 0,
+	ok(c0->id == 0 && c0->hits == 122 && c0->kernel == 62 && c0->idle_hits == 60 &&
+	       c0->user == 0,
 	   "cpu0 split");
-	ok(c1->id == 1 && c1->hits == 98 && c1->kernel == 63 && c1->idle_hits == 30 && c1->user == 5,
+	ok(c1->id == 1 && c1->hits == 98 && c1->kernel == 63 && c1->idle_hits == 30 &&
+	       c1->user == 5,
 	   "cpu1 split");
 	is_str(c0->top_module, "tcp", "cpu0 top module");
 	is_str(c0->top_func, "tcp_write_xmit", "cpu0 top function");
@@ -216,19 +221,21 @@ static void test_cpus_tasks(void)
 static void test_trees(void)
 {
 	struct kt_query q = qv(KT_VIEW_CALLERS);
-	struct kt_result r = { 0 };
+	struct kt_result r = {0};
 
 	q.func = func_id("tcp_write_xmit");
 	is_int(kt_agg_query(agg, &q, &r), 0, "callers query");
 	is_int(r.nrows, 8, "callers tree rows: 1 + 4 + 3");
-	ok(!strcmp(r.rows[0].name, "tcp_write_xmit") && r.rows[0].hits == 60 && r.rows[0].depth == 0,
+	ok(!strcmp(r.rows[0].name, "tcp_write_xmit") && r.rows[0].hits == 60 &&
+	       r.rows[0].depth == 0,
 	   "root: the function, all its hits");
 	ok(!strcmp(r.rows[1].name, "tcp_push") && r.rows[1].hits == 40 && r.rows[1].parent == 0,
 	   "hottest caller first: tcp_push 40");
 	is_double(r.rows[1].pct_parent, 40.0 / 60 * 100, 1e-9, "pct of the function's hits");
 	ok(!strcmp(r.rows[2].name, "tcp_sendmsg") && r.rows[2].depth == 2 && r.rows[2].parent == 1,
 	   "pre-order: its caller below it");
-	ok(!strcmp(r.rows[4].name, "entry_SYSCALL_64") && r.rows[4].nchildren == 0, "path ends at the entry");
+	ok(!strcmp(r.rows[4].name, "entry_SYSCALL_64") && r.rows[4].nchildren == 0,
+	   "path ends at the entry");
 	ok(!strcmp(r.rows[5].name, "tcp_sendmsg") && r.rows[5].hits == 20 && r.rows[5].depth == 1,
 	   "second caller: tcp_sendmsg 20");
 	is_int(r.rows[0].nchildren, 2, "two direct callers");
@@ -241,9 +248,11 @@ static void test_trees(void)
 	kt_agg_query(agg, &q, &r);
 	ok(r.rows[0].hits == 70, "callees root: every sample with tcp_sendmsg on the stack");
 	ok(!strcmp(r.rows[1].name, "tcp_push") && r.rows[1].hits == 50, "tcp_push 50");
-	ok(!strcmp(r.rows[2].name, "tcp_write_xmit") && r.rows[2].hits == 40 && r.rows[2].depth == 2,
+	ok(!strcmp(r.rows[2].name, "tcp_write_xmit") && r.rows[2].hits == 40 &&
+	       r.rows[2].depth == 2,
 	   "then tcp_write_xmit under it");
-	ok(!strcmp(r.rows[3].name, "tcp_write_xmit") && r.rows[3].hits == 20 && r.rows[3].depth == 1,
+	ok(!strcmp(r.rows[3].name, "tcp_write_xmit") && r.rows[3].hits == 20 &&
+	       r.rows[3].depth == 1,
 	   "tcp_write_xmit directly 20");
 
 	q = qv(KT_VIEW_CALLERS);
@@ -274,8 +283,10 @@ static void test_names(void)
 	uint32_t id;
 
 	ok(kt_agg_module_find(agg, "tcp", &id, near, sizeof(near)) == 0 &&
-	   id == (uint32_t)kt_sym_module_find(sym, "tcp"), "module by name");
-	ok(kt_agg_module_find(agg, "[idle]", &id, near, sizeof(near)) == 0 && id == KT_AGG_IDLE_MODULE,
+	       id == (uint32_t)kt_sym_module_find(sym, "tcp"),
+	   "module by name");
+	ok(kt_agg_module_find(agg, "[idle]", &id, near, sizeof(near)) == 0 &&
+	       id == KT_AGG_IDLE_MODULE,
 	   "[idle] by name");
 	is_int(kt_agg_module_find(agg, "tpc", &id, near, sizeof(near)), -ENOENT, "unknown module");
 	ok(strstr(near, "tcp") != NULL, "near names include tcp");

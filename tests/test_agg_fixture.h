@@ -18,9 +18,21 @@
 
 enum { ENTRY = 0, SYS, VFS, KSYS, RZA, RZB, RZCALL, CU, IDLE, SEND, PUSH, XMIT, NSA, NSB, NSC };
 static const uint64_t addr[] = {
-	K + 0x120, K + 0x230, K + 0x310, K + 0x418, K + 0x510, K + 0x550, K + 0x560, K + 0x608,
-	K + 0x70b, M + 0x40, M + 0x220, M + 0x410, 0xffffffffc0010050ull, 0xffffffffc0010090ull,
-	0xffffffffc00100c8ull,
+    K + 0x120,
+    K + 0x230,
+    K + 0x310,
+    K + 0x418,
+    K + 0x510,
+    K + 0x550,
+    K + 0x560,
+    K + 0x608,
+    K + 0x70b,
+    M + 0x40,
+    M + 0x220,
+    M + 0x410,
+    0xffffffffc0010050ull,
+    0xffffffffc0010090ull,
+    0xffffffffc00100c8ull,
 };
 
 static struct kt_symbols *sym;
@@ -47,10 +59,10 @@ static void add(uint64_t t, uint32_t cpu, uint32_t task, uint64_t count, int use
 
 static void load(void)
 {
-	struct kt_sym_opts so = { .kallsyms = tap_data("agg/kallsyms"),
-				  .modules = tap_data("agg/modules") };
-	struct kt_window_opts wo = { .span_ns = 10 * S, .slice_ns = 1 * S };
-	struct kt_agg_params ap = { .freq_hz = 1000, .ms_per_hit = 1.0, .ncpus = 2, .max_cpu = 2 };
+	struct kt_sym_opts so = {.kallsyms = tap_data("agg/kallsyms"),
+				 .modules = tap_data("agg/modules")};
+	struct kt_window_opts wo = {.span_ns = 10 * S, .slice_ns = 1 * S};
+	struct kt_agg_params ap = {.freq_hz = 1000, .ms_per_hit = 1.0, .ncpus = 2, .max_cpu = 2};
 	char err[512];
 	uint64_t t = 100 * S;
 

@@ -81,14 +81,16 @@ static void test_text(void)
 	   "zoom table title");
 	ok(strstr(t, "tcp_write_xmit         60        60.0  27.27%  85.71%       30.0\n") != NULL,
 	   "zoom row with % of module");
-	ok(strstr(t, "cpu1           98         63          5         30   3.1%  vmlinux          read_zero\n") != NULL,
+	ok(strstr(t, "cpu1           98         63          5         30   3.1%  vmlinux          "
+		     "read_zero\n") != NULL,
 	   "cpu row with split and tops");
 	free(t);
 
 	c.zoom = "tpc";
 	t = render(&c, &rc, err, sizeof(err));
 	is_int(rc, -ENOENT, "unknown zoom module fails");
-	ok(strstr(err, "--zoom tpc: no such module; did you mean: tcp") != NULL, "and names the near one");
+	ok(strstr(err, "--zoom tpc: no such module; did you mean: tcp") != NULL,
+	   "and names the near one");
 	ok(t == NULL || t[0] == 0, "nothing written before the error");
 	free(t);
 }
@@ -109,19 +111,28 @@ static void test_json_csv(void)
 	ok(python_ok(path,
 		     "import json,sys\n"
 		     "d=json.load(open(sys.argv[1]))\n"
-		     "assert d[\"version\"]==1 and d[\"source\"]==\"replay\" and d[\"event\"]==\"cpu-clock\"\n"
+		     "assert d[\"version\"]==1 and d[\"source\"]==\"replay\" and "
+		     "d[\"event\"]==\"cpu-clock\"\n"
 		     "assert d[\"freq_hz\"]==1000 and d[\"window_s\"]==10 and d[\"cpus\"]==2\n"
-		     "assert (d[\"samples\"],d[\"kernel\"],d[\"user\"],d[\"idle\"],d[\"lost\"])==(220,125,5,90,0)\n"
+		     "assert "
+		     "(d[\"samples\"],d[\"kernel\"],d[\"user\"],d[\"idle\"],d[\"lost\"])==(220,125,"
+		     "5,90,0)\n"
 		     "m={x[\"name\"]:x for x in d[\"modules\"]}\n"
-		     "assert m[\"tcp\"][\"hits\"]==70 and m[\"tcp\"][\"ms\"]==70 and m[\"[idle]\"][\"idle\"] is True\n"
+		     "assert m[\"tcp\"][\"hits\"]==70 and m[\"tcp\"][\"ms\"]==70 and "
+		     "m[\"[idle]\"][\"idle\"] is True\n"
 		     "assert abs(m[\"tcp\"][\"pct\"]-31.8182)<1e-3 and m[\"tcp\"][\"per_s\"]==35\n"
 		     "f=d[\"functions\"][0]\n"
-		     "assert (f[\"module\"],f[\"name\"],f[\"hits\"],f[\"idle\"])==(\"vmlinux\",\"default_idle\",90,True)\n"
-		     "assert [(x[\"cpu\"],x[\"hits\"],x[\"kernel\"],x[\"user\"],x[\"idle\"]) for x in d[\"cpu\"]]==[(0,122,62,0,60),(1,98,63,5,30)]\n"
+		     "assert "
+		     "(f[\"module\"],f[\"name\"],f[\"hits\"],f[\"idle\"])==(\"vmlinux\",\"default_"
+		     "idle\",90,True)\n"
+		     "assert [(x[\"cpu\"],x[\"hits\"],x[\"kernel\"],x[\"user\"],x[\"idle\"]) for x "
+		     "in d[\"cpu\"]]==[(0,122,62,0,60),(1,98,63,5,30)]\n"
 		     "z=d[\"zoom\"]\n"
-		     "assert z[\"module\"]==\"nosym\" and [x[\"name\"] for x in z[\"functions\"]]==[\"nosym+0x40\",\"nosym+0x80\",\"nosym+0xc0\"]\n"
+		     "assert z[\"module\"]==\"nosym\" and [x[\"name\"] for x in "
+		     "z[\"functions\"]]==[\"nosym+0x40\",\"nosym+0x80\",\"nosym+0xc0\"]\n"
 		     "s=d[\"stacks\"][1]\n"
-		     "assert s[\"hits\"]==40 and s[\"frames\"][-1]==\"tcp_write_xmit_[tcp]\" and s[\"frames\"][0]==\"entry_SYSCALL_64_[k]\"\n"),
+		     "assert s[\"hits\"]==40 and s[\"frames\"][-1]==\"tcp_write_xmit_[tcp]\" and "
+		     "s[\"frames\"][0]==\"entry_SYSCALL_64_[k]\"\n"),
 	   "json parses and holds the exact figures");
 	free(t);
 
@@ -130,7 +141,8 @@ static void test_json_csv(void)
 	is_int(rc, 0, "csv report written");
 	ok(strncmp(t, "report,time,kind,module,name,hits,ms,pct,pct_machine,per_s,idle\n", 64) == 0,
 	   "csv header line first");
-	ok(strstr(t, "\n1,2.000,module,tcp,,70,70.000,31.8182,1.7500,35.000,0\n") != NULL, "module row");
+	ok(strstr(t, "\n1,2.000,module,tcp,,70,70.000,31.8182,1.7500,35.000,0\n") != NULL,
+	   "module row");
 	ok(strstr(t, "\n1,2.000,function,vmlinux,read_zero,25,") != NULL, "function row");
 	write_file(path, t);
 	ok(python_ok(path, "import csv,sys\n"
@@ -155,7 +167,8 @@ static void test_folded(void)
 	ctx_init(&c, KT_FORMAT_FOLDED);
 	t = render(&c, &rc, err, sizeof(err));
 	is_int(rc, 0, "folded written");
-	ok(strstr(t, "entry_SYSCALL_64_[k];do_syscall_64_[k];tcp_sendmsg_[tcp];tcp_push_[tcp];tcp_write_xmit_[tcp] 40\n") != NULL,
+	ok(strstr(t, "entry_SYSCALL_64_[k];do_syscall_64_[k];tcp_sendmsg_[tcp];tcp_push_[tcp];tcp_"
+		     "write_xmit_[tcp] 40\n") != NULL,
 	   "root-first frames tagged with their module");
 	ok(strstr(t, "\ndefault_idle_[k] 90\n") || !strncmp(t, "default_idle_[k] 90\n", 20),
 	   "a one-frame stack");
@@ -168,7 +181,8 @@ static void test_folded(void)
 
 		n++;
 		if (!sp || strchr(line, ' ') != sp || sp == line || strstr(line, ";;") ||
-		    line[0] == ';' || sp[-1] == ';' || strspn(sp + 1, "0123456789") != strlen(sp + 1))
+		    line[0] == ';' || sp[-1] == ';' ||
+		    strspn(sp + 1, "0123456789") != strlen(sp + 1))
 			bad++;
 		else
 			sum += strtoull(sp + 1, NULL, 10);
@@ -196,17 +210,21 @@ static void test_snapshot(void)
 	ok(strstr(p1, "/kerntop-") && strstr(p1, ".json"), "named kerntop-YYYYmmdd-HHMMSS.json");
 	is_int(kt_report_snapshot(p1, agg, &c, &q, err, sizeof(err)), 0, "json snapshot written");
 	ok(stat(p1, &st) == 0 && (st.st_mode & 0777) == 0600, "mode 0600");
-	ok(python_ok(p1, "import json,sys\n"
-			 "d=json.load(open(sys.argv[1]))\n"
-			 "s=d[\"snapshot\"]\n"
-			 "assert s[\"view\"]==\"modules\" and d[\"samples\"]==220\n"
-			 "t=[r for r in s[\"rows\"] if r[\"name\"]==\"tcp\"][0]\n"
-			 "f=t[\"children\"][0]\n"
-			 "assert f[\"view\"]==\"functions\" and f[\"rows\"][0][\"name\"]==\"tcp_write_xmit\"\n"
-			 "lv=[c for c in f[\"rows\"][0][\"children\"] if c[\"view\"]==\"lines\"][0]\n"
-			 "assert lv[\"rows\"][0][\"name\"]==\"tcp_write_xmit+0x0\" and lv[\"rows\"][0][\"hits\"]==60\n"
-			 "cl=[c for c in f[\"rows\"][0][\"children\"] if c[\"view\"]==\"callers\"][0]\n"
-			 "assert cl[\"rows\"][1][\"name\"]==\"tcp_push\" and cl[\"rows\"][1][\"hits\"]==40\n"),
+	ok(python_ok(p1,
+		     "import json,sys\n"
+		     "d=json.load(open(sys.argv[1]))\n"
+		     "s=d[\"snapshot\"]\n"
+		     "assert s[\"view\"]==\"modules\" and d[\"samples\"]==220\n"
+		     "t=[r for r in s[\"rows\"] if r[\"name\"]==\"tcp\"][0]\n"
+		     "f=t[\"children\"][0]\n"
+		     "assert f[\"view\"]==\"functions\" and "
+		     "f[\"rows\"][0][\"name\"]==\"tcp_write_xmit\"\n"
+		     "lv=[c for c in f[\"rows\"][0][\"children\"] if c[\"view\"]==\"lines\"][0]\n"
+		     "assert lv[\"rows\"][0][\"name\"]==\"tcp_write_xmit+0x0\" and "
+		     "lv[\"rows\"][0][\"hits\"]==60\n"
+		     "cl=[c for c in f[\"rows\"][0][\"children\"] if c[\"view\"]==\"callers\"][0]\n"
+		     "assert cl[\"rows\"][1][\"name\"]==\"tcp_push\" and "
+		     "cl[\"rows\"][1][\"hits\"]==40\n"),
 	   "snapshot holds modules -> functions -> lines and callers");
 	is_int(kt_report_snapshot_path(dir, KT_FORMAT_JSON, p2, sizeof(p2)), 0, "second path");
 	ok(strcmp(p1, p2) != 0 && access(p2, F_OK) < 0, "a fresh name (-N within the same second)");
@@ -216,7 +234,8 @@ static void test_snapshot(void)
 	c.format = KT_FORMAT_TEXT;
 	q.view = KT_VIEW_TOPFUNCS;
 	kt_report_snapshot_path(dir, KT_FORMAT_TEXT, p2, sizeof(p2));
-	is_int(kt_report_snapshot(p2, agg, &c, &q, err, sizeof(err)), 0, "text snapshot of top functions");
+	is_int(kt_report_snapshot(p2, agg, &c, &q, err, sizeof(err)), 0,
+	       "text snapshot of top functions");
 	{
 		char *buf = NULL;
 		size_t len = 0;
@@ -231,7 +250,8 @@ static void test_snapshot(void)
 			fclose(f);
 		fclose(m);
 		ok(strstr(buf, "== top functions (9 of 9 rows) ==") != NULL, "the view itself");
-		ok(strstr(buf, "== lines of read_zero (2 of 2 rows) ==") != NULL, "each function's lines");
+		ok(strstr(buf, "== lines of read_zero (2 of 2 rows) ==") != NULL,
+		   "each function's lines");
 		ok(strstr(buf, "== callers of copy_user") != NULL, "and its callers");
 		free(buf);
 	}
@@ -239,7 +259,8 @@ static void test_snapshot(void)
 	q.view = KT_VIEW_FUNCS;
 	q.module = (uint32_t)kt_sym_module_find(sym, "tcp");
 	kt_report_snapshot_path(dir, KT_FORMAT_FOLDED, p2, sizeof(p2));
-	is_int(kt_report_snapshot(p2, agg, &c, &q, err, sizeof(err)), 0, "folded snapshot of a module");
+	is_int(kt_report_snapshot(p2, agg, &c, &q, err, sizeof(err)), 0,
+	       "folded snapshot of a module");
 	ok(python_ok(p2, "import sys\n"
 			 "l=open(sys.argv[1]).read().splitlines()\n"
 			 "assert len(l)==3 and sum(int(x.rsplit(\" \",1)[1]) for x in l)==70\n"),
@@ -253,7 +274,8 @@ static void test_snapshot(void)
 	chmod(bad, 0777);
 	snprintf(p2, sizeof(p2), "%s/open/x.txt", dir);
 	ok(kt_report_snapshot(p2, agg, &c, &q, err, sizeof(err)) == -EPERM &&
-	   strstr(err, "world-writable"), "a world-writable directory is refused");
+	       strstr(err, "world-writable"),
+	   "a world-writable directory is refused");
 	snprintf(p2, sizeof(p2), "%s/missing/x.txt", dir);
 	ok(kt_report_snapshot(p2, agg, &c, &q, err, sizeof(err)) < 0 && strstr(err, "missing"),
 	   "a missing directory is a clear error");

@@ -26,7 +26,7 @@ static uint64_t hits_of(struct kt_window *w, uint32_t loc, uint32_t stack, uint3
 
 static struct kt_window *mk(uint64_t span, uint64_t slice, int cum)
 {
-	struct kt_window_opts o = { .span_ns = span, .slice_ns = slice, .cumulative = cum };
+	struct kt_window_opts o = {.span_ns = span, .slice_ns = slice, .cumulative = cum};
 	struct kt_window *w = NULL;
 
 	if (kt_window_new(&o, &w) < 0)
@@ -88,7 +88,7 @@ struct smp {
 	uint64_t count;
 };
 
-#define KEY(l, s, c, t) ((((size_t)(l) * 16 + (s)) * 3 + (c)) * 16 + (t))
+#define KEY(l, s, c, t) ((((size_t)(l)*16 + (s)) * 3 + (c)) * 16 + (t))
 #define NKEYS (7 * 16 * 3 * 16)
 
 static void test_property(void)
@@ -107,7 +107,7 @@ static void test_property(void)
 		size_t nv = 0;
 
 		for (int i = 0; i < 4000; i++) {
-			uint32_t fr[2] = { (uint32_t)(rand() % 3), (uint32_t)(rand() % 3) };
+			uint32_t fr[2] = {(uint32_t)(rand() % 3), (uint32_t)(rand() % 3)};
 			uint64_t k, st;
 
 			t += (uint64_t)(rand() % 60) * MS;
@@ -123,12 +123,14 @@ static void test_property(void)
 				newest = k > newest ? k : newest;
 			}
 			v[nv].loc = (uint32_t)(rand() % 7);
-			v[nv].stack = rand() % 3 ? kt_window_stack(w, fr, 1 + (uint32_t)(rand() % 2)) : 0;
+			v[nv].stack =
+			    rand() % 3 ? kt_window_stack(w, fr, 1 + (uint32_t)(rand() % 2)) : 0;
 			v[nv].cpu = (uint32_t)(rand() % 3);
 			v[nv].task = kt_window_task(w, rand() % 4, rand() % 4);
 			v[nv].count = 1 + (uint64_t)(rand() % 3);
 			/* sometimes a sample from slightly in the past */
-			st = started && rand() % 10 == 0 && t > origin + 200 * MS ? t - 200 * MS : t;
+			st =
+			    started && rand() % 10 == 0 && t > origin + 200 * MS ? t - 200 * MS : t;
 			if (!started) {
 				started = 1;
 				origin = st;
@@ -138,7 +140,8 @@ static void test_property(void)
 			v[nv].slice = newest;
 			if (v[nv].stack >= 16)
 				abort();
-			kt_window_add(w, st, v[nv].loc, v[nv].stack, v[nv].cpu, v[nv].task, v[nv].count);
+			kt_window_add(w, st, v[nv].loc, v[nv].stack, v[nv].cpu, v[nv].task,
+				      v[nv].count);
 			nv++;
 			if (i % 97 != 0 && i != 3999)
 				continue;
@@ -153,7 +156,8 @@ static void test_property(void)
 				memset(want, 0, NKEYS * sizeof(*want));
 				for (size_t m = 0; m < nv; m++)
 					if (v[m].slice >= lo) {
-						want[KEY(v[m].loc, v[m].stack, v[m].cpu, v[m].task)] += v[m].count;
+						want[KEY(v[m].loc, v[m].stack, v[m].cpu,
+							 v[m].task)] += v[m].count;
 						all += v[m].count;
 					}
 				for (size_t j = 0; j < n; j++) {
@@ -182,7 +186,7 @@ static void test_property(void)
 static void test_stacks_tasks(void)
 {
 	struct kt_window *w = mk(2 * S, 1 * S, 0);
-	uint32_t a[3] = { 10, 11, 12 }, b[3] = { 10, 11, 13 }, n;
+	uint32_t a[3] = {10, 11, 12}, b[3] = {10, 11, 13}, n;
 	uint32_t sa, sb;
 	const uint32_t *f;
 	uint32_t t1, t2;
@@ -206,7 +210,7 @@ static void test_stacks_tasks(void)
 	kt_window_free(w);
 
 	/* with since-start totals folded from the start, expired stacks are freed and reused */
-	struct kt_window_opts o = { .span_ns = 2 * S, .slice_ns = S, .max_cum_tuples = 1 };
+	struct kt_window_opts o = {.span_ns = 2 * S, .slice_ns = S, .max_cum_tuples = 1};
 	kt_window_new(&o, &w);
 	kt_window_add(w, 1 * S, 1, 0, 0, 0, 1); /* fills the since-start cap */
 	sa = kt_window_stack(w, a, 3);
@@ -220,8 +224,10 @@ static void test_stacks_tasks(void)
 	is_int(kt_window_stack(w, b, 3), sa, "its id is reused");
 	kt_window_set_cumulative(w, 1);
 	is_int(kt_window_total(w), 5, "folding keeps since-start counts exact");
-	is_int(hits_of(w, 2, 0, 0, kt_window_task(w, -1, -1)), 4, "folded into task [other], no stack");
-	is_str(kt_window_task_info(w, kt_window_task(w, -1, -1))->comm, "[other]", "[other] task named");
+	is_int(hits_of(w, 2, 0, 0, kt_window_task(w, -1, -1)), 4,
+	       "folded into task [other], no stack");
+	is_str(kt_window_task_info(w, kt_window_task(w, -1, -1))->comm, "[other]",
+	       "[other] task named");
 	kt_window_free(w);
 
 	w = mk(2 * S, 1 * S, 0);
@@ -280,7 +286,8 @@ static void test_memory(void)
 
 			seed = seed * 1103515245u + 12345u;
 			loc = (seed >> 8) % 500;
-			task = kt_window_task(w, (int32_t)((seed >> 20) % 8), (int32_t)((seed >> 20) % 8));
+			task = kt_window_task(w, (int32_t)((seed >> 20) % 8),
+					      (int32_t)((seed >> 20) % 8));
 			fr[0] = loc;
 			fr[1] = 1000 + (seed >> 4) % 4;
 			fr[2] = 2000;
