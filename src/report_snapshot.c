@@ -93,7 +93,8 @@ static int level(struct snap *sn, const struct kt_query *q, int depth, const cha
 	char t[512];
 	int r;
 
-	if (!lq.limit || lq.limit > sn->c->top)
+	/* the view itself as asked (0 = every row); the levels under it capped at --top */
+	if (depth && (!lq.limit || lq.limit > sn->c->top))
 		lq.limit = sn->c->top;
 	r = kt_agg_query(sn->agg, &lq, &res);
 	if (r < 0) {
@@ -119,7 +120,7 @@ static int level(struct snap *sn, const struct kt_query *q, int depth, const cha
 	}
 	for (size_t i = 0; i < res.nrows && r == 0; i++) {
 		const struct kt_row *row = &res.rows[i];
-		int nsub = depth < SNAP_DEPTH && (depth == 0 || i < SNAP_EXPAND_DEEP)
+		int nsub = depth < SNAP_DEPTH && i < (depth ? SNAP_EXPAND_DEEP : sn->c->top)
 			       ? children(sn, q, row, sub)
 			       : 0;
 		char p[1024];

@@ -255,6 +255,22 @@ static void test_snapshot(void)
 		ok(strstr(buf, "== callers of copy_user") != NULL, "and its callers");
 		free(buf);
 	}
+	c.format = KT_FORMAT_TEXT;
+	c.top = 2;
+	q.view = KT_VIEW_MODULES;
+	kt_report_snapshot_path(dir, KT_FORMAT_TEXT, p2, sizeof(p2));
+	is_int(kt_report_snapshot(p2, agg, &c, &q, err, sizeof(err)), 0, "snapshot with --top 2");
+	{
+		char cmd[2048];
+
+		snprintf(cmd, sizeof(cmd),
+			 "grep -q '^== modules (5 of 5 rows) ==' '%s' && "
+			 "test $(grep -c '== functions of' '%s') = 2 && "
+			 "grep -q '== functions of tcp (2 of 2 rows) ==' '%s'",
+			 p2, p2, p2);
+		ok(system(cmd) == 0, "the whole view, the first --top rows expanded");
+	}
+	c.top = 30;
 	c.format = KT_FORMAT_FOLDED;
 	q.view = KT_VIEW_FUNCS;
 	q.module = (uint32_t)kt_sym_module_find(sym, "tcp");
