@@ -186,6 +186,13 @@ void ui_query(struct kt_ui *ui, struct ui_screen *s)
 	if (s->ops->kind == UI_HELP)
 		return;
 	ui_build_query(ui, s, &q);
+	/* Nothing sampled yet: no query (the aggregator sorts a NULL row array when empty). */
+	if (ui->env.win && kt_window_total(ui->env.win) == 0) {
+		s->res.nrows = 0;
+		s->have_res = 1;
+		ui_table_sync(s);
+		return;
+	}
 	r = kt_agg_query(ui->env.agg, &q, &s->res);
 	if (r < 0) {
 		s->res.nrows = 0;
@@ -210,7 +217,7 @@ static void requery_all(struct kt_ui *ui)
 				      (unsigned long long)st.lost);
 		ui->lost_seen = st.lost;
 	}
-	if (ui_header_height(ui) > 2) {
+	if (ui_header_height(ui) > 2 && ui->env.win && kt_window_total(ui->env.win)) {
 		struct kt_query q = { .view = KT_VIEW_CPUS, .module = KT_ANY, .func = KT_ANY };
 
 		kt_filter_all(&q.filter);

@@ -141,7 +141,7 @@ see '^snapshot format \(text, json, csv, folded\): text$' "W asks for the format
 keys C-u j s o n Enter
 see '^snapshot file: .*\.json$' "then for the file, with a fresh default name"
 keys C-u
-tm send-keys -t ui -l "$TMP/snap/mine.json"
+tm send-keys -t "$S" -l "$TMP/snap/mine.json"
 keys Enter
 see "snapshot written to $TMP/snap/mine.json" "W writes the chosen file"
 if command -v python3 >/dev/null 2>&1; then
@@ -152,24 +152,24 @@ fi
 keys W C-u x m l Enter
 see "unknown snapshot format 'xml'" "W rejects an unknown format"
 keys W Enter C-u
-tm send-keys -t ui -l "$TMP/snap/mine.json"
+tm send-keys -t "$S" -l "$TMP/snap/mine.json"
 keys Enter
 see 'snapshot failed: ' "W refuses to overwrite a file"
 
 # resize to 40x12 and back
-tm resize-window -t ui -x 40 -y 12
+tm resize-window -t "$S" -x 40 -y 12
 see 'terminal too small \(need 60x10\)' "40x12: too small message"
-tm resize-window -t ui -x 100 -y 30
+tm resize-window -t "$S" -x 100 -y 30
 see '^vmlinux +118 ' "back to 100x30: rows again"
-tm resize-window -t ui -x 64 -y 14
+tm resize-window -t "$S" -x 64 -y 14
 see '^vmlinux +118 +118\.4 +30\.6%' "64x14: degraded layout keeps the key columns"
 unseen '^cpu0 \[' "64x14: no per-CPU strip"
-tm resize-window -t ui -x 100 -y 30
+tm resize-window -t "$S" -x 100 -y 30
 
 # q restores the terminal
 keys q
 see '^EXIT=0$' "q exits 0"
-is "$(tm display-message -p -t ui '#{alternate_on}')" 0 "no alternate screen left after q"
+is "$(tm display-message -p -t "$S" '#{alternate_on}')" 0 "no alternate screen left after q"
 like "$(cat "$TMP/ui.log")" 'first full frame' "log records the first full frame"
 
 # Ctrl-C and SIGTERM restore it too
@@ -177,23 +177,23 @@ ui_replay 100 30
 see '^vmlinux +118 ' "started again"
 keys C-c
 see '^EXIT=0$' "Ctrl-C exits 0"
-is "$(tm display-message -p -t ui '#{alternate_on}')" 0 "no alternate screen left after Ctrl-C"
+is "$(tm display-message -p -t "$S" '#{alternate_on}')" 0 "no alternate screen left after Ctrl-C"
 ui_replay 100 30
 see '^vmlinux +118 ' "started again"
-pid=$(tm display-message -p -t ui '#{pane_pid}')
+pid=$(tm display-message -p -t "$S" '#{pane_pid}')
 kpid=$(pgrep -P "$pid" -x kerntop | head -1)
 kill -TERM "$kpid"
 see '^EXIT=0$' "SIGTERM exits 0"
-is "$(tm display-message -p -t ui '#{alternate_on}')" 0 "no alternate screen left after SIGTERM"
+is "$(tm display-message -p -t "$S" '#{alternate_on}')" 0 "no alternate screen left after SIGTERM"
 
 # colour, NO_COLOR, --no-color
 ui_replay 100 30
 see '^vmlinux +118 ' "started again"
-like "$(tm capture-pane -p -e -t ui | head -3)" "$(printf '\033')\\[[0-9;]*3[1-6]m" "colour by default"
+like "$(tm capture-pane -p -e -t "$S" | head -3)" "$(printf '\033')\\[[0-9;]*3[1-6]m" "colour by default"
 keys q
 ui_replay 100 30 NO_COLOR=1
 see '^vmlinux +118 ' "started again"
-out=$(tm capture-pane -p -e -t ui | head -30)
+out=$(tm capture-pane -p -e -t "$S" | head -30)
 if printf '%s\n' "$out" | grep -q "$(printf '\033')\[[0-9;]*3[0-7]m"; then ok 1 "NO_COLOR: no colour"; else ok 0 "NO_COLOR: no colour"; fi
 like "$out" "$(printf '\033')\\[[0-9;]*7m" "NO_COLOR: reverse video instead"
 keys q
@@ -232,4 +232,5 @@ see 'invalid delay' "d rejects a bad delay"
 
 keys q
 
+no_stderr
 done_testing

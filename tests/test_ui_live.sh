@@ -30,6 +30,7 @@ ok "$([ "$(line2)" != "$a" ]; echo $?)" "resumed: the figures move on"
 
 keys q
 see '^EXIT=0$' "q exits 0"
-is "$(tm display-message -p -t ui '#{alternate_on}')" 0 "no alternate screen left"
+is "$(tm display-message -p -t "$S" '#{alternate_on}')" 0 "no alternate screen left"
 like "$(cat "$TMP/ui.log")" 'first full frame \([0-9]+ rows\) after [0-9.]+ ms' "log: first full frame"
+no_stderr
 done_testing

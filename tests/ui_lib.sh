@@ -1,14 +1,17 @@
-# Helpers for the tmux-driven viewer tests: a private tmux server, one session "ui" running
+# Helpers for the tmux-driven viewer tests: a private tmux server, one session at a time running
 # kerntop under sh (which survives Ctrl-C with a no-op trap, so a quit shows the shell's EXIT= line on the normal screen), and polling
 # assertions on capture-pane text. Source after tests/lib.sh.
 command -v tmux >/dev/null 2>&1 || skip_all "tmux is not installed (apt-get install tmux)"
 SOCK=kerntop-test-$$
 UI_DATA="$DATA/ui"
 SCREEN=
+S=
+UI_N=0
 tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
 trap 'tm kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 
-# ui_start W H ENV... -- ARGS...: a fresh session running "env ENV... kerntop ARGS".
+# ui_start W H ENV... -- ARGS...: a fresh session running "env ENV... kerntop ARGS", its
+# stderr collected in $TMP/stderr (the viewer must write nothing there; sanitizers would).
 ui_start() {
 	w=$1 h=$2
 	shift 2
@@ -17,9 +20,15 @@ ui_start() {
 	[ $# -gt 0 ] && shift
 	cmd="env$envs '$KERNTOP'"
 	for a in "$@"; do cmd="$cmd '$a'"; done
-	tm kill-session -t ui >/dev/null 2>&1
-	tm new-session -d -s ui -x "$w" -y "$h" "sh -c \"trap : INT; $cmd; echo EXIT=\\\$?; exec sleep 600\""
-	tm set-option -t ui status off >/dev/null
+	cmd="$cmd 2>>'$TMP/stderr'"
+	# a new session before the old one goes, so the server never exits between the two
+	old=$S
+	UI_N=$((UI_N + 1))
+	S=ui$UI_N
+	tm new-session -d -s "$S" -x "$w" -y "$h" "sh -c \"trap : INT; $cmd; echo EXIT=\\\$?; exec sleep 600\""
+	tm set-option -t "$S" status off >/dev/null
+	[ -n "$old" ] && tm kill-session -t "$old" >/dev/null 2>&1
+	return 0
 }
 
 # Replay of the UI fixture at full speed (every count known), extra options appended.
@@ -31,8 +40,8 @@ ui_replay() {
 		--snapshot-dir "$TMP/snap" --log "$TMP/ui.log"
 }
 
-keys() { tm send-keys -t ui "$@"; }
-capture() { SCREEN=$(tm capture-pane -p -t ui); }
+keys() { tm send-keys -t "$S" "$@"; }
+capture() { SCREEN=$(tm capture-pane -p -t "$S"); }
 
 # wait_for REGEX [SECONDS]: polls the pane every 0.1 s until a line matches.
 wait_for() {
@@ -83,4 +92,8 @@ rows_are() { # rows_are HEADER_REGEX WANT DESCRIPTION: polls until the row names
 		n=$((n - 1))
 	done
 	is "$(rows_after "$1")" "$2" "$3"
+}
+
+no_stderr() { # the viewer wrote nothing to stderr (no message behind curses, no sanitizer report)
+	if [ -s "$TMP/stderr" ]; then ok 1 "nothing on stderr"; sed 's/^/#   /' "$TMP/stderr" | head -20; else ok 0 "nothing on stderr"; fi
 }
