@@ -262,6 +262,21 @@ static void status_notice(struct app *a, const char *msg)
 		fprintf(stderr, "kerntop: %s\n", msg);
 }
 
+/* Source and symbol notices (fallback event, skipped lines, kptr_restrict), once. */
+static void startup_notices(struct app *a)
+{
+	const char *n1 = kt_source_notice(a->src), *n2 = kt_sym_notice(a->sym);
+	char both[KT_ERRLEN];
+
+	if (a->ui && n1 && *n1 && n2 && *n2) {
+		snprintf(both, sizeof(both), "%s; %s", n1, n2);
+		status_notice(a, both);
+		return;
+	}
+	status_notice(a, n1);
+	status_notice(a, n2);
+}
+
 static double delay_s(const struct app *a)
 {
 	return a->ui ? kt_ui_delay(a->ui) : a->opts->delay_s;
@@ -332,6 +347,10 @@ static int run_loop(struct app *a, int sigfd)
 		if (now >= next_tick && !batch_max) {
 			char msg[256];
 
+			/* Drain the rings first so a report includes samples up to this tick. */
+			if (!a->opts->replay &&
+			    kt_source_read(a->src, &sink, &src_timeout, a->err, sizeof(a->err)) < 0)
+				return -1;
 			if (!a->replay_done)
 				kt_window_advance(a->win, kt_source_now(a->src));
 			if (kt_source_refresh(a->src, msg, sizeof(msg)) > 0)
@@ -393,7 +412,6 @@ int main(int argc, char **argv)
 			cleanup(&a);
 			return 1;
 		}
-		status_notice(&a, kt_source_notice(a.src));
 	} else {
 		struct kt_ui_env env = { a.agg, a.win, a.sym, a.src, &opts };
 
@@ -402,10 +420,19 @@ int main(int argc, char **argv)
 			cleanup(&a);
 			return 1;
 		}
-		status_notice(&a, kt_source_notice(a.src));
 	}
+	startup_notices(&a);
 
 	r = run_loop(&a, sigfd);
+	/* Stops sampling and closes a recording: a full disk on the last block is an error. */
+	{
+		char ferr[KT_ERRLEN];
+
+		if (kt_source_finish(a.src, ferr, sizeof(ferr)) < 0 && r == 0) {
+			snprintf(a.err, sizeof(a.err), "%s", ferr);
+			r = -1;
+		}
+	}
 	if (r == 0 && opts.batch && (!opts.iterations || (long)a.reports < opts.iterations)) {
 		kt_window_advance(a.win, kt_source_now(a.src));
 		r = batch_report(&a);
