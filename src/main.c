@@ -38,6 +38,7 @@ struct app {
 	int replay_done;
 	uint32_t locs[KT_MAX_STACK];
 	char err[KT_ERRLEN];
+	char last_notice[KT_ERRLEN]; /* printed on stderr in batch mode: not repeated as the error */
 };
 
 static void on_sample(void *ctx, const struct kt_sample *s)
@@ -201,12 +202,20 @@ static int batch_report(struct app *a)
 {
 	struct kt_report_ctx c;
 
+	int r;
+
 	a->reports++;
 	report_ctx(a, &c);
-	if (kt_report_write(a->out, a->agg, &c, a->err, sizeof(a->err)) < 0)
-		return -1;
-	fflush(a->out);
-	return 0;
+	r = kt_report_write(a->out, a->agg, &c, a->err, sizeof(a->err));
+	if (r == 0 && fflush(a->out) != 0)
+		r = errno ? -errno : -EIO;
+	if (r < 0 && r != -ENOENT && r != -ENOMEM && r != -EINVAL) {
+		/* a write error: name the file and the way out */
+		snprintf(a->err, sizeof(a->err), "%s: %s%s",
+			 a->opts->output ? a->opts->output : "standard output", strerror(-r),
+			 r == -ENOSPC || r == -EDQUOT ? "; free space or write the report elsewhere" : "");
+	}
+	return r < 0 ? -1 : 0;
 }
 
 static int open_output(struct app *a)
@@ -256,10 +265,12 @@ static void status_notice(struct app *a, const char *msg)
 {
 	if (!msg || !*msg)
 		return;
-	if (a->ui)
+	if (a->ui) {
 		kt_ui_status(a->ui, msg);
-	else
+	} else {
 		fprintf(stderr, "kerntop: %s\n", msg);
+		snprintf(a->last_notice, sizeof(a->last_notice), "%s", msg);
+	}
 }
 
 /* Source and symbol notices (fallback event, skipped lines, kptr_restrict), once. */
@@ -442,7 +453,9 @@ int main(int argc, char **argv)
 	kt_ui_free(a.ui);
 	a.ui = NULL;
 	if (r < 0) {
-		fprintf(stderr, "kerntop: %s\n", a.err);
+		/* a recording failure already shown as a notice is not printed twice */
+		if (!a.last_notice[0] || !a.err[0] || !strstr(a.last_notice, a.err))
+			fprintf(stderr, "kerntop: %s\n", a.err);
 		status = 1;
 	}
 	cleanup(&a);

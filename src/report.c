@@ -412,8 +412,10 @@ done:
 	kt_result_free(&zoom);
 	kt_result_free(&stacks);
 	if (!r && ferror(out)) {
-		snprintf(err, errlen, "writing the report failed (%s)", strerror(errno));
-		return -EIO;
+		int e = errno ? errno : EIO;
+
+		snprintf(err, errlen, "writing the report failed (%s)", strerror(e));
+		return -e;
 	}
 	return r;
 }
