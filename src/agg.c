@@ -525,6 +525,8 @@ static int row_cmp(const void *pa, const void *pb)
 /* Sorts rows in place (single-threaded: the comparator reads file-level keys). */
 void kt_agg_sort(struct kt_row *rows, size_t n, enum kt_sort s, int reverse, int numeric)
 {
+	if (n < 2)
+		return; /* rows may be NULL when empty: qsort must not see it */
 	sort_key = s;
 	sort_numeric_names = numeric;
 	qsort(rows, n, sizeof(*rows), row_cmp);

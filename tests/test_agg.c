@@ -295,9 +295,38 @@ static void test_names(void)
 	is_str(kt_view_name(KT_VIEW_CALLERS), "callers", "view names");
 }
 
+/* An empty window (before the first sample): every view answers with no rows. */
+static void test_empty(void)
+{
+	struct kt_window_opts wo = {.span_ns = 10 * S, .slice_ns = 1 * S};
+	struct kt_agg_params ap = {.freq_hz = 1000, .ms_per_hit = 1.0, .ncpus = 2, .max_cpu = 2};
+	struct kt_window *w;
+	struct kt_agg *a;
+	struct kt_result r = {0};
+	int bad = 0;
+
+	kt_window_new(&wo, &w);
+	kt_agg_new(w, sym, &ap, &a);
+	for (int v = KT_VIEW_MODULES; v <= KT_VIEW_STACKS; v++) {
+		struct kt_query q = qv((enum kt_view)v);
+
+		q.module = KT_MOD_VMLINUX;
+		q.func = func_id("read_zero");
+		if (kt_agg_query(a, &q, &r) < 0 ||
+		    r.nrows != (v == KT_VIEW_CALLERS || v == KT_VIEW_CALLEES ? 1u : 0u))
+			bad++;
+	}
+	is_int(bad, 0, "every view of an empty window: no rows (trees: the root alone)");
+	is_int(r.sum.samples, 0, "no samples");
+	kt_result_free(&r);
+	kt_agg_free(a);
+	kt_window_free(w);
+}
+
 int main(void)
 {
 	load();
+	test_empty();
 	test_modules();
 	test_funcs();
 	test_cpus_tasks();
