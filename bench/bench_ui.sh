@@ -24,16 +24,19 @@ HZ=$(getconf CLK_TCK)
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
 
 # start CMD: runs CMD in a fresh 120x40 pane; the pane's shell writes its launch stamp first.
+N=0
 start() {
-	tm kill-session -t b >/dev/null 2>&1
-	tm new-session -d -s b -x 120 -y 40 "sh -c 'date +%s%N > $TMP/t0; exec $1'"
+	N=$((N + 1))
+	tm new-session -d -s "b$N" -x 120 -y 40 "sh -c 'date +%s%N > $TMP/t0; exec $1'"
+	[ "$N" -gt 1 ] && tm kill-session -t "b$((N - 1))" >/dev/null 2>&1
+	return 0
 }
 
 # poll REGEX: ns from the launch stamp to the first capture that matches (5 ms polls, 5 s cap).
 poll() {
 	n=1000
 	while [ $n -gt 0 ]; do
-		if tm capture-pane -p -t b 2>/dev/null | grep -Eq -- "$1"; then
+		if tm capture-pane -p -t "b$N" 2>/dev/null | grep -Eq -- "$1"; then
 			t=$(now_ns)
 			echo $(( (t - $(cat "$TMP/t0")) / 1000 ))
 			return 0
@@ -45,7 +48,7 @@ poll() {
 }
 
 pid_of() { # the tool's pid: the pane process exec'd it
-	tm display-message -p -t b '#{pane_pid}'
+	tm display-message -p -t "b$N" '#{pane_pid}'
 }
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
@@ -59,12 +62,12 @@ for i in $(seq "$RUNS"); do
 	t0=$(cat "$TMP/t0")
 	# the log stamp is seconds.micro of CLOCK_REALTIME
 	awk -v t0="$t0" '/first full frame/ { split($1, a, "."); print (a[1] * 1000000 + a[2]) - int(t0 / 1000); exit }' "$TMP/ui.log" >> "$TMP/k_log"
-	tm send-keys -t b q
+	tm send-keys -t "b$N" q
 	sleep 0.3
 	if [ -n "$PERF" ]; then
 		start "$PERF top -F 997 -a"
 		poll '(Samples|Overhead)' >> "$TMP/p_poll"
-		tm send-keys -t b q
+		tm send-keys -t "b$N" q
 		sleep 0.5
 	fi
 done
@@ -85,7 +88,7 @@ measure() { # measure CMD: CPU % of one CPU used by the tool over SECS after a 2
 	a=$(cpu_ticks "$pid")
 	sleep "$SECS"
 	b=$(cpu_ticks "$pid")
-	tm send-keys -t b q
+	tm send-keys -t "b$N" q
 	sleep 0.5
 	awk -v a="$a" -v b="$b" -v hz="$HZ" -v s="$SECS" 'BEGIN { printf "%.2f", (b - a) / hz / s * 100 }'
 }

@@ -25,8 +25,10 @@
 
 #define UI_MIN_COLS 60
 #define UI_MIN_ROWS 10
-/* The first data frame comes this soon after start instead of after a whole -d delay. */
-#define UI_EARLY_NS (80 * 1000000LL)
+/* The first data frame comes this soon after start instead of after a whole -d delay:
+ * the timer re-arms every UI_EARLY_NS until the first samples are in (at most UI_EARLY_MAX). */
+#define UI_EARLY_NS (20 * 1000000LL)
+#define UI_EARLY_MAX 50
 
 /* What a fatal-signal handler needs to give the terminal back: saved before curses starts. */
 static volatile sig_atomic_t g_curses_up;
@@ -492,6 +494,11 @@ int kt_ui_input(struct kt_ui *ui)
 
 			if (read(ui->timerfd, &exp, sizeof(exp)) > 0 && !ui->paused)
 				apply(ui, UI_R_REQUERY);
+			if (!ui->top->res.nrows && ++ui->early < UI_EARLY_MAX) {
+				struct itimerspec its = { .it_value = { 0, UI_EARLY_NS } };
+
+				timerfd_settime(ui->timerfd, 0, &its, NULL);
+			}
 		} else if ((evs[i].events & (EPOLLHUP | EPOLLERR)) && !(evs[i].events & EPOLLIN)) {
 			return KT_UI_QUIT; /* the terminal went away */
 		}

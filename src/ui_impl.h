@@ -154,6 +154,7 @@ struct kt_ui {
 	enum kt_format snap_fmt;
 	FILE *log;
 	int logged_frame, logged_data;
+	int early;               /* early refreshes done while waiting for the first samples */
 	uint64_t start_ns;
 	/* mouse: a click on the selected row opens it */
 	int dirty;
