@@ -19,6 +19,8 @@ wait_for() { # wait_for REGEX [SECONDS]: polls the pane until a line matches
 	while [ "$n" -gt 0 ]; do
 		capture
 		printf '%s\n' "$SCREEN" | grep -Eq -- "$1" && return 0
+		# kerntop has exited (the shell printed EXIT=): no use waiting
+		printf '%s\n' "$SCREEN" | grep -Eq 'EXIT=[0-9]+$' && return 1
 		sleep 0.1
 		n=$((n - 1))
 	done
