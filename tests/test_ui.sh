@@ -186,6 +186,27 @@ kill -TERM "$kpid"
 see '^EXIT=0$' "SIGTERM exits 0"
 is "$(tm display-message -p -t "$S" '#{alternate_on}')" 0 "no alternate screen left after SIGTERM"
 
+# a fatal signal: main's handler restores the terminal, then dies of the signal (SIGABRT, which
+# the sanitizers leave to the program)
+ui_replay 100 30
+see '^vmlinux +118 ' "started for SIGABRT"
+pid=$(tm display-message -p -t "$S" '#{pane_pid}')
+kpid=$(pgrep -P "$pid" -x kerntop | head -1)
+kill -ABRT "$kpid"
+see '^EXIT=134$' "SIGABRT: died of the signal"
+is "$(tm display-message -p -t "$S" '#{alternate_on}')" 0 "no alternate screen left after SIGABRT"
+sed -i '/^Aborted/d' "$TMP/stderr" # the wrapper shell's own notice of the death
+
+# per-CPU columns
+ui_replay 100 30
+see '^vmlinux +118 ' "started for per-CPU columns"
+keys p
+see '^Module +\[Hits\] .* cpu0 +cpu1$' "p adds per-CPU columns"
+see '^vmlinux +118 .* 88 +30$' "vmlinux hits per CPU"
+keys p
+see '^Module +\[Hits\] +CPU ms +%Kernel +%Machine +Hits/s$' "p again removes them"
+keys q
+
 # colour, NO_COLOR, --no-color
 ui_replay 100 30
 see '^vmlinux +118 ' "started again"
@@ -206,6 +227,26 @@ keys f
 see '^modules > top functions ' "f: top functions"
 keys End g
 see 'no call chains were sampled: start kerntop with -g' "g without chains: how to get them"
+keys q
+
+# mouse: an X10 press+release (the pane's TERM=tmux-256color has kmous=\E[M) at column X, line Y
+click() {
+	b=$(printf "\\$(printf %o $((33 + $1)))")
+	c=$(printf "\\$(printf %o $((33 + $2)))")
+	tm send-keys -t "$S" -l "$(printf '\033[M %s%s\033[M#%s%s' "$b" "$c" "$b" "$c")"
+}
+ui_replay 100 30
+see '^vmlinux +118 ' "started for the mouse"
+click 3 7
+see '^modules +3/5$' "click selects the row"
+click 3 7
+see '^modules > e1000e +1/2$' "click on the selected row opens it"
+keys q
+ui_replay 100 30 -- --no-mouse
+see '^vmlinux +118 ' "started with --no-mouse"
+click 3 7
+sleep 0.3
+see '^modules +1/5$' "--no-mouse: clicks are not taken"
 keys q
 
 # window keys last: shrinking the window drops slices for good

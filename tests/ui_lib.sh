@@ -31,13 +31,18 @@ ui_start() {
 	return 0
 }
 
-# Replay of the UI fixture at full speed (every count known), extra options appended.
+# ui_replay W H [ENV...] [-- OPTIONS...]: the UI fixture replayed at full speed (every count
+# known), with extra environment and options.
 ui_replay() {
-	w=$1 h=$2
+	rw=$1 rh=$2
 	shift 2
-	ui_start "$w" "$h" "$@" -- --replay "$UI_DATA/ui.perf" --speed max \
+	renv=
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do renv="$renv $1"; shift; done
+	[ $# -gt 0 ] && shift
+	# shellcheck disable=SC2086 # env assignments are single words
+	ui_start "$rw" "$rh" $renv -- --replay "$UI_DATA/ui.perf" --speed max \
 		--kallsyms "$UI_DATA/kallsyms" --modules "$UI_DATA/modules" \
-		--snapshot-dir "$TMP/snap" --log "$TMP/ui.log"
+		--snapshot-dir "$TMP/snap" --log "$TMP/ui.log" "$@"
 }
 
 keys() { tm send-keys -t "$S" "$@"; }
