@@ -40,7 +40,7 @@ static size_t g_restore_len;
 static void build_restore_seq(void)
 {
 	static const char mouse_off[] = "\033[?1000l\033[?1002l\033[?1006l";
-	const char *caps[] = { "sgr0", "cnorm", "rmkx", "rmcup" };
+	const char *caps[] = {"sgr0", "cnorm", "rmkx", "rmcup"};
 	size_t n = 0;
 
 	memcpy(g_restore_seq, mouse_off, sizeof(mouse_off) - 1);
@@ -220,7 +220,7 @@ static void requery_all(struct kt_ui *ui)
 		ui->lost_seen = st.lost;
 	}
 	if (ui_header_height(ui) > 2 && ui->env.win && kt_window_total(ui->env.win)) {
-		struct kt_query q = { .view = KT_VIEW_CPUS, .module = KT_ANY, .func = KT_ANY };
+		struct kt_query q = {.view = KT_VIEW_CPUS, .module = KT_ANY, .func = KT_ANY};
 
 		kt_filter_all(&q.filter);
 		q.filter.task = ui->filter.task;
@@ -236,8 +236,8 @@ static void draw_too_small(struct kt_ui *ui)
 	int len;
 
 	erase();
-	len = snprintf(msg, sizeof(msg), "terminal too small (need %dx%d)", UI_MIN_COLS,
-		       UI_MIN_ROWS);
+	len =
+	    snprintf(msg, sizeof(msg), "terminal too small (need %dx%d)", UI_MIN_COLS, UI_MIN_ROWS);
 	if (len > ui->cols)
 		len = ui->cols;
 	mvaddnstr(ui->rows / 2, ui->cols > len ? (ui->cols - len) / 2 : 0, msg, len);
@@ -253,7 +253,8 @@ void ui_draw(struct kt_ui *ui)
 		refresh();
 		return;
 	}
-	/* No erase()/clear(): every line is rewritten in place, so curses sends only changed cells. */
+	/* No erase()/clear(): every line is rewritten in place, so curses sends only changed cells.
+	 */
 	ui_draw_header(ui);
 	hh = ui_header_height(ui);
 	ui_draw_crumb(ui, hh);
@@ -264,8 +265,8 @@ void ui_draw(struct kt_ui *ui)
 	if (ui->prompt.active) {
 		curs_set(1);
 		move(ui->rows - 2, (int)(strlen(ui->prompt.label) + ui->prompt.len) < ui->cols
-					   ? (int)(strlen(ui->prompt.label) + ui->prompt.len)
-					   : ui->cols - 1);
+				       ? (int)(strlen(ui->prompt.label) + ui->prompt.len)
+				       : ui->cols - 1);
 	} else {
 		curs_set(0);
 		move(ui->rows - 1, ui->cols - 1);
@@ -319,8 +320,8 @@ static int term_size(int *rows, int *cols)
 
 static int setup_fds(struct kt_ui *ui, char *err, size_t errlen)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
-	struct itimerspec its = { .it_value = { 0, UI_EARLY_NS } };
+	struct epoll_event ev = {.events = EPOLLIN};
+	struct itimerspec its = {.it_value = {0, UI_EARLY_NS}};
 
 	ui->epfd = epoll_create1(EPOLL_CLOEXEC);
 	ui->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -349,8 +350,9 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 
 	*out = NULL;
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		snprintf(err, errlen, "the viewer needs a terminal on stdin and stdout; use -b for "
-				      "batch reports");
+		snprintf(err, errlen,
+			 "the viewer needs a terminal on stdin and stdout; use -b for "
+			 "batch reports");
 		return -ENOTTY;
 	}
 	ui = calloc(1, sizeof(*ui));
@@ -385,8 +387,9 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 	setlocale(LC_CTYPE, "");
 	ui->term = newterm(NULL, stdout, stdin);
 	if (!ui->term) {
-		snprintf(err, errlen, "cannot start the viewer on terminal type '%s'; set TERM (e.g. "
-				      "TERM=xterm) or use -b",
+		snprintf(err, errlen,
+			 "cannot start the viewer on terminal type '%s'; set TERM (e.g. "
+			 "TERM=xterm) or use -b",
 			 getenv("TERM") ? getenv("TERM") : "");
 		kt_ui_free(ui);
 		return -ENOTTY;
@@ -404,7 +407,7 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 	init_colors(ui);
 	if (ui->mouse) {
 		mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON1_PRESSED |
-				  BUTTON4_PRESSED | BUTTON5_PRESSED,
+			      BUTTON4_PRESSED | BUTTON5_PRESSED,
 			  NULL);
 		mouseinterval(0);
 	}
@@ -495,7 +498,7 @@ int kt_ui_input(struct kt_ui *ui)
 			if (read(ui->timerfd, &exp, sizeof(exp)) > 0 && !ui->paused)
 				apply(ui, UI_R_REQUERY);
 			if (!ui->top->res.nrows && ++ui->early < UI_EARLY_MAX) {
-				struct itimerspec its = { .it_value = { 0, UI_EARLY_NS } };
+				struct itimerspec its = {.it_value = {0, UI_EARLY_NS}};
 
 				timerfd_settime(ui->timerfd, 0, &its, NULL);
 			}

@@ -144,11 +144,11 @@ static void col_parent(const struct kt_ui *ui, const struct ui_screen *s, const 
 }
 
 static const struct ui_col cols[] = {
-	{ "Caller", 24, 0, -1, 1, 1, col_name, NULL },
-	{ "Module", 12, 2, -1, 0, 1, ui_col_module, NULL },
-	{ "Hits", 9, 0, -1, 0, 0, ui_col_hits, NULL },
-	{ "%Func", 7, 0, -1, 0, 0, col_parent, NULL },
-	{ "%Kernel", 8, 1, -1, 0, 0, ui_col_kernel, NULL },
+    {"Caller", 24, 0, -1, 1, 1, col_name, NULL},
+    {"Module", 12, 2, -1, 0, 1, ui_col_module, NULL},
+    {"Hits", 9, 0, -1, 0, 0, ui_col_hits, NULL},
+    {"%Func", 7, 0, -1, 0, 0, col_parent, NULL},
+    {"%Kernel", 8, 1, -1, 0, 0, ui_col_kernel, NULL},
 };
 
 static void enter(struct kt_ui *ui, struct ui_screen *s)
@@ -172,12 +172,14 @@ static void draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 		move(my, 0);
 		clrtoeol();
 		if (info && !info->callchain)
-			mvaddnstr(my, 2, "no call chains were sampled: start kerntop with -g "
-					    "(--call-graph), or replay a recording made with -g",
+			mvaddnstr(my, 2,
+				  "no call chains were sampled: start kerntop with -g "
+				  "(--call-graph), or replay a recording made with -g",
 				  ui->cols - 2);
 		else
-			mvaddnstr(my, 2, "no call chains reach this function in the current "
-					    "window (a: cumulative)",
+			mvaddnstr(my, 2,
+				  "no call chains reach this function in the current "
+				  "window (a: cumulative)",
 				  ui->cols - 2);
 	}
 }
@@ -224,11 +226,11 @@ static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 }
 
 const struct ui_screen_ops ui_callers_ops = {
-	.kind = UI_CALLERS,
-	.name = "callers",
-	.cols = cols,
-	.ncols = sizeof(cols) / sizeof(cols[0]),
-	.enter = enter,
-	.draw = draw,
-	.key = key,
+    .kind = UI_CALLERS,
+    .name = "callers",
+    .cols = cols,
+    .ncols = sizeof(cols) / sizeof(cols[0]),
+    .enter = enter,
+    .draw = draw,
+    .key = key,
 };

@@ -82,14 +82,14 @@ static void cell_bar(struct kt_ui *ui, const struct ui_screen *s, const struct k
 }
 
 static const struct ui_col cols[] = {
-	{ "CPU", 6, 0, KT_SORT_NAME, 0, 1, col_cpu, NULL },
-	{ "Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL },
-	{ "kernel/user/idle", 20, 2, -1, 0, 1, NULL, cell_bar },
-	{ "Kernel", 7, 0, -1, 0, 0, col_k, NULL },
-	{ "User", 7, 1, -1, 0, 0, col_u, NULL },
-	{ "Idle", 7, 0, -1, 0, 0, col_i, NULL },
-	{ "Top module", 12, 3, -1, 0, 1, col_topmod, NULL },
-	{ "Top function", 14, 0, -1, 1, 1, col_topfunc, NULL },
+    {"CPU", 6, 0, KT_SORT_NAME, 0, 1, col_cpu, NULL},
+    {"Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL},
+    {"kernel/user/idle", 20, 2, -1, 0, 1, NULL, cell_bar},
+    {"Kernel", 7, 0, -1, 0, 0, col_k, NULL},
+    {"User", 7, 1, -1, 0, 0, col_u, NULL},
+    {"Idle", 7, 0, -1, 0, 0, col_i, NULL},
+    {"Top module", 12, 3, -1, 0, 1, col_topmod, NULL},
+    {"Top function", 14, 0, -1, 1, 1, col_topfunc, NULL},
 };
 
 static void enter(struct kt_ui *ui, struct ui_screen *s)
@@ -116,11 +116,11 @@ static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 }
 
 const struct ui_screen_ops ui_cpus_ops = {
-	.kind = UI_CPUS,
-	.name = "CPUs",
-	.cols = cols,
-	.ncols = sizeof(cols) / sizeof(cols[0]),
-	.enter = enter,
-	.draw = ui_table_draw,
-	.key = key,
+    .kind = UI_CPUS,
+    .name = "CPUs",
+    .cols = cols,
+    .ncols = sizeof(cols) / sizeof(cols[0]),
+    .enter = enter,
+    .draw = ui_table_draw,
+    .key = key,
 };

@@ -5,22 +5,22 @@
 #include "ui_impl.h"
 
 static const struct ui_col func_cols[] = {
-	{ "Function", 20, 0, KT_SORT_NAME, 1, 1, ui_col_name, NULL },
-	{ "Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL },
-	{ "CPU ms", 10, 2, -1, 0, 0, ui_col_ms, NULL },
-	{ "%Kernel", 8, 0, -1, 0, 0, ui_col_kernel, NULL },
-	{ "%Machine", 9, 1, -1, 0, 0, ui_col_machine, NULL },
-	{ "Hits/s", 9, 3, KT_SORT_RATE, 0, 0, ui_col_rate, NULL },
+    {"Function", 20, 0, KT_SORT_NAME, 1, 1, ui_col_name, NULL},
+    {"Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL},
+    {"CPU ms", 10, 2, -1, 0, 0, ui_col_ms, NULL},
+    {"%Kernel", 8, 0, -1, 0, 0, ui_col_kernel, NULL},
+    {"%Machine", 9, 1, -1, 0, 0, ui_col_machine, NULL},
+    {"Hits/s", 9, 3, KT_SORT_RATE, 0, 0, ui_col_rate, NULL},
 };
 
 static const struct ui_col top_cols[] = {
-	{ "Function", 20, 0, KT_SORT_NAME, 1, 1, ui_col_name, NULL },
-	{ "Module", 12, 2, -1, 0, 1, ui_col_module, NULL },
-	{ "Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL },
-	{ "CPU ms", 10, 3, -1, 0, 0, ui_col_ms, NULL },
-	{ "%Kernel", 8, 0, -1, 0, 0, ui_col_kernel, NULL },
-	{ "%Machine", 9, 1, -1, 0, 0, ui_col_machine, NULL },
-	{ "Hits/s", 9, 4, KT_SORT_RATE, 0, 0, ui_col_rate, NULL },
+    {"Function", 20, 0, KT_SORT_NAME, 1, 1, ui_col_name, NULL},
+    {"Module", 12, 2, -1, 0, 1, ui_col_module, NULL},
+    {"Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL},
+    {"CPU ms", 10, 3, -1, 0, 0, ui_col_ms, NULL},
+    {"%Kernel", 8, 0, -1, 0, 0, ui_col_kernel, NULL},
+    {"%Machine", 9, 1, -1, 0, 0, ui_col_machine, NULL},
+    {"Hits/s", 9, 4, KT_SORT_RATE, 0, 0, ui_col_rate, NULL},
 };
 
 static int push(struct kt_ui *ui, const struct ui_screen_ops *ops, uint32_t arg, const char *name)
@@ -77,21 +77,21 @@ static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 }
 
 const struct ui_screen_ops ui_funcs_ops = {
-	.kind = UI_FUNCS,
-	.name = "functions",
-	.cols = func_cols,
-	.ncols = sizeof(func_cols) / sizeof(func_cols[0]),
-	.enter = enter_funcs,
-	.draw = ui_table_draw,
-	.key = key,
+    .kind = UI_FUNCS,
+    .name = "functions",
+    .cols = func_cols,
+    .ncols = sizeof(func_cols) / sizeof(func_cols[0]),
+    .enter = enter_funcs,
+    .draw = ui_table_draw,
+    .key = key,
 };
 
 const struct ui_screen_ops ui_topfuncs_ops = {
-	.kind = UI_TOPFUNCS,
-	.name = "top functions",
-	.cols = top_cols,
-	.ncols = sizeof(top_cols) / sizeof(top_cols[0]),
-	.enter = enter_top,
-	.draw = ui_table_draw,
-	.key = key,
+    .kind = UI_TOPFUNCS,
+    .name = "top functions",
+    .cols = top_cols,
+    .ncols = sizeof(top_cols) / sizeof(top_cols[0]),
+    .enter = enter_top,
+    .draw = ui_table_draw,
+    .key = key,
 };

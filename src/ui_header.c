@@ -65,7 +65,8 @@ static void draw_title(struct kt_ui *ui)
 		if (now && !ui->replay_t0)
 			ui->replay_t0 = now;
 		seg(ui, mark, "REPLAY");
-		snprintf(buf, sizeof(buf), " %s t=%.1fs ", base ? base + 1 : (info->path ? info->path : ""),
+		snprintf(buf, sizeof(buf), " %s t=%.1fs ",
+			 base ? base + 1 : (info->path ? info->path : ""),
 			 ui->replay_t0 ? (double)(now - ui->replay_t0) / 1e9 : 0.0);
 		seg(ui, A_NORMAL, buf);
 	} else if (info) {
@@ -80,8 +81,8 @@ static void draw_title(struct kt_ui *ui)
 			snprintf(buf, sizeof(buf), "%s %.0f Hz", info->event ? info->event : "?",
 				 ui->sum.freq_hz);
 		else
-			snprintf(buf, sizeof(buf), "%s period %llu", info->event ? info->event : "?",
-				 (unsigned long long)info->period);
+			snprintf(buf, sizeof(buf), "%s period %llu",
+				 info->event ? info->event : "?", (unsigned long long)info->period);
 		seg(ui, A_BOLD, buf);
 	}
 	if (ui->env.win && kt_window_cumulative(ui->env.win)) {
@@ -99,10 +100,12 @@ static void draw_title(struct kt_ui *ui)
 		seg(ui, mark, buf);
 	}
 	if (ui->filter.task != KT_ANY) {
-		const struct kt_task *t = ui->env.win ? kt_window_task_info(ui->env.win, ui->filter.task) : NULL;
+		const struct kt_task *t =
+		    ui->env.win ? kt_window_task_info(ui->env.win, ui->filter.task) : NULL;
 
 		if (t)
-			snprintf(buf, sizeof(buf), "task %d %s", (int)t->pid, t->comm ? t->comm : "");
+			snprintf(buf, sizeof(buf), "task %d %s", (int)t->pid,
+				 t->comm ? t->comm : "");
 		else
 			snprintf(buf, sizeof(buf), "task #%u", ui->filter.task);
 		seg(ui, A_NORMAL, "  ");
@@ -119,7 +122,7 @@ static void draw_title(struct kt_ui *ui)
 static void draw_figures(struct kt_ui *ui)
 {
 	const struct kt_summary *m = &ui->sum;
-	struct kt_source_stats st = { 0 };
+	struct kt_source_stats st = {0};
 	char buf[256];
 
 	if (ui->env.src)
@@ -138,7 +141,8 @@ static void draw_figures(struct kt_ui *ui)
 	snprintf(buf, sizeof(buf), "  %.0f samples/s  %llu hits in %.1fs", m->samples_per_s,
 		 (unsigned long long)m->samples, m->covered_s);
 	seg(ui, A_NORMAL, buf);
-	snprintf(buf, sizeof(buf), "  lost %llu", (unsigned long long)(st.lost > m->lost ? st.lost : m->lost));
+	snprintf(buf, sizeof(buf), "  lost %llu",
+		 (unsigned long long)(st.lost > m->lost ? st.lost : m->lost));
 	seg(ui, (st.lost || m->lost) ? ui_attr(ui, UI_C_ERROR, A_BOLD) : A_NORMAL, buf);
 }
 

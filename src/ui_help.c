@@ -7,13 +7,13 @@
 #include "ui_impl.h"
 
 static const char *const tail[] = {
-	"",
-	"  The header shows the source (live or REPLAY with the replayed time), the event and",
-	"  frequency, the window (or cumulative), CPUs, active CPU/task filters and PAUSED; then",
-	"  kernel busy / idle / user as % of machine capacity, samples/s, hits and lost samples.",
-	"  %Kernel is the share of kernel hits, %Machine the share of all CPU time sampled.",
-	"  Bars: # kernel, u user, . idle. Messages and prompts use the line above the key bar.",
-	"  Colour is off with --no-color or NO_COLOR; mouse clicks are off with --no-mouse.",
+    "",
+    "  The header shows the source (live or REPLAY with the replayed time), the event and",
+    "  frequency, the window (or cumulative), CPUs, active CPU/task filters and PAUSED; then",
+    "  kernel busy / idle / user as % of machine capacity, samples/s, hits and lost samples.",
+    "  %Kernel is the share of kernel hits, %Machine the share of all CPU time sampled.",
+    "  Bars: # kernel, u user, . idle. Messages and prompts use the line above the key bar.",
+    "  Colour is off with --no-color or NO_COLOR; mouse clicks are off with --no-mouse.",
 };
 #define NTAIL (sizeof(tail) / sizeof(tail[0]))
 
@@ -72,11 +72,11 @@ static void draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 }
 
 const struct ui_screen_ops ui_help_ops = {
-	.kind = UI_HELP,
-	.name = "help",
-	.cols = NULL,
-	.ncols = 0,
-	.enter = enter,
-	.draw = draw,
-	.key = NULL,
+    .kind = UI_HELP,
+    .name = "help",
+    .cols = NULL,
+    .ncols = 0,
+    .enter = enter,
+    .draw = draw,
+    .key = NULL,
 };

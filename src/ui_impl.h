@@ -25,8 +25,8 @@ enum ui_kind {
 	UI_NKINDS,
 };
 #define UI_ON(k) (1u << (k))
-#define UI_ON_ROWS                                                                          \
-	(UI_ON(UI_MODULES) | UI_ON(UI_FUNCS) | UI_ON(UI_TOPFUNCS) | UI_ON(UI_LINES) |      \
+#define UI_ON_ROWS                                                                                 \
+	(UI_ON(UI_MODULES) | UI_ON(UI_FUNCS) | UI_ON(UI_TOPFUNCS) | UI_ON(UI_LINES) |              \
 	 UI_ON(UI_CPUS) | UI_ON(UI_TASKS) | UI_ON(UI_CALLERS))
 #define UI_ON_LISTS (UI_ON(UI_MODULES) | UI_ON(UI_FUNCS) | UI_ON(UI_TOPFUNCS))
 #define UI_ON_ALL (UI_ON_ROWS | UI_ON(UI_HELP))
@@ -43,10 +43,10 @@ enum {
 
 /* Screen-level actions routed from the key table to the screen's key handler. */
 enum ui_act {
-	UI_ACT_OPEN,     /* Enter, click on the selected row */
-	UI_ACT_EXPAND,   /* Right in a tree */
+	UI_ACT_OPEN,	 /* Enter, click on the selected row */
+	UI_ACT_EXPAND,	 /* Right in a tree */
 	UI_ACT_COLLAPSE, /* Left in a tree */
-	UI_ACT_CALLERS,  /* g */
+	UI_ACT_CALLERS,	 /* g */
 };
 
 /* Colour pairs (0 = none); every use also has a monochrome attribute. */
@@ -68,11 +68,11 @@ struct ui_screen;
 /* A table column: formats one cell of a row. */
 struct ui_col {
 	const char *title;
-	int width;  /* cell width; the minimum for the flex column */
-	int drop;   /* 0 never dropped; higher numbers are dropped first on narrow terminals */
-	int sort;   /* the enum kt_sort this column sorts by, or -1 */
-	int flex;   /* takes the width left over */
-	int left;   /* left-aligned */
+	int width; /* cell width; the minimum for the flex column */
+	int drop;  /* 0 never dropped; higher numbers are dropped first on narrow terminals */
+	int sort;  /* the enum kt_sort this column sorts by, or -1 */
+	int flex;  /* takes the width left over */
+	int left;  /* left-aligned */
 	void (*fmt)(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
 		    char *buf, size_t len);
 	/* draws the cell itself (bars) instead of fmt, with the row's attribute set */
@@ -102,14 +102,14 @@ struct ui_screen {
 	struct kt_query q;
 	struct kt_result res;
 	int have_res;
-	char crumb[128];     /* this level in the breadcrumb */
-	char text[64];       /* the / filter of this screen */
-	uint32_t arg;        /* module, function, ... this screen is about */
-	size_t sel, top;     /* selected row and first drawn row, indexes into vis */
-	uint32_t sel_id;     /* id of the selected row, to keep it across refreshes */
-	uint64_t sel_key;    /* tree: path hash of the selected node */
+	char crumb[128];  /* this level in the breadcrumb */
+	char text[64];	  /* the / filter of this screen */
+	uint32_t arg;	  /* module, function, ... this screen is about */
+	size_t sel, top;  /* selected row and first drawn row, indexes into vis */
+	uint32_t sel_id;  /* id of the selected row, to keep it across refreshes */
+	uint64_t sel_key; /* tree: path hash of the selected node */
 	int sel_valid;
-	int sort_col;        /* index into ops->cols */
+	int sort_col; /* index into ops->cols */
 	/* rows drawn, as indexes into res.rows (trees hide collapsed subtrees) */
 	size_t *vis;
 	size_t nvis, capvis;
@@ -117,9 +117,9 @@ struct ui_screen {
 	uint64_t *open;
 	size_t nopen, capopen;
 	int tree_init;
-	uint64_t *keys;      /* path hash per result row */
+	uint64_t *keys; /* path hash per result row */
 	size_t capkeys;
-	int body_y, body_h;  /* where the rows were last drawn (mouse) */
+	int body_y, body_h; /* where the rows were last drawn (mouse) */
 };
 
 struct ui_prompt {
@@ -144,7 +144,7 @@ struct kt_ui {
 	int per_cpu;
 	double delay;
 	struct kt_summary sum;
-	struct kt_result cpus;   /* per-CPU strip in the header */
+	struct kt_result cpus; /* per-CPU strip in the header */
 	int have_cpus;
 	uint64_t lost_seen;
 	uint64_t replay_t0;
@@ -154,7 +154,7 @@ struct kt_ui {
 	enum kt_format snap_fmt;
 	FILE *log;
 	int logged_frame, logged_data;
-	int early;               /* early refreshes done while waiting for the first samples */
+	int early; /* early refreshes done while waiting for the first samples */
 	uint64_t start_ns;
 	/* mouse: a click on the selected row opens it */
 	int dirty;
@@ -165,7 +165,7 @@ void ui_build_query(const struct kt_ui *ui, const struct ui_screen *s, struct kt
 void ui_query(struct kt_ui *ui, struct ui_screen *s);
 void ui_draw(struct kt_ui *ui);
 void ui_set_status(struct kt_ui *ui, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 void ui_prompt(struct kt_ui *ui, const char *label, const char *init,
 	       void (*done)(struct kt_ui *ui, const char *text));
 struct ui_screen *ui_screen_new(struct kt_ui *ui, const struct ui_screen_ops *ops, uint32_t arg,
@@ -208,8 +208,8 @@ void ui_col_name(const struct kt_ui *ui, const struct ui_screen *s, const struct
 		 char *buf, size_t len);
 void ui_col_hits(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
 		 char *buf, size_t len);
-void ui_col_ms(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
-	       char *buf, size_t len);
+void ui_col_ms(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r, char *buf,
+	       size_t len);
 void ui_col_kernel(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
 		   char *buf, size_t len);
 void ui_col_machine(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
@@ -224,7 +224,7 @@ void ui_put(int y, int x, int w, const char *s, int right);
 
 /* The screens. */
 extern const struct ui_screen_ops ui_modules_ops, ui_funcs_ops, ui_topfuncs_ops, ui_lines_ops,
-	ui_cpus_ops, ui_tasks_ops, ui_callers_ops, ui_help_ops;
+    ui_cpus_ops, ui_tasks_ops, ui_callers_ops, ui_help_ops;
 /* Opens the callers tree of function func (named name) above the top screen. */
 int ui_open_callers(struct kt_ui *ui, uint32_t func, const char *name);
 /* Opens the lines of a function. */

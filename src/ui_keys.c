@@ -8,14 +8,14 @@
 #include "kerntop/window.h"
 #include "ui_impl.h"
 
-#define CTRL(c) ((c) & 0x1f)
+#define CTRL(c) ((c)&0x1f)
 
 typedef int (*ui_action)(struct kt_ui *ui, struct ui_screen *s);
 
 struct ui_key {
 	int key;
 	const char *name; /* as shown in help and on the key bar */
-	unsigned on;      /* UI_ON() mask of the screens it works on */
+	unsigned on;	  /* UI_ON() mask of the screens it works on */
 	ui_action act;
 	const char *help; /* NULL: hidden alias of the entry above */
 	const char *bar;  /* short label on the key bar, or NULL */
@@ -205,12 +205,13 @@ static int act_cumulative(struct kt_ui *ui, struct ui_screen *s)
 	int on = !kt_window_cumulative(ui->env.win);
 
 	kt_window_set_cumulative(ui->env.win, on);
-	ui_set_status(ui, 0, "%s", on ? "cumulative: counting since start"
-				      : "window: counting the last seconds only");
+	ui_set_status(ui, 0, "%s",
+		      on ? "cumulative: counting since start"
+			 : "window: counting the last seconds only");
 	return UI_R_REQUERY;
 }
 
-static const double spans[] = { 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600 };
+static const double spans[] = {1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600};
 #define NSPANS (sizeof(spans) / sizeof(spans[0]))
 
 static int span_step(struct kt_ui *ui, int dir)
@@ -271,8 +272,9 @@ static int act_delay(struct kt_ui *ui, struct ui_screen *s)
 static int act_pause(struct kt_ui *ui, struct ui_screen *s)
 {
 	ui->paused = !ui->paused;
-	ui_set_status(ui, 0, "%s", ui->paused ? "paused: sampling goes on, Space shows the current state"
-					      : "resumed");
+	ui_set_status(ui, 0, "%s",
+		      ui->paused ? "paused: sampling goes on, Space shows the current state"
+				 : "resumed");
 	return ui->paused ? UI_R_REDRAW : UI_R_REQUERY;
 }
 
@@ -336,57 +338,53 @@ static int act_redraw(struct kt_ui *ui, struct ui_screen *s)
 
 /* First match wins: the tree's Left/Right come before the general Left. */
 static const struct ui_key keys[] = {
-	{ KEY_UP, "Up", UI_ON_ALL, act_up, "move the selection up", NULL },
-	{ KEY_DOWN, "Down", UI_ON_ALL, act_down, "move the selection down", NULL },
-	{ KEY_PPAGE, "PgUp", UI_ON_ALL, act_pgup, "one page up", NULL },
-	{ KEY_NPAGE, "PgDn", UI_ON_ALL, act_pgdn, "one page down", NULL },
-	{ KEY_HOME, "Home", UI_ON_ALL, act_home, "first row", NULL },
-	{ KEY_END, "End", UI_ON_ALL, act_end, "last row", NULL },
-	{ '\r', "Enter", OPENABLE, act_open,
-	  "open the selected row (module > functions > lines > callers; CPU or task: filter)",
-	  "open" },
-	{ '\n', "Enter", OPENABLE, act_open, NULL, NULL },
-	{ KEY_ENTER, "Enter", OPENABLE, act_open, NULL, NULL },
-	{ KEY_RIGHT, "Right", TREE, act_expand, "expand the selected caller", "expand" },
-	{ KEY_LEFT, "Left", TREE, act_collapse, "collapse the caller (at the top: back)",
-	  "collapse" },
-	{ KEY_BACKSPACE, "Backspace", UI_ON_ALL, act_back, "back to the previous screen", "back" },
-	{ 127, "Backspace", UI_ON_ALL, act_back, NULL, NULL },
-	{ CTRL('h'), "Backspace", UI_ON_ALL, act_back, NULL, NULL },
-	{ KEY_LEFT, "Left", UI_ON_ALL & ~TREE, act_back, NULL, NULL },
-	{ 27, "Esc", UI_ON_ALL, act_back, NULL, NULL },
-	{ 'g', "g", FUNCS, act_callers, "callers tree of the function (needs -g)", "callers" },
-	{ 'c', "c", UI_ON_ROWS, act_cpus, "CPU screen (Enter filters every screen to a CPU)",
-	  "CPUs" },
-	{ 't', "t", UI_ON_ROWS, act_tasks, "tasks screen (Enter filters every screen to a task)",
-	  "tasks" },
-	{ 'f', "f", UI_ON_ROWS, act_topfuncs, "top functions across all modules", NULL },
-	{ 'x', "x", UI_ON_ROWS, act_clear, "clear the CPU, task and text filters", NULL },
-	{ 's', "s", UI_ON_ROWS, act_sort_next, "sort by the next column", "sort" },
-	{ '>', ">", UI_ON_ROWS, act_sort_next, "sort by the column to the right", NULL },
-	{ '<', "<", UI_ON_ROWS, act_sort_prev, "sort by the column to the left", NULL },
-	{ 'r', "r", UI_ON_ROWS, act_reverse, "reverse the sort order", NULL },
-	{ '/', "/", UI_ON_ROWS, act_filter, "filter rows by substring (typed on the status line)",
-	  "filter" },
-	{ 'p', "p", UI_ON_LISTS, act_percpu, "show/hide per-CPU hit columns", NULL },
-	{ 'i', "i", UI_ON_ROWS, act_idle, "hide/show idle hits", NULL },
-	{ 'a', "a", UI_ON_ALL, act_cumulative, "toggle cumulative / rolling window", NULL },
-	{ '+', "+", UI_ON_ALL, act_span_up, "longer window", NULL },
-	{ '=', "+", UI_ON_ALL, act_span_up, NULL, NULL },
-	{ '-', "-", UI_ON_ALL, act_span_down, "shorter window", NULL },
-	{ 'd', "d", UI_ON_ALL, act_delay, "set the refresh delay (typed on the status line)", NULL },
-	{ ' ', "Space", UI_ON_ALL, act_pause, "pause/resume the display (sampling goes on)",
-	  "pause" },
-	{ 'w', "w", UI_ON_ALL, act_snapshot,
-	  "write a text snapshot of this screen and the levels under it", "snapshot" },
-	{ 'W', "W", UI_ON_ALL, act_snapshot_as, "snapshot with a chosen format and file", NULL },
-	{ 'h', "h", UI_ON_ALL, act_help, "this help (again: back)", "help" },
-	{ '?', "?", UI_ON_ALL, act_help, NULL, NULL },
-	{ 'q', "q", UI_ON_ALL, act_quit, "quit (also Ctrl-C)", "quit" },
-	{ KEY_MOUSE, "click", UI_ON_ALL, act_mouse,
-	  "select a row; click the selected row (or double-click) to open; wheel scrolls", NULL },
-	{ CTRL('l'), "Ctrl-L", UI_ON_ALL, act_redraw, "repaint the whole terminal", NULL },
-	{ KEY_RESIZE, "resize", UI_ON_ALL, act_resize, NULL, NULL },
+    {KEY_UP, "Up", UI_ON_ALL, act_up, "move the selection up", NULL},
+    {KEY_DOWN, "Down", UI_ON_ALL, act_down, "move the selection down", NULL},
+    {KEY_PPAGE, "PgUp", UI_ON_ALL, act_pgup, "one page up", NULL},
+    {KEY_NPAGE, "PgDn", UI_ON_ALL, act_pgdn, "one page down", NULL},
+    {KEY_HOME, "Home", UI_ON_ALL, act_home, "first row", NULL},
+    {KEY_END, "End", UI_ON_ALL, act_end, "last row", NULL},
+    {'\r', "Enter", OPENABLE, act_open,
+     "open the selected row (module > functions > lines > callers; CPU or task: filter)", "open"},
+    {'\n', "Enter", OPENABLE, act_open, NULL, NULL},
+    {KEY_ENTER, "Enter", OPENABLE, act_open, NULL, NULL},
+    {KEY_RIGHT, "Right", TREE, act_expand, "expand the selected caller", "expand"},
+    {KEY_LEFT, "Left", TREE, act_collapse, "collapse the caller (at the top: back)", "collapse"},
+    {KEY_BACKSPACE, "Backspace", UI_ON_ALL, act_back, "back to the previous screen", "back"},
+    {127, "Backspace", UI_ON_ALL, act_back, NULL, NULL},
+    {CTRL('h'), "Backspace", UI_ON_ALL, act_back, NULL, NULL},
+    {KEY_LEFT, "Left", UI_ON_ALL & ~TREE, act_back, NULL, NULL},
+    {27, "Esc", UI_ON_ALL, act_back, NULL, NULL},
+    {'g', "g", FUNCS, act_callers, "callers tree of the function (needs -g)", "callers"},
+    {'c', "c", UI_ON_ROWS, act_cpus, "CPU screen (Enter filters every screen to a CPU)", "CPUs"},
+    {'t', "t", UI_ON_ROWS, act_tasks, "tasks screen (Enter filters every screen to a task)",
+     "tasks"},
+    {'f', "f", UI_ON_ROWS, act_topfuncs, "top functions across all modules", NULL},
+    {'x', "x", UI_ON_ROWS, act_clear, "clear the CPU, task and text filters", NULL},
+    {'s', "s", UI_ON_ROWS, act_sort_next, "sort by the next column", "sort"},
+    {'>', ">", UI_ON_ROWS, act_sort_next, "sort by the column to the right", NULL},
+    {'<', "<", UI_ON_ROWS, act_sort_prev, "sort by the column to the left", NULL},
+    {'r', "r", UI_ON_ROWS, act_reverse, "reverse the sort order", NULL},
+    {'/', "/", UI_ON_ROWS, act_filter, "filter rows by substring (typed on the status line)",
+     "filter"},
+    {'p', "p", UI_ON_LISTS, act_percpu, "show/hide per-CPU hit columns", NULL},
+    {'i', "i", UI_ON_ROWS, act_idle, "hide/show idle hits", NULL},
+    {'a', "a", UI_ON_ALL, act_cumulative, "toggle cumulative / rolling window", NULL},
+    {'+', "+", UI_ON_ALL, act_span_up, "longer window", NULL},
+    {'=', "+", UI_ON_ALL, act_span_up, NULL, NULL},
+    {'-', "-", UI_ON_ALL, act_span_down, "shorter window", NULL},
+    {'d', "d", UI_ON_ALL, act_delay, "set the refresh delay (typed on the status line)", NULL},
+    {' ', "Space", UI_ON_ALL, act_pause, "pause/resume the display (sampling goes on)", "pause"},
+    {'w', "w", UI_ON_ALL, act_snapshot,
+     "write a text snapshot of this screen and the levels under it", "snapshot"},
+    {'W', "W", UI_ON_ALL, act_snapshot_as, "snapshot with a chosen format and file", NULL},
+    {'h', "h", UI_ON_ALL, act_help, "this help (again: back)", "help"},
+    {'?', "?", UI_ON_ALL, act_help, NULL, NULL},
+    {'q', "q", UI_ON_ALL, act_quit, "quit (also Ctrl-C)", "quit"},
+    {KEY_MOUSE, "click", UI_ON_ALL, act_mouse,
+     "select a row; click the selected row (or double-click) to open; wheel scrolls", NULL},
+    {CTRL('l'), "Ctrl-L", UI_ON_ALL, act_redraw, "repaint the whole terminal", NULL},
+    {KEY_RESIZE, "resize", UI_ON_ALL, act_resize, NULL, NULL},
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -483,8 +481,8 @@ void ui_draw_keybar(struct kt_ui *ui, int y)
 
 static void screens_of(unsigned on, char *buf, size_t len)
 {
-	static const char *names[UI_NKINDS] = { "modules", "functions", "top functions", "lines",
-						"CPUs", "tasks", "callers", "help" };
+	static const char *names[UI_NKINDS] = {"modules", "functions", "top functions", "lines",
+					       "CPUs",	  "tasks",     "callers",	"help"};
 	size_t n = 0;
 
 	buf[0] = 0;
@@ -517,7 +515,8 @@ size_t ui_help_lines(size_t want, char *buf, size_t len)
 		n = (size_t)snprintf(names, sizeof(names), "%s", keys[i].name);
 		for (size_t j = i + 1; j < NKEYS && !keys[j].help; j++)
 			if (strcmp(keys[j].name, keys[i].name) && n + 1 < sizeof(names))
-				n += (size_t)snprintf(names + n, sizeof(names) - n, " %s", keys[j].name);
+				n += (size_t)snprintf(names + n, sizeof(names) - n, " %s",
+						      keys[j].name);
 		screens_of(keys[i].on, where, sizeof(where));
 		snprintf(buf, len, "  %-12s %s%s", names, keys[i].help, where);
 	}

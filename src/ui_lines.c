@@ -13,12 +13,12 @@ static void col_addr(const struct kt_ui *ui, const struct ui_screen *s, const st
 }
 
 static const struct ui_col cols[] = {
-	{ "Line / bucket", 20, 0, KT_SORT_NAME, 1, 1, ui_col_name, NULL },
-	{ "Address", 16, 1, -1, 0, 0, col_addr, NULL },
-	{ "Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL },
-	{ "CPU ms", 10, 3, -1, 0, 0, ui_col_ms, NULL },
-	{ "%Kernel", 8, 0, -1, 0, 0, ui_col_kernel, NULL },
-	{ "Hits/s", 9, 2, KT_SORT_RATE, 0, 0, ui_col_rate, NULL },
+    {"Line / bucket", 20, 0, KT_SORT_NAME, 1, 1, ui_col_name, NULL},
+    {"Address", 16, 1, -1, 0, 0, col_addr, NULL},
+    {"Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL},
+    {"CPU ms", 10, 3, -1, 0, 0, ui_col_ms, NULL},
+    {"%Kernel", 8, 0, -1, 0, 0, ui_col_kernel, NULL},
+    {"Hits/s", 9, 2, KT_SORT_RATE, 0, 0, ui_col_rate, NULL},
 };
 
 static void enter(struct kt_ui *ui, struct ui_screen *s)
@@ -35,11 +35,11 @@ static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 }
 
 const struct ui_screen_ops ui_lines_ops = {
-	.kind = UI_LINES,
-	.name = "lines",
-	.cols = cols,
-	.ncols = sizeof(cols) / sizeof(cols[0]),
-	.enter = enter,
-	.draw = ui_table_draw,
-	.key = key,
+    .kind = UI_LINES,
+    .name = "lines",
+    .cols = cols,
+    .ncols = sizeof(cols) / sizeof(cols[0]),
+    .enter = enter,
+    .draw = ui_table_draw,
+    .key = key,
 };

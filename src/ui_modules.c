@@ -5,12 +5,12 @@
 #include "ui_impl.h"
 
 static const struct ui_col cols[] = {
-	{ "Module", 14, 0, KT_SORT_NAME, 1, 1, ui_col_name, NULL },
-	{ "Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL },
-	{ "CPU ms", 10, 2, -1, 0, 0, ui_col_ms, NULL },
-	{ "%Kernel", 8, 0, -1, 0, 0, ui_col_kernel, NULL },
-	{ "%Machine", 9, 1, -1, 0, 0, ui_col_machine, NULL },
-	{ "Hits/s", 9, 3, KT_SORT_RATE, 0, 0, ui_col_rate, NULL },
+    {"Module", 14, 0, KT_SORT_NAME, 1, 1, ui_col_name, NULL},
+    {"Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL},
+    {"CPU ms", 10, 2, -1, 0, 0, ui_col_ms, NULL},
+    {"%Kernel", 8, 0, -1, 0, 0, ui_col_kernel, NULL},
+    {"%Machine", 9, 1, -1, 0, 0, ui_col_machine, NULL},
+    {"Hits/s", 9, 3, KT_SORT_RATE, 0, 0, ui_col_rate, NULL},
 };
 
 static void enter(struct kt_ui *ui, struct ui_screen *s)
@@ -34,11 +34,11 @@ static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 }
 
 const struct ui_screen_ops ui_modules_ops = {
-	.kind = UI_MODULES,
-	.name = "modules",
-	.cols = cols,
-	.ncols = sizeof(cols) / sizeof(cols[0]),
-	.enter = enter,
-	.draw = ui_table_draw,
-	.key = key,
+    .kind = UI_MODULES,
+    .name = "modules",
+    .cols = cols,
+    .ncols = sizeof(cols) / sizeof(cols[0]),
+    .enter = enter,
+    .draw = ui_table_draw,
+    .key = key,
 };

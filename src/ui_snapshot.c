@@ -74,8 +74,8 @@ static void path_done(struct kt_ui *ui, const char *text)
 
 static void format_done(struct kt_ui *ui, const char *text)
 {
-	static const enum kt_format fmts[] = { KT_FORMAT_TEXT, KT_FORMAT_JSON, KT_FORMAT_CSV,
-					       KT_FORMAT_FOLDED };
+	static const enum kt_format fmts[] = {KT_FORMAT_TEXT, KT_FORMAT_JSON, KT_FORMAT_CSV,
+					      KT_FORMAT_FOLDED};
 	char file[PATH_MAX];
 	int found = 0;
 
@@ -87,7 +87,8 @@ static void format_done(struct kt_ui *ui, const char *text)
 		}
 	}
 	if (!found) {
-		ui_set_status(ui, 1, "unknown snapshot format '%s': text, json, csv or folded", text);
+		ui_set_status(ui, 1, "unknown snapshot format '%s': text, json, csv or folded",
+			      text);
 		return;
 	}
 	if (kt_report_snapshot_path(ui->opts->snapshot_dir, ui->snap_fmt, file, sizeof(file)) < 0)

@@ -71,8 +71,8 @@ void ui_col_hits(const struct kt_ui *ui, const struct ui_screen *s, const struct
 	ui_fmt_count(r->hits, buf, len);
 }
 
-void ui_col_ms(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
-	       char *buf, size_t len)
+void ui_col_ms(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r, char *buf,
+	       size_t len)
 {
 	ui_fmt_ms(r->ms, buf, len);
 }
@@ -335,9 +335,9 @@ void ui_table_draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 			draw_row(ui, s, &L, y + line, &s->res.rows[s->vis[i]], i == s->sel);
 	}
 	if (!s->nvis || (s->ops->kind == UI_LINES && s->nvis == 1)) {
-		const char *msg = s->have_res ? (s->text[0] ? "no rows match the filter"
-							    : "no samples yet")
-					      : "no data (the aggregator has not answered)";
+		const char *msg = s->have_res
+				      ? (s->text[0] ? "no rows match the filter" : "no samples yet")
+				      : "no data (the aggregator has not answered)";
 
 		mvaddnstr(y + (s->nvis ? 1 : 0), 2, msg, ui->cols - 2);
 	}

@@ -20,14 +20,14 @@ static void col_tid(const struct kt_ui *ui, const struct ui_screen *s, const str
 }
 
 static const struct ui_col cols[] = {
-	{ "PID", 8, 0, -1, 0, 0, col_pid, NULL },
-	{ "TID", 8, 2, -1, 0, 0, col_tid, NULL },
-	{ "Command", 16, 0, KT_SORT_NAME, 1, 1, ui_col_name, NULL },
-	{ "Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL },
-	{ "CPU ms", 10, 3, -1, 0, 0, ui_col_ms, NULL },
-	{ "%Kernel", 8, 0, -1, 0, 0, ui_col_kernel, NULL },
-	{ "%Machine", 9, 1, -1, 0, 0, ui_col_machine, NULL },
-	{ "Hits/s", 9, 4, KT_SORT_RATE, 0, 0, ui_col_rate, NULL },
+    {"PID", 8, 0, -1, 0, 0, col_pid, NULL},
+    {"TID", 8, 2, -1, 0, 0, col_tid, NULL},
+    {"Command", 16, 0, KT_SORT_NAME, 1, 1, ui_col_name, NULL},
+    {"Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL},
+    {"CPU ms", 10, 3, -1, 0, 0, ui_col_ms, NULL},
+    {"%Kernel", 8, 0, -1, 0, 0, ui_col_kernel, NULL},
+    {"%Machine", 9, 1, -1, 0, 0, ui_col_machine, NULL},
+    {"Hits/s", 9, 4, KT_SORT_RATE, 0, 0, ui_col_rate, NULL},
 };
 
 static void enter(struct kt_ui *ui, struct ui_screen *s)
@@ -53,11 +53,11 @@ static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 }
 
 const struct ui_screen_ops ui_tasks_ops = {
-	.kind = UI_TASKS,
-	.name = "tasks",
-	.cols = cols,
-	.ncols = sizeof(cols) / sizeof(cols[0]),
-	.enter = enter,
-	.draw = ui_table_draw,
-	.key = key,
+    .kind = UI_TASKS,
+    .name = "tasks",
+    .cols = cols,
+    .ncols = sizeof(cols) / sizeof(cols[0]),
+    .enter = enter,
+    .draw = ui_table_draw,
+    .key = key,
 };
