@@ -107,6 +107,11 @@ tot = callers("_copy_to_iter").get(("_copy_to_iter",), 0)
 assert n >= 5 and n >= 0.5 * tot, (n, tot, show("_copy_to_iter"))
 PY
 
+"$KERNTOP" -g --max-stack 4 -b -n 1 -d 0.5 --format folded >"$TMP/m4.folded" 2>"$TMP/err"
+is "$?" 0 "live -g --max-stack 4"
+check "live --max-stack 4: strict folded, at most 4 frames, some with 4" sh -c '
+python3 "$1" "$2" --max-frames 4 && grep -Eq "^[^;]+;[^;]+;[^;]+;[^; ]+ [0-9]+\$" "$2"' _ "$top_srcdir/tests/tools/folded_check.py" "$TMP/m4.folded"
+
 # Live -g with --record: folded export, then the replay of the recording (both --cumulative).
 "$KERNTOP" -g --record "$TMP/rec" -b -n 1 -d 1 --cumulative --format folded >"$TMP/live.folded" 2>"$TMP/err"
 is "$?" 0 "kerntop -g --record F -b -n 1 -d 1 --format folded"

@@ -48,14 +48,14 @@ static void on_comm(void *ctx, int32_t pid, int32_t tid, const char *comm, uint6
 	kt_window_comm(p->win, pid, tid, comm);
 }
 
-static int open_pipe(struct pipe *p, uint32_t max_stack)
+static int open_pipe(struct pipe *p, uint32_t max_stack, int cumulative)
 {
 	struct kt_source_opts so = { .replay = tap_data("stacks/stacks.perf"), .speed = 0,
 				     .max_stack = max_stack };
 	struct kt_sym_opts sy = { .kallsyms = tap_data("stacks/kallsyms"),
 				  .modules = tap_data("stacks/modules") };
 	struct kt_window_opts wo = { .span_ns = 10000000000ull, .slice_ns = 100000000ull,
-				     .cumulative = 1 };
+				     .cumulative = cumulative };
 	const struct kt_source_info *info;
 	struct kt_agg_params ap;
 	struct kt_sink sink = { .sample = on_sample, .comm = on_comm };
@@ -181,7 +181,7 @@ int main(void)
 	struct pipe p;
 	uint32_t f, a, sys, g, netmod;
 
-	if (open_pipe(&p, 32) < 0) {
+	if (open_pipe(&p, 32, 1) < 0) {
 		ok(0, "open the replay pipeline on tests/data/stacks");
 		return tap_done();
 	}
@@ -258,7 +258,7 @@ int main(void)
 	kt_result_free(&r);
 	close_pipe(&p);
 
-	if (open_pipe(&p, 2) < 0) {
+	if (open_pipe(&p, 2, 1) < 0) {
 		ok(0, "open the replay pipeline with max_stack 2");
 		return tap_done();
 	}
@@ -269,6 +269,27 @@ int main(void)
 	       "0 f vmlinux 15 100.0\n1 b vmlinux 5 33.3\n1 m_rx netmod 4 26.7\n"
 	       "1 c vmlinux 3 20.0\n1 a vmlinux 2 13.3\n1 r vmlinux 1 6.7\n",
 	       "--max-stack 2 keeps the leaf and its caller");
+	kt_result_free(&r);
+	close_pipe(&p);
+
+	/* Rolling window: the stacks expire with their slices and come back with --cumulative. */
+	if (open_pipe(&p, 32, 0) < 0) {
+		ok(0, "open the replay pipeline with a rolling window");
+		return tap_done();
+	}
+	memset(&r, 0, sizeof(r));
+	f = func_id(&p, "f");
+	is_int(query(&p, KT_VIEW_CALLERS, f, KT_ANY, 1, NULL, &r), 0, "rolling: callers of f");
+	is_int(r.nrows ? r.rows[0].hits : 0, 15, "rolling: the 0.1 s replay fits in the 10 s window");
+	kt_window_advance(p.win, kt_source_now(p.src) + 20000000000ull);
+	is_int(kt_window_total(p.win), 0, "20 s later every slice has expired");
+	is_int(query(&p, KT_VIEW_CALLERS, f, KT_ANY, 1, NULL, &r), 0, "rolling: callers of f after expiry");
+	is_int(r.nrows ? r.rows[0].hits : 0, 0, "rolling: no hits left for f");
+	is_int(r.nrows > 1 ? r.rows[1].hits : 0, 0, "and no caller rows with hits");
+	is_int(kt_window_nstacks(p.win), 10, "stacks stay interned for the since-start totals");
+	kt_window_set_cumulative(p.win, 1);
+	is_int(query(&p, KT_VIEW_CALLERS, f, KT_ANY, 0, NULL, &r), 0, "cumulative again: callers of f");
+	is_str(tree_text(&r), CALLERS_F, "cumulative again: the whole tree is back");
 	kt_result_free(&r);
 	close_pipe(&p);
 	return tap_done();
