@@ -228,6 +228,16 @@ int main(void)
 	       "1 r vmlinux 1 14.3\n2 r vmlinux 1 14.3\n",
 	       "callers of g: E via b, K via the recursion");
 
+	is_int(query(&p, KT_VIEW_CALLERS, func_id(&p, "blob+0x40"), KT_ANY, 0, NULL, &r), 0,
+	       "callers of a bucket of the symbol-less module");
+	is_str(tree_text(&r),
+	       "0 blob+0x40 blob 8 100.0\n1 do_syscall_64 vmlinux 8 100.0\n"
+	       "2 entry_SYSCALL_64 vmlinux 8 100.0\n",
+	       "callers of blob+0x40: G's syscall path");
+	is_int(query(&p, KT_VIEW_CALLERS, func_id(&p, "default_idle"), KT_ANY, 0, NULL, &r), 0,
+	       "callers of default_idle");
+	is_str(tree_text(&r), "0 default_idle vmlinux 9 100.0\n", "idle chains of one frame: no callers");
+
 	is_int(query(&p, KT_VIEW_CALLEES, a, KT_ANY, 0, NULL, &r), 0, "callees of a");
 	is_str(tree_text(&r),
 	       "0 a vmlinux 13 100.0\n1 b vmlinux 11 84.6\n2 g vmlinux 6 46.2\n"

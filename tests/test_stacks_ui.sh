@@ -120,6 +120,29 @@ EOF
 is "$(cat "$TMP/snap/tree.folded" 2>/dev/null)" "$(cat "$TMP/want.folded")" "folded snapshot of the tree: f's stacks, 15 samples"
 check "and it is strictly folded" python3 "$top_srcdir/tests/tools/folded_check.py" "$TMP/snap/tree.folded" --samples 15
 
+keys W C-u json Enter
+see 'snapshot file: ' "W json: asks for the file"
+keys C-u "$TMP/snap/tree.json" Enter
+see 'snapshot written to .*tree\.json' "W writes a JSON snapshot"
+check "JSON snapshot: the tree rows with depth, parent and % of f" python3 - "$TMP/snap/tree.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["snapshot"]
+assert t["view"] == "callers" and t["title"] == "callers of f" and t["total_rows"] == 18, t["title"]
+rows = [(r["name"], r["module"], r["hits"], r["depth"], r["parent"]) for r in t["rows"]]
+want = [("f", "vmlinux", 15, 0, -1), ("b", "vmlinux", 5, 1, 0), ("a", "vmlinux", 5, 2, 1),
+        ("do_syscall_64", "vmlinux", 5, 3, 2), ("entry_SYSCALL_64", "vmlinux", 5, 4, 3),
+        ("m_rx", "netmod", 4, 1, 0), ("asm_common_interrupt", "vmlinux", 4, 2, 5),
+        ("c", "vmlinux", 3, 1, 0), ("do_syscall_64", "vmlinux", 3, 2, 7),
+        ("entry_SYSCALL_64", "vmlinux", 3, 3, 8), ("a", "vmlinux", 2, 1, 0),
+        ("do_syscall_64", "vmlinux", 2, 2, 10), ("entry_SYSCALL_64", "vmlinux", 2, 3, 11),
+        ("r", "vmlinux", 1, 1, 0), ("r", "vmlinux", 1, 2, 13), ("r", "vmlinux", 1, 3, 14),
+        ("do_syscall_64", "vmlinux", 1, 4, 15), ("entry_SYSCALL_64", "vmlinux", 1, 5, 16)]
+assert rows == want, rows
+assert abs(t["rows"][5]["pct_function"] - 4 / 15 * 100) < 1e-3
+assert d["samples"] == 57
+PY
+
 # The other way in: Enter on f opens its lines, whose [callers] row opens the same tree.
 keys BSpace
 see '^f +15 ' "Backspace: back to the functions"
