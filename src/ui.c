@@ -326,18 +326,24 @@ static int setup_fds(struct kt_ui *ui, char *err, size_t errlen)
 	ui->epfd = epoll_create1(EPOLL_CLOEXEC);
 	ui->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (ui->epfd < 0 || ui->timerfd < 0) {
-		snprintf(err, errlen, "viewer: cannot create its event fds (%s)", strerror(errno));
-		return -errno;
+		int e = errno;
+
+		snprintf(err, errlen, "viewer: cannot create its event fds (%s)", strerror(e));
+		return -e;
 	}
 	ev.data.fd = STDIN_FILENO;
 	if (epoll_ctl(ui->epfd, EPOLL_CTL_ADD, STDIN_FILENO, &ev) < 0) {
-		snprintf(err, errlen, "viewer: cannot watch the terminal (%s)", strerror(errno));
-		return -errno;
+		int e = errno;
+
+		snprintf(err, errlen, "viewer: cannot watch the terminal (%s)", strerror(e));
+		return -e;
 	}
 	ev.data.fd = ui->timerfd;
 	if (epoll_ctl(ui->epfd, EPOLL_CTL_ADD, ui->timerfd, &ev) < 0) {
-		snprintf(err, errlen, "viewer: cannot watch its timer (%s)", strerror(errno));
-		return -errno;
+		int e = errno;
+
+		snprintf(err, errlen, "viewer: cannot watch its timer (%s)", strerror(e));
+		return -e;
 	}
 	timerfd_settime(ui->timerfd, 0, &its, NULL);
 	return 0;
@@ -345,6 +351,7 @@ static int setup_fds(struct kt_ui *ui, char *err, size_t errlen)
 
 int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t errlen)
 {
+	const char *nocolor;
 	struct kt_ui *ui;
 	int r;
 
@@ -365,7 +372,8 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 	ui->opts = env->opts;
 	ui->start_ns = kt_now_ns();
 	ui->delay = env->opts->delay_s > 0 ? env->opts->delay_s : 1.0;
-	ui->color = env->opts->color && !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
+	nocolor = getenv("NO_COLOR");
+	ui->color = env->opts->color && !(nocolor && *nocolor);
 	ui->mouse = env->opts->mouse;
 	ui->snap_fmt = KT_FORMAT_TEXT;
 	kt_filter_all(&ui->filter);

@@ -198,6 +198,8 @@ void ui_draw_crumb(struct kt_ui *ui, int y)
 			seg(ui, A_NORMAL, " > ");
 	}
 	s = ui->top;
+	if (!s)
+		return;
 	if (s->text[0]) {
 		snprintf(buf, sizeof(buf), "   filter \"%s\"", s->text);
 		seg(ui, A_BOLD, buf);
