@@ -50,15 +50,15 @@ static void on_comm(void *ctx, int32_t pid, int32_t tid, const char *comm, uint6
 
 static int open_pipe(struct pipe *p, uint32_t max_stack, int cumulative)
 {
-	struct kt_source_opts so = { .replay = tap_data("stacks/stacks.perf"), .speed = 0,
-				     .max_stack = max_stack };
-	struct kt_sym_opts sy = { .kallsyms = tap_data("stacks/kallsyms"),
-				  .modules = tap_data("stacks/modules") };
-	struct kt_window_opts wo = { .span_ns = 10000000000ull, .slice_ns = 100000000ull,
-				     .cumulative = cumulative };
+	struct kt_source_opts so = {
+	    .replay = tap_data("stacks/stacks.perf"), .speed = 0, .max_stack = max_stack};
+	struct kt_sym_opts sy = {.kallsyms = tap_data("stacks/kallsyms"),
+				 .modules = tap_data("stacks/modules")};
+	struct kt_window_opts wo = {
+	    .span_ns = 10000000000ull, .slice_ns = 100000000ull, .cumulative = cumulative};
 	const struct kt_source_info *info;
 	struct kt_agg_params ap;
-	struct kt_sink sink = { .sample = on_sample, .comm = on_comm };
+	struct kt_sink sink = {.sample = on_sample, .comm = on_comm};
 	char err[KT_ERRLEN];
 	int r, timeout;
 
@@ -132,8 +132,8 @@ static int parents_ok(const struct kt_result *r)
 		int32_t p = r->rows[i].parent;
 		uint32_t kids = 0;
 
-		if (i == 0 ? p != -1 : (p < 0 || (size_t)p >= i ||
-					r->rows[p].depth + 1 != r->rows[i].depth))
+		if (i == 0 ? p != -1
+			   : (p < 0 || (size_t)p >= i || r->rows[p].depth + 1 != r->rows[i].depth))
 			return 0;
 		for (size_t j = i + 1; j < r->nrows && r->rows[j].depth > r->rows[i].depth; j++)
 			kids += r->rows[j].parent == (int32_t)i;
@@ -143,10 +143,10 @@ static int parents_ok(const struct kt_result *r)
 	return 1;
 }
 
-static int query(struct pipe *p, enum kt_view v, uint32_t func, uint32_t module,
-		 uint32_t max_depth, const struct kt_filter *f, struct kt_result *r)
+static int query(struct pipe *p, enum kt_view v, uint32_t func, uint32_t module, uint32_t max_depth,
+		 const struct kt_filter *f, struct kt_result *r)
 {
-	struct kt_query q = { .view = v, .func = func, .module = module, .max_depth = max_depth };
+	struct kt_query q = {.view = v, .func = func, .module = module, .max_depth = max_depth};
 
 	if (f)
 		q.filter = *f;
@@ -176,7 +176,7 @@ static const char CALLERS_F[] = "0 f vmlinux 15 100.0\n"
 
 int main(void)
 {
-	struct kt_result r = { 0 };
+	struct kt_result r = {0};
 	struct kt_filter flt;
 	struct pipe p;
 	uint32_t f, a, sys, g, netmod;
@@ -211,9 +211,10 @@ int main(void)
 	kt_filter_all(&flt);
 	flt.cpu = 0;
 	is_int(query(&p, KT_VIEW_CALLERS, f, KT_ANY, 1, &flt, &r), 0, "callers of f on cpu0");
-	is_str(tree_text(&r),
-	       "0 f vmlinux 10 100.0\n1 b vmlinux 5 50.0\n1 m_rx netmod 4 40.0\n1 r vmlinux 1 10.0\n",
-	       "cpu0 only: A, D and J");
+	is_str(
+	    tree_text(&r),
+	    "0 f vmlinux 10 100.0\n1 b vmlinux 5 50.0\n1 m_rx netmod 4 40.0\n1 r vmlinux 1 10.0\n",
+	    "cpu0 only: A, D and J");
 	kt_filter_all(&flt);
 	flt.task = kt_window_task(p.win, 100, 101);
 	is_int(query(&p, KT_VIEW_CALLERS, f, KT_ANY, 0, &flt, &r), 0, "callers of f in task 101");
@@ -236,7 +237,8 @@ int main(void)
 	       "callers of blob+0x40: G's syscall path");
 	is_int(query(&p, KT_VIEW_CALLERS, func_id(&p, "default_idle"), KT_ANY, 0, NULL, &r), 0,
 	       "callers of default_idle");
-	is_str(tree_text(&r), "0 default_idle vmlinux 9 100.0\n", "idle chains of one frame: no callers");
+	is_str(tree_text(&r), "0 default_idle vmlinux 9 100.0\n",
+	       "idle chains of one frame: no callers");
 
 	is_int(query(&p, KT_VIEW_CALLEES, a, KT_ANY, 0, NULL, &r), 0, "callees of a");
 	is_str(tree_text(&r),
@@ -254,14 +256,16 @@ int main(void)
 	is_int(query(&p, KT_VIEW_STACKS, f, KT_ANY, 0, NULL, &r), 0, "stacks of f");
 	is_int(r.nrows, 5, "f is the leaf of five stacks");
 	if (r.nrows == 5) {
-		is_str(r.rows[0].name, "entry_SYSCALL_64;do_syscall_64;a;b;f", "hottest stack of f, root first");
+		is_str(r.rows[0].name, "entry_SYSCALL_64;do_syscall_64;a;b;f",
+		       "hottest stack of f, root first");
 		is_int(r.rows[0].hits, 5, "with 5 hits");
 		is_int(r.rows[0].nframes, 5, "five frames");
 		is_int(r.rows[0].frames[0], f, "frames[] leaf first");
 		is_str(r.rows[1].name, "asm_common_interrupt;m_rx;f", "then the module path");
 		is_int(r.rows[4].hits, 1, "the recursion last");
 	}
-	is_int(query(&p, KT_VIEW_STACKS, KT_ANY, netmod, 0, NULL, &r), 0, "stacks of module netmod");
+	is_int(query(&p, KT_VIEW_STACKS, KT_ANY, netmod, 0, NULL, &r), 0,
+	       "stacks of module netmod");
 	is_int(r.nrows, 1, "one stack has its leaf in netmod");
 	if (r.nrows == 1)
 		is_str(r.rows[0].name, "entry_SYSCALL_64;do_syscall_64;c;m_xmit", "F: c -> m_xmit");
@@ -274,7 +278,8 @@ int main(void)
 	}
 	memset(&r, 0, sizeof(r));
 	f = func_id(&p, "f");
-	is_int(query(&p, KT_VIEW_CALLERS, f, KT_ANY, 0, NULL, &r), 0, "callers of f, --max-stack 2");
+	is_int(query(&p, KT_VIEW_CALLERS, f, KT_ANY, 0, NULL, &r), 0,
+	       "callers of f, --max-stack 2");
 	is_str(tree_text(&r),
 	       "0 f vmlinux 15 100.0\n1 b vmlinux 5 33.3\n1 m_rx netmod 4 26.7\n"
 	       "1 c vmlinux 3 20.0\n1 a vmlinux 2 13.3\n1 r vmlinux 1 6.7\n",
@@ -290,15 +295,18 @@ int main(void)
 	memset(&r, 0, sizeof(r));
 	f = func_id(&p, "f");
 	is_int(query(&p, KT_VIEW_CALLERS, f, KT_ANY, 1, NULL, &r), 0, "rolling: callers of f");
-	is_int(r.nrows ? r.rows[0].hits : 0, 15, "rolling: the 0.1 s replay fits in the 10 s window");
+	is_int(r.nrows ? r.rows[0].hits : 0, 15,
+	       "rolling: the 0.1 s replay fits in the 10 s window");
 	kt_window_advance(p.win, kt_source_now(p.src) + 20000000000ull);
 	is_int(kt_window_total(p.win), 0, "20 s later every slice has expired");
-	is_int(query(&p, KT_VIEW_CALLERS, f, KT_ANY, 1, NULL, &r), 0, "rolling: callers of f after expiry");
+	is_int(query(&p, KT_VIEW_CALLERS, f, KT_ANY, 1, NULL, &r), 0,
+	       "rolling: callers of f after expiry");
 	is_int(r.nrows ? r.rows[0].hits : 0, 0, "rolling: no hits left for f");
 	is_int(r.nrows > 1 ? r.rows[1].hits : 0, 0, "and no caller rows with hits");
 	is_int(kt_window_nstacks(p.win), 10, "stacks stay interned for the since-start totals");
 	kt_window_set_cumulative(p.win, 1);
-	is_int(query(&p, KT_VIEW_CALLERS, f, KT_ANY, 0, NULL, &r), 0, "cumulative again: callers of f");
+	is_int(query(&p, KT_VIEW_CALLERS, f, KT_ANY, 0, NULL, &r), 0,
+	       "cumulative again: callers of f");
 	is_str(tree_text(&r), CALLERS_F, "cumulative again: the whole tree is back");
 	kt_result_free(&r);
 	close_pipe(&p);
