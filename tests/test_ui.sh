@@ -87,7 +87,9 @@ see '^vmlinux +88 ' "modules of iperf3's main thread"
 rows_are '^Module' "vmlinux e1000e" "only the task's modules"
 keys x
 
-# sort and reverse
+# sort and reverse; the selection follows its row (nosym) when the order changes
+keys Home Down Down Down
+see '^modules +4/5$' "nosym selected"
 keys s
 see '^Module +Hits .* \[Hits/s\]$' "s: sort by the next column"
 keys s
@@ -95,6 +97,7 @@ see '^\[Module\] ' "s again: sort by name"
 rows_are '^\[Module\]' "[idle] [user] e1000e nosym vmlinux" "modules by name"
 keys r
 see '^\[Module\]\^ ' "r reverses"
+see '^modules +2/5$' "the selection moved with nosym to row 2"
 rows_are '^\[Module\]' "vmlinux nosym e1000e [user] [idle]" "modules by name, reversed"
 keys r '>'
 see '^Module +\[Hits\] ' "> moves the sort column right"
