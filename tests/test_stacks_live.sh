@@ -11,7 +11,7 @@
 if ! "$KERNTOP" -g -b -n 1 -d 0.1 --format json >"$TMP/probe" 2>"$TMP/probe.err"; then
 	skip_all "live sampling refused: $(head -1 "$TMP/probe.err")"
 fi
-FC="python3 $top_srcdir/tests/tools/folded_check.py"
+fc() { python3 "$top_srcdir/tests/tools/folded_check.py" "$@"; }
 PUMP=
 cleanup() { [ -n "$PUMP" ] && kill "$PUMP" 2>/dev/null; rm -rf "$TMP"; }
 trap cleanup EXIT
@@ -115,7 +115,7 @@ python3 "$1" "$2" --max-frames 4 && grep -Eq "^[^;]+;[^;]+;[^;]+;[^; ]+ [0-9]+\$
 # Live -g with --record: folded export, then the replay of the recording (both --cumulative).
 "$KERNTOP" -g --record "$TMP/rec" -b -n 1 -d 1 --cumulative --format folded >"$TMP/live.folded" 2>"$TMP/err"
 is "$?" 0 "kerntop -g --record F -b -n 1 -d 1 --format folded"
-check "live folded export: strict format" $FC "$TMP/live.folded"
+check "live folded export: strict format" fc "$TMP/live.folded"
 "$KERNTOP" --replay "$TMP/rec" --speed max -b --cumulative --format folded >"$TMP/rep.folded" 2>"$TMP/err"
 is "$?" 0 "replay of the -g recording, folded"
 "$KERNTOP" --replay "$TMP/rec" --speed max -b --cumulative --top 100000 --format json >"$TMP/rep.json" 2>"$TMP/err"

@@ -5,7 +5,7 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 
 S="$DATA/stacks"
-FC="python3 $top_srcdir/tests/tools/folded_check.py"
+fc() { python3 "$top_srcdir/tests/tools/folded_check.py" "$@"; }
 kt() { "$KERNTOP" -b --speed max --kallsyms "$S/kallsyms" --modules "$S/modules" "$@"; }
 
 # The hand-computed folded export of stacks.perf (57 samples), hottest first.
@@ -30,7 +30,7 @@ r31=$(printf 'r_[k];%.0s' $(seq 31))
 kt --replay "$S/stacks.perf" --format folded >"$TMP/f" 2>"$TMP/err"
 is "$?" 0 "folded export of the replay"
 is "$(cat "$TMP/err")" "" "nothing on stderr"
-check "strict folded format, counts sum to the 57 samples" $FC "$TMP/f" --samples 57 --lines 11 --max-frames 32
+check "strict folded format, counts sum to the 57 samples" fc "$TMP/f" --samples 57 --lines 11 --max-frames 32
 is "$(head -9 "$TMP/f")" "$(cat "$TMP/want.folded")" "the nine hottest stacks exactly, hottest first"
 is "$(tail -2 "$TMP/f" | sort)" "$(sort "$TMP/want.tail")" "the two 1-sample stacks (recursion; 40 frames cut to the default 32)"
 
@@ -39,7 +39,7 @@ is "$(cat "$TMP/fg")" "$(cat "$TMP/f")" "-g on a replay changes nothing: chains 
 
 # --max-stack keeps the leaf-side frames, as the kernel does.
 kt --replay "$S/stacks.perf" --max-stack 3 --format folded >"$TMP/f3"
-check "--max-stack 3: strict format, same sample count" $FC "$TMP/f3" --samples 57 --max-frames 3
+check "--max-stack 3: strict format, same sample count" fc "$TMP/f3" --samples 57 --max-frames 3
 cat >"$TMP/want3" <<'EOF'
 [user] 11
 default_idle_[k] 9
@@ -70,7 +70,7 @@ kt --replay "$S/stacks.perf" --max-stack 256 --format folded >"$TMP/f256"
 r37=$(printf 'r_[k];%.0s' $(seq 37))
 grep -qxF "entry_SYSCALL_64_[k];do_syscall_64_[k];${r37}g_[k] 1" "$TMP/f256"
 ok "$?" "--max-stack 256: the 40-frame chain whole"
-check "--max-stack 256: strict format" $FC "$TMP/f256" --samples 57 --max-frames 40
+check "--max-stack 256: strict format" fc "$TMP/f256" --samples 57 --max-frames 40
 
 # Without call chains (perf script without -g) every sample is a one-frame stack.
 kt --replay "$S/stacks-leaf.perf" --format folded >"$TMP/fl"
