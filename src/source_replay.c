@@ -22,6 +22,8 @@
 #define REPLAY_BATCH 65536
 /* A paced replay never asks to sleep longer than this (the loop has other work). */
 #define REPLAY_MAX_WAIT_MS 1000
+/* A paced replay skips a silence longer than this (wall time at the chosen speed). */
+#define REPLAY_MAX_GAP_NS 10e9
 /* A --replay of a pipe or other non-regular file is read whole, up to this size. */
 #define REPLAY_READ_MAX (4ull << 30)
 
@@ -126,6 +128,13 @@ static int rp_read(struct kt_source *s, const struct kt_sink *sink, int *timeout
 				return KT_SOURCE_EOF;
 			}
 			r->have_pending = 1;
+		}
+		if (r->pending.time_ns > vt &&
+		    (double)(r->pending.time_ns - vt) / r->speed > REPLAY_MAX_GAP_NS) {
+			/* Samples never stop on a live system: a long silence is a joined or damaged
+			 * file, and waiting it out would look like a hang. Skip it. */
+			r->rec0 += r->pending.time_ns - vt;
+			vt = r->pending.time_ns;
 		}
 		if (r->pending.time_ns > vt) {
 			double ms = (double)(r->pending.time_ns - vt) / r->speed / 1e6;

@@ -438,6 +438,31 @@ static void test_pacing(void)
 	is_int(c.samples, 1000, "paced replay delivers every sample");
 	is_int(c.mismatches, 0, "paced replay delivers identical samples");
 	s->ops->free(s);
+
+	/* Two joined perf script files: a 1000 s silence is skipped, not waited out. */
+	{
+		static const char two[] =
+			"dd 1 [000] 100.000000: 1003009 cpu-clock:  ffffffff81d7d697 read_zero+0x77 ([kernel.kallsyms])\n"
+			"dd 1 [000] 100.001000: 1003009 cpu-clock:  ffffffff81d7d697 read_zero+0x77 ([kernel.kallsyms])\n"
+			"dd 1 [000] 1100.000000: 1003009 cpu-clock:  ffffffff81d7d697 read_zero+0x77 ([kernel.kallsyms])\n";
+		struct kt_sink k2 = { 0 };
+
+		write_file(tmp("gap.txt"), two, sizeof(two) - 1);
+		s = open_replay(tmp("gap.txt"), 1, 0, &e, err, sizeof(err));
+		if (!s)
+			return;
+		t0 = kt_now_ns();
+		do {
+			r = s->ops->read(s, &k2, &to, err, sizeof(err));
+			if (r == 0 && to > 0)
+				poll(NULL, 0, to);
+		} while (r == 0 && kt_now_ns() - t0 < 30000000000ull);
+		dt = kt_now_ns() - t0;
+		ok(r == KT_SOURCE_EOF && dt < 2000000000ull, "a 1000 s silence is skipped at --speed 1");
+		is_int(s->stats.samples, 3, "samples around the silence delivered");
+		is_int(s->ops->now(s), 1100000000000ull, "clock reaches the last sample");
+		s->ops->free(s);
+	}
 }
 
 /* A collecting sink for the perf script fixtures. */
