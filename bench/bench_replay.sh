@@ -21,23 +21,35 @@ mkdir -p "$dir"
 
 now() { date +%s.%N; }
 elapsed() { echo "$2 - $1" | bc -l; }
-# Wall seconds of a command (stdout discarded), its exit status kept in $rc.
-timeit() { t0=$(now); rc=0; "$@" >/dev/null 2>"$dir/err" || rc=$?; t1=$(now); elapsed "$t0" "$t1"; }
+# Wall seconds of a command (stdout discarded) in $t, its exit status in $rc.
+timeit() { t0=$(now); rc=0; "$@" >/dev/null 2>"$dir/err" || rc=$?; t1=$(now); t=$(elapsed "$t0" "$t1"); }
 
 ncpu=$(nproc)
 hz=50000
-secs=$(( (want * 105 / 100) / (hz * ncpu) + 2 ))
+secs=$(( (want * 125 / 100) / (hz * ncpu) + 2 ))
 if [ ! -s "$dir/perf.data" ] || [ "$(cat "$dir/params" 2>/dev/null)" != "$want $g" ]; then
 	echo "recording: perf record -a -e cpu-clock -F $hz $g for $secs s under load..."
-	for i in $(seq "$ncpu"); do dd if=/dev/zero of=/dev/null bs=4k 2>/dev/null & done
+	load=
+	for i in $(seq "$ncpu"); do
+		dd if=/dev/zero of=/dev/null bs=4k 2>/dev/null &
+		load="$load $!"
+	done
 	rm -f "$dir/perf.data" "$dir/perf.txt" "$dir/rec.ktrec"
 	perf record -q -a -e cpu-clock -F $hz $g -o "$dir/perf.data" -- sleep "$secs" 2>/dev/null || true
-	kill $(jobs -p) 2>/dev/null || true
-	wait 2>/dev/null || true
+	# shellcheck disable=SC2086
+	kill $load 2>/dev/null || true
 	echo "$want $g" >"$dir/params"
 fi
-[ -s "$dir/perf.txt" ] || perf script -i "$dir/perf.data" >"$dir/perf.txt" 2>/dev/null
-[ -s "$dir/rec.ktrec" ] || "$DUMP" --convert "$dir/perf.txt" "$dir/rec.ktrec" /proc/kallsyms
+# Written under a temporary name: an interrupted run never leaves a partial file behind.
+if [ ! -s "$dir/perf.txt" ]; then
+	perf script -i "$dir/perf.data" >"$dir/perf.txt.tmp" 2>/dev/null
+	mv "$dir/perf.txt.tmp" "$dir/perf.txt"
+fi
+if [ ! -s "$dir/rec.ktrec" ]; then
+	rm -f "$dir/rec.ktrec.tmp"
+	"$DUMP" --convert "$dir/perf.txt" "$dir/rec.ktrec.tmp" /proc/kallsyms
+	mv "$dir/rec.ktrec.tmp" "$dir/rec.ktrec"
+fi
 
 n=$(grep -cE '^[^	].* \[[0-9]+\] +[0-9]+\.[0-9]+:' "$dir/perf.txt")
 echo "samples: $n (perf script lines), text $(du -h "$dir/perf.txt" | cut -f1), perf.data $(du -h "$dir/perf.data" | cut -f1), kerntop recording $(du -h "$dir/rec.ktrec" | cut -f1)"
@@ -46,12 +58,14 @@ echo "samples: $n (perf script lines), text $(du -h "$dir/perf.txt" | cut -f1), 
 # Warm the page cache so that every contender reads from memory.
 cat "$dir/perf.data" "$dir/perf.txt" "$dir/rec.ktrec" >/dev/null
 
-t_perf=$(timeit perf report -i "$dir/perf.data" --stdio --sort dso,sym)
+timeit perf report -i "$dir/perf.data" --stdio --sort dso,sym; t_perf=$t
 [ "$rc" -eq 0 ] || { echo "perf report failed:"; cat "$dir/err"; exit 1; }
-t_rd_txt=$(timeit "$DUMP" "$dir/perf.txt")
-t_rd_rec=$(timeit "$DUMP" "$dir/rec.ktrec")
-t_kt_txt=$(timeit "$KERNTOP" -b --replay "$dir/perf.txt" --speed max); rc_txt=$rc
-t_kt_rec=$(timeit "$KERNTOP" -b --replay "$dir/rec.ktrec" --speed max); rc_rec=$rc
+timeit "$DUMP" "$dir/perf.txt"; t_rd_txt=$t
+timeit "$DUMP" "$dir/rec.ktrec"; t_rd_rec=$t
+timeit "$KERNTOP" -b --replay "$dir/perf.txt" --speed max; t_kt_txt=$t; rc_txt=$rc
+cp "$dir/err" "$dir/err_txt"
+timeit "$KERNTOP" -b --replay "$dir/rec.ktrec" --speed max; t_kt_rec=$t; rc_rec=$rc
+cp "$dir/err" "$dir/err_rec"
 
 rate() { echo "$n / $1" | bc -l | xargs printf '%.0f'; }
 ratio() { echo "$1 / $2" | bc -l | xargs printf '%.2f'; }
@@ -60,12 +74,12 @@ printf '%-52s %9.2f %14s %10s\n' "perf report --stdio --sort dso,sym (perf.data)
 if [ "$rc_txt" -eq 0 ]; then
 	printf '%-52s %9.2f %14s %9sx\n' "kerntop -b --replay perf.txt --speed max" "$t_kt_txt" "$(rate "$t_kt_txt")" "$(ratio "$t_perf" "$t_kt_txt")"
 else
-	echo "kerntop -b --replay perf.txt failed: $(head -1 "$dir/err")"
+	echo "kerntop -b --replay perf.txt failed: $(head -1 "$dir/err_txt")"
 fi
 if [ "$rc_rec" -eq 0 ]; then
 	printf '%-52s %9.2f %14s %9sx\n' "kerntop -b --replay rec.ktrec --speed max" "$t_kt_rec" "$(rate "$t_kt_rec")" "$(ratio "$t_perf" "$t_kt_rec")"
 else
-	echo "kerntop -b --replay rec.ktrec failed: $(head -1 "$dir/err")"
+	echo "kerntop -b --replay rec.ktrec failed: $(head -1 "$dir/err_rec")"
 fi
 printf '%-52s %9.2f %14s %9sx\n' "replay reader alone, perf script text" "$t_rd_txt" "$(rate "$t_rd_txt")" "$(ratio "$t_perf" "$t_rd_txt")"
 printf '%-52s %9.2f %14s %9sx\n' "replay reader alone, kerntop recording" "$t_rd_rec" "$(rate "$t_rd_rec")" "$(ratio "$t_perf" "$t_rd_rec")"
