@@ -116,6 +116,17 @@ python3 "$1" "$2" --max-frames 4 && grep -Eq "^[^;]+;[^;]+;[^;]+;[^; ]+ [0-9]+\$
 "$KERNTOP" -g --record "$TMP/rec" -b -n 1 -d 1 --cumulative --format folded >"$TMP/live.folded" 2>"$TMP/err"
 is "$?" 0 "kerntop -g --record F -b -n 1 -d 1 --format folded"
 check "live folded export: strict format" fc "$TMP/live.folded"
+ss=${SPEEDSCOPE_DIR:-}
+if [ -z "$ss" ] && command -v node >/dev/null && command -v npm >/dev/null; then
+	ss="$(npm root -g 2>/dev/null)/speedscope"
+fi
+if [ -n "$ss" ] && [ -d "$ss/dist/release" ]; then
+	node "$top_srcdir/tests/tools/speedscope_check.mjs" "$ss" "$TMP/live.folded" >"$TMP/ss" 2>&1
+	is "$(sed 1d "$TMP/ss")" "$(awk '{ n = $NF; sub(/ [0-9]+$/, ""); print n "\t" $0 }' "$TMP/live.folded")" \
+		"speedscope's importer reads the live folded export stack for stack"
+else
+	echo "# speedscope is not installed (npm install -g speedscope): the strict parser alone checks the format"
+fi
 "$KERNTOP" --replay "$TMP/rec" --speed max -b --cumulative --format folded >"$TMP/rep.folded" 2>"$TMP/err"
 is "$?" 0 "replay of the -g recording, folded"
 "$KERNTOP" --replay "$TMP/rec" --speed max -b --cumulative --top 100000 --format json >"$TMP/rep.json" 2>"$TMP/err"

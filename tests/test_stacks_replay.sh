@@ -34,6 +34,20 @@ check "strict folded format, counts sum to the 57 samples" fc "$TMP/f" --samples
 is "$(head -9 "$TMP/f")" "$(cat "$TMP/want.folded")" "the nine hottest stacks exactly, hottest first"
 is "$(tail -2 "$TMP/f" | sort)" "$(sort "$TMP/want.tail")" "the two 1-sample stacks (recursion; 40 frames cut to the default 32)"
 
+# speedscope's own importer, when the npm package is installed (npm install -g speedscope).
+ss=${SPEEDSCOPE_DIR:-}
+if [ -z "$ss" ] && command -v node >/dev/null && command -v npm >/dev/null; then
+	ss="$(npm root -g 2>/dev/null)/speedscope"
+fi
+if [ -n "$ss" ] && [ -d "$ss/dist/release" ]; then
+	node "$top_srcdir/tests/tools/speedscope_check.mjs" "$ss" "$TMP/f" >"$TMP/ss" 2>&1
+	is "$(head -1 "$TMP/ss")" "stacks=11 weight=57 frames=68" "speedscope imports 11 stacks, 57 samples, 68 frames"
+	is "$(sed 1d "$TMP/ss")" "$(awk '{ n = $NF; sub(/ [0-9]+$/, ""); print n "\t" $0 }' "$TMP/f")" \
+		"speedscope reads every stack and count as written"
+else
+	echo "# speedscope is not installed (npm install -g speedscope): the strict parser alone checks the format"
+fi
+
 kt -g --replay "$S/stacks.perf" --format folded >"$TMP/fg"
 is "$(cat "$TMP/fg")" "$(cat "$TMP/f")" "-g on a replay changes nothing: chains come from the file"
 
