@@ -54,7 +54,7 @@ pid_of() { # the tool's pid: the pane process exec'd it
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 echo "== launch to first full screen (live kallsyms, median of $RUNS) =="
-: > "$TMP/k_log"; : > "$TMP/k_poll"; : > "$TMP/p_poll"
+: > "$TMP/k_log"; : > "$TMP/k_up"; : > "$TMP/k_poll"; : > "$TMP/p_poll"
 for i in $(seq "$RUNS"); do
 	rm -f "$TMP/ui.log"
 	start "$KERNTOP --log $TMP/ui.log"
@@ -62,6 +62,7 @@ for i in $(seq "$RUNS"); do
 	t0=$(cat "$TMP/t0")
 	# the log stamp is seconds.micro of CLOCK_REALTIME
 	awk -v t0="$t0" '/first full frame/ { split($1, a, "."); print (a[1] * 1000000 + a[2]) - int(t0 / 1000); exit }' "$TMP/ui.log" >> "$TMP/k_log"
+	awk -v t0="$t0" '/viewer up/ { split($1, a, "."); print (a[1] * 1000000 + a[2]) - int(t0 / 1000); exit }' "$TMP/ui.log" >> "$TMP/k_up"
 	tm send-keys -t "b$N" q
 	sleep 0.3
 	if [ -n "$PERF" ]; then
@@ -74,6 +75,8 @@ done
 k_log=$(median < "$TMP/k_log")
 k_poll=$(median < "$TMP/k_poll")
 p_poll=$(median < "$TMP/p_poll")
+k_up=$(median < "$TMP/k_up")
+awk -v a="$k_up" 'BEGIN { printf "kerntop pipeline ready, viewer up:     %8.1f ms (options, kallsyms, perf fds)\n", a / 1000 }'
 awk -v a="$k_log" 'BEGIN { printf "kerntop first full frame (own log):    %8.1f ms (target < 150 ms)\n", a / 1000 }'
 awk -v a="$k_poll" 'BEGIN { printf "kerntop first data on screen (poll):   %8.1f ms\n", a / 1000 }'
 if [ -n "$PERF" ]; then

@@ -33,7 +33,8 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 /* Restores the terminal; safe with NULL. */
 void kt_ui_free(struct kt_ui *ui);
 
-/* File descriptor to poll for keys and mouse events. */
+/* File descriptor to poll for keys and mouse events (an epoll fd over the terminal and the
+ * viewer's own early-refresh timer: call kt_ui_input whenever it is readable). */
 int kt_ui_fd(const struct kt_ui *ui);
 /* Handles every pending key; returns KT_UI_QUIT when the user quit. */
 int kt_ui_input(struct kt_ui *ui);
