@@ -332,7 +332,11 @@ int kt_pscript_open(struct kt_pscript *d, const char *buf, size_t len, char *err
 			}
 			if (h.event && !d->info.event[0]) {
 				size_t n = h.event_len > KT_REC_EVENT_MAX ? KT_REC_EVENT_MAX : h.event_len;
+				const char *colon = memchr(h.event, ':', n);
 
+				/* perf prints modifiers ("cpu-clock:pppH"); name the event as a live run does. */
+				if (colon)
+					n = (size_t)(colon - h.event);
 				memcpy(d->info.event, h.event, n);
 				d->info.event[n] = 0;
 			}

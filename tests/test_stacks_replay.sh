@@ -104,6 +104,8 @@ is "$?" 2 "--max-stack above 256 is refused"
 # JSON: the stacks array, and the callers/callees trees it implies, computed by hand.
 kt --replay "$S/stacks.perf" --top 100 --format json >"$TMP/j"
 is "$?" 0 "JSON report of the replay"
+is "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["event"])' "$TMP/j")" cpu-clock \
+	"perf script's event modifiers (cpu-clock:pppH) are not part of the event name"
 check "JSON stacks and the trees they imply" python3 - "$TMP/j" "$TMP/f" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
