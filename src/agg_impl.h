@@ -62,6 +62,9 @@ struct kt_agg {
 const struct locinfo *kt_agg_loc(struct kt_agg *a, uint32_t loc);
 int kt_agg_pass(const struct kt_agg *a, const struct kt_filter *f, const struct kt_hit *h,
 		const struct locinfo *li);
+/* agg_result.c: the result's storage (created on first use, reused by later queries). */
+struct rpriv *kt_agg_priv(struct kt_result *r);
+void kt_agg_result_reset(struct kt_result *r);
 struct kt_row *kt_agg_row_new(struct kt_result *r);
 const char *kt_agg_strdup(struct kt_result *r, const char *str);
 void kt_agg_derive(const struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
