@@ -160,6 +160,7 @@ void ui_screen_free(struct ui_screen *s)
 	free(s->vis);
 	free(s->open);
 	free(s->keys);
+	free(s->frames);
 	free(s);
 }
 

@@ -1,6 +1,7 @@
-/* The callers tree of one function (issue 7): rows come pre-order from the aggregator,
- * hottest path first; the viewer keeps which nodes are expanded by a hash of the path
- * from the root, so expansion survives refreshes that renumber the nodes. */
+/* The callers and callees trees of one function (issue 7): one tree screen serves both
+ * directions, only the query and the column title differ. Rows come pre-order from the
+ * aggregator, hottest path first; the viewer keeps which nodes are expanded by a hash of the
+ * path from the root, so expansion survives refreshes that renumber the nodes. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -143,17 +144,21 @@ static void col_parent(const struct kt_ui *ui, const struct ui_screen *s, const 
 	ui_fmt_pct(r->pct_parent, buf, len);
 }
 
-static const struct ui_col cols[] = {
-    {"Caller", 24, 0, -1, 1, 1, col_name, NULL},
-    {"Module", 12, 2, -1, 0, 1, ui_col_module, NULL},
-    {"Hits", 9, 0, -1, 0, 0, ui_col_hits, NULL},
-    {"%Func", 7, 0, -1, 0, 0, col_parent, NULL},
-    {"%Kernel", 8, 1, -1, 0, 0, ui_col_kernel, NULL},
-};
+#define TREE_COLS(title)                                                                           \
+	{                                                                                          \
+	    {title, 24, 0, -1, 1, 1, col_name, NULL},                                              \
+	    {"Module", 12, 2, -1, 0, 1, ui_col_module, NULL},                                      \
+	    {"Hits", 9, 0, -1, 0, 0, ui_col_hits, NULL},                                           \
+	    {"%Func", 7, 0, -1, 0, 0, col_parent, NULL},                                           \
+	    {"%Kernel", 8, 1, -1, 0, 0, ui_col_kernel, NULL},                                      \
+	}
+
+static const struct ui_col caller_cols[] = TREE_COLS("Caller");
+static const struct ui_col callee_cols[] = TREE_COLS("Callee");
 
 static void enter(struct kt_ui *ui, struct ui_screen *s)
 {
-	s->q.view = KT_VIEW_CALLERS;
+	s->q.view = s->ops->kind == UI_CALLEES ? KT_VIEW_CALLEES : KT_VIEW_CALLERS;
 	s->q.func = s->arg;
 	s->q.sort = KT_SORT_HITS;
 }
@@ -176,6 +181,11 @@ static void draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 				  "no call chains were sampled: start kerntop with -g "
 				  "(--call-graph), or replay a recording made with -g",
 				  ui->cols - 2);
+		else if (s->ops->kind == UI_CALLEES)
+			mvaddnstr(my, 2,
+				  "no callees in the current window: the function is the leaf "
+				  "of every stack it is on (a: cumulative)",
+				  ui->cols - 2);
 		else
 			mvaddnstr(my, 2,
 				  "no call chains reach this function in the current "
@@ -193,6 +203,13 @@ static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 		return act == UI_ACT_COLLAPSE ? UI_R_POP : UI_R_NONE;
 	i = (size_t)(r - s->res.rows);
 	switch (act) {
+	/* g, G, S on a node: the same views about that node's function */
+	case UI_ACT_CALLERS:
+		return ui_open_callers(ui, r->id, r->name);
+	case UI_ACT_CALLEES:
+		return ui_open_callees(ui, r->id, r->name);
+	case UI_ACT_STACKS:
+		return ui_open_stacks(ui, KT_ANY, r->id, r->name);
 	case UI_ACT_OPEN:
 		if (r->nchildren)
 			set_open(s, s->keys[i], !is_open(s, s->keys[i]));
@@ -201,7 +218,7 @@ static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 		if (!r->nchildren)
 			return UI_R_NONE;
 		if (is_open(s, s->keys[i])) {
-			ui_sel_move(s, 1, 0); /* already open: step onto the hottest caller */
+			ui_sel_move(s, 1, 0); /* already open: step onto the hottest child */
 			return UI_R_REDRAW;
 		}
 		set_open(s, s->keys[i], 1);
@@ -228,8 +245,18 @@ static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 const struct ui_screen_ops ui_callers_ops = {
     .kind = UI_CALLERS,
     .name = "callers",
-    .cols = cols,
-    .ncols = sizeof(cols) / sizeof(cols[0]),
+    .cols = caller_cols,
+    .ncols = sizeof(caller_cols) / sizeof(caller_cols[0]),
+    .enter = enter,
+    .draw = draw,
+    .key = key,
+};
+
+const struct ui_screen_ops ui_callees_ops = {
+    .kind = UI_CALLEES,
+    .name = "callees",
+    .cols = callee_cols,
+    .ncols = sizeof(callee_cols) / sizeof(callee_cols[0]),
     .enter = enter,
     .draw = draw,
     .key = key,

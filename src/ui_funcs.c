@@ -1,5 +1,6 @@
 /* Function lists: the functions (or address buckets) of one module, and the flat top
- * functions across all modules. Enter opens a function's lines, g its callers. */
+ * functions across all modules. Enter opens a function's lines, g its callers, G its
+ * callees, S its hottest stacks. */
 #include "config.h"
 
 #include "ui_impl.h"
@@ -39,16 +40,46 @@ int ui_open_lines(struct kt_ui *ui, uint32_t func, const char *name)
 	return push(ui, &ui_lines_ops, func, name);
 }
 
+/* The crumb of a screen about one function: "name > what", or just "what" from the lines
+ * screen, where the function is already the previous crumb. */
+static void func_crumb(const struct kt_ui *ui, const char *name, const char *what, char *buf,
+		       size_t len)
+{
+	if (ui->top->ops->kind == UI_LINES)
+		snprintf(buf, len, "%s", what);
+	else
+		snprintf(buf, len, "%s > %s", name ? name : "?", what);
+}
+
 int ui_open_callers(struct kt_ui *ui, uint32_t func, const char *name)
 {
 	char crumb[160];
 
-	/* From the lines screen the function is already the previous crumb. */
-	if (ui->top->ops->kind == UI_LINES)
-		snprintf(crumb, sizeof(crumb), "callers");
-	else
-		snprintf(crumb, sizeof(crumb), "%s > callers", name ? name : "?");
+	func_crumb(ui, name, "callers", crumb, sizeof(crumb));
 	return push(ui, &ui_callers_ops, func, crumb);
+}
+
+int ui_open_callees(struct kt_ui *ui, uint32_t func, const char *name)
+{
+	char crumb[160];
+
+	func_crumb(ui, name, "callees", crumb, sizeof(crumb));
+	return push(ui, &ui_callees_ops, func, crumb);
+}
+
+int ui_open_stacks(struct kt_ui *ui, uint32_t module, uint32_t func, const char *name)
+{
+	char crumb[160];
+	int r;
+
+	if (func == KT_ANY) {
+		snprintf(crumb, sizeof(crumb), "%s > stacks", name ? name : "?");
+		r = push(ui, &ui_stacks_module_ops, module, crumb);
+	} else {
+		func_crumb(ui, name, "stacks", crumb, sizeof(crumb));
+		r = push(ui, &ui_stacks_func_ops, func, crumb);
+	}
+	return r;
 }
 
 static void enter_funcs(struct kt_ui *ui, struct ui_screen *s)
@@ -73,6 +104,10 @@ static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 		return ui_open_lines(ui, r->id, r->name);
 	if (act == UI_ACT_CALLERS)
 		return ui_open_callers(ui, r->id, r->name);
+	if (act == UI_ACT_CALLEES)
+		return ui_open_callees(ui, r->id, r->name);
+	if (act == UI_ACT_STACKS)
+		return ui_open_stacks(ui, KT_ANY, r->id, r->name);
 	return UI_R_NONE;
 }
 

@@ -21,13 +21,18 @@ enum ui_kind {
 	UI_CPUS,
 	UI_TASKS,
 	UI_CALLERS,
+	UI_CALLEES,
+	UI_STACKS, /* hottest full stacks of a function or module */
+	UI_FRAMES, /* the frames of one stack */
 	UI_HELP,
 	UI_NKINDS,
 };
 #define UI_ON(k) (1u << (k))
 #define UI_ON_ROWS                                                                                 \
 	(UI_ON(UI_MODULES) | UI_ON(UI_FUNCS) | UI_ON(UI_TOPFUNCS) | UI_ON(UI_LINES) |              \
-	 UI_ON(UI_CPUS) | UI_ON(UI_TASKS) | UI_ON(UI_CALLERS))
+	 UI_ON(UI_CPUS) | UI_ON(UI_TASKS) | UI_ON(UI_CALLERS) | UI_ON(UI_CALLEES) |               \
+	 UI_ON(UI_STACKS) | UI_ON(UI_FRAMES))
+#define UI_ON_TREES (UI_ON(UI_CALLERS) | UI_ON(UI_CALLEES))
 #define UI_ON_LISTS (UI_ON(UI_MODULES) | UI_ON(UI_FUNCS) | UI_ON(UI_TOPFUNCS))
 #define UI_ON_ALL (UI_ON_ROWS | UI_ON(UI_HELP))
 
@@ -47,6 +52,8 @@ enum ui_act {
 	UI_ACT_EXPAND,	 /* Right in a tree */
 	UI_ACT_COLLAPSE, /* Left in a tree */
 	UI_ACT_CALLERS,	 /* g */
+	UI_ACT_CALLEES,	 /* G */
+	UI_ACT_STACKS,	 /* S */
 };
 
 /* Colour pairs (0 = none); every use also has a monochrome attribute. */
@@ -93,8 +100,11 @@ struct ui_screen_ops {
 	int (*key)(struct kt_ui *ui, struct ui_screen *s, enum ui_act act);
 };
 
-/* Index stored in ui_screen.vis for a synthetic row (the "callers" row of a lines screen). */
+/* Indexes stored in ui_screen.vis for synthetic rows (the "callers" and "callees" rows of a
+ * lines screen; help and frame lines use UI_VIS_CALLERS as "no result row behind it"). */
 #define UI_VIS_CALLERS ((size_t)-1)
+#define UI_VIS_CALLEES ((size_t)-2)
+#define UI_VIS_SYNTH(v) ((v) >= UI_VIS_CALLEES)
 
 struct ui_screen {
 	const struct ui_screen_ops *ops;
@@ -120,6 +130,15 @@ struct ui_screen {
 	uint64_t *keys; /* path hash per result row */
 	size_t capkeys;
 	int body_y, body_h; /* where the rows were last drawn (mouse) */
+	/* stacks: hits of every stack in the result (the %Func denominator) */
+	uint64_t stacks_total;
+	/* frames: the stack shown (function ids, leaf first) and its figures from the last
+	 * query, found again by its frames since stack rows are renumbered every refresh */
+	uint32_t *frames;
+	uint32_t nframes;
+	int frame_found;
+	uint64_t frame_hits;
+	double frame_pct, frame_kernel;
 };
 
 struct ui_prompt {
@@ -194,6 +213,10 @@ void ui_draw_status(struct kt_ui *ui, int y);
 /* ui_callers.c: rebuilds the visible rows of a tree from its expanded set */
 void ui_tree_sync(struct ui_screen *s);
 
+/* ui_stacks.c: the stacks total, and a frames screen's stack found again in its result */
+void ui_stacks_sync(struct ui_screen *s);
+void ui_frames_sync(struct ui_screen *s);
+
 /* ui_table.c: the generic row list every table screen draws with */
 void ui_table_draw(struct kt_ui *ui, struct ui_screen *s, int y, int h);
 void ui_table_sync(struct ui_screen *s);
@@ -224,9 +247,13 @@ void ui_put(int y, int x, int w, const char *s, int right);
 
 /* The screens. */
 extern const struct ui_screen_ops ui_modules_ops, ui_funcs_ops, ui_topfuncs_ops, ui_lines_ops,
-    ui_cpus_ops, ui_tasks_ops, ui_callers_ops, ui_help_ops;
-/* Opens the callers tree of function func (named name) above the top screen. */
+    ui_cpus_ops, ui_tasks_ops, ui_callers_ops, ui_callees_ops, ui_stacks_func_ops,
+    ui_stacks_module_ops, ui_frames_ops, ui_help_ops;
+/* Opens the callers (callees) tree of function func (named name) above the top screen. */
 int ui_open_callers(struct kt_ui *ui, uint32_t func, const char *name);
+int ui_open_callees(struct kt_ui *ui, uint32_t func, const char *name);
+/* Opens the hottest stacks of function func, or of module when func is KT_ANY. */
+int ui_open_stacks(struct kt_ui *ui, uint32_t module, uint32_t func, const char *name);
 /* Opens the lines of a function. */
 int ui_open_lines(struct kt_ui *ui, uint32_t func, const char *name);
 

@@ -84,6 +84,16 @@ static int act_callers(struct kt_ui *ui, struct ui_screen *s)
 	return screen_act(ui, s, UI_ACT_CALLERS);
 }
 
+static int act_callees(struct kt_ui *ui, struct ui_screen *s)
+{
+	return screen_act(ui, s, UI_ACT_CALLEES);
+}
+
+static int act_stacks(struct kt_ui *ui, struct ui_screen *s)
+{
+	return screen_act(ui, s, UI_ACT_STACKS);
+}
+
 static int act_back(struct kt_ui *ui, struct ui_screen *s)
 {
 	if (!s->below) {
@@ -332,8 +342,10 @@ static int act_redraw(struct kt_ui *ui, struct ui_screen *s)
 	return UI_R_REDRAW;
 }
 
-#define TREE UI_ON(UI_CALLERS)
+#define TREE UI_ON_TREES
 #define FUNCS (UI_ON(UI_FUNCS) | UI_ON(UI_TOPFUNCS) | UI_ON(UI_LINES))
+/* screens whose selection (or subject) is one function: g, G and S work there */
+#define ONFUNC (FUNCS | UI_ON_TREES | UI_ON(UI_FRAMES))
 #define OPENABLE (UI_ON_ROWS)
 
 /* First match wins: the tree's Left/Right come before the general Left. */
@@ -345,17 +357,19 @@ static const struct ui_key keys[] = {
     {KEY_HOME, "Home", UI_ON_ALL, act_home, "first row", NULL},
     {KEY_END, "End", UI_ON_ALL, act_end, "last row", NULL},
     {'\r', "Enter", OPENABLE, act_open,
-     "open the selected row (module > functions > lines > callers; CPU or task: filter)", "open"},
+     "open the row (module > functions > lines > callers; stack > frames; CPU/task: filter)",
+     "open"},
     {'\n', "Enter", OPENABLE, act_open, NULL, NULL},
     {KEY_ENTER, "Enter", OPENABLE, act_open, NULL, NULL},
-    {KEY_RIGHT, "Right", TREE, act_expand, "expand the selected caller", "expand"},
-    {KEY_LEFT, "Left", TREE, act_collapse, "collapse the caller (at the top: back)", "collapse"},
+    {KEY_RIGHT, "Right", TREE, act_expand, "expand the selected caller / callee", "expand"},
+    {KEY_LEFT, "Left", TREE, act_collapse, "collapse the node (at the top: back)", "collapse"},
     {KEY_BACKSPACE, "Backspace", UI_ON_ALL, act_back, "back to the previous screen", "back"},
     {127, "Backspace", UI_ON_ALL, act_back, NULL, NULL},
     {CTRL('h'), "Backspace", UI_ON_ALL, act_back, NULL, NULL},
     {KEY_LEFT, "Left", UI_ON_ALL & ~TREE, act_back, NULL, NULL},
     {27, "Esc", UI_ON_ALL, act_back, NULL, NULL},
-    {'g', "g", FUNCS, act_callers, "callers tree of the function (needs -g)", "callers"},
+    {'g', "g", ONFUNC, act_callers, "callers tree (needs -g)", "callers"},
+    {'G', "G", ONFUNC, act_callees, "callees tree (needs -g)", "callees"},
     {'c', "c", UI_ON_ROWS, act_cpus, "CPU screen (Enter filters every screen to a CPU)", "CPUs"},
     {'t', "t", UI_ON_ROWS, act_tasks, "tasks screen (Enter filters every screen to a task)",
      "tasks"},
@@ -378,6 +392,9 @@ static const struct ui_key keys[] = {
     {'w', "w", UI_ON_ALL, act_snapshot,
      "write a text snapshot of this screen and the levels under it", "snapshot"},
     {'W', "W", UI_ON_ALL, act_snapshot_as, "snapshot with a chosen format and file", NULL},
+    /* after the older keys, so they keep their place on a narrow key bar */
+    {'S', "S", ONFUNC | UI_ON(UI_MODULES), act_stacks,
+     "hottest stacks (needs -g)", "stacks"},
     {'h', "h", UI_ON_ALL, act_help, "this help (again: back)", "help"},
     {'?', "?", UI_ON_ALL, act_help, NULL, NULL},
     {'q', "q", UI_ON_ALL, act_quit, "quit (also Ctrl-C)", "quit"},
@@ -451,7 +468,7 @@ void ui_draw_keybar(struct kt_ui *ui, int y)
 	/* help and quit are always on the bar: keep room for them at its end */
 	for (size_t i = 0; i < NKEYS; i++)
 		if (keys[i].bar && (keys[i].on & kind) && is_essential(&keys[i]))
-			reserve += (int)(strlen(keys[i].name) + strlen(keys[i].bar)) + 2;
+			reserve += (int)(strlen(keys[i].name) + strlen(keys[i].bar)) + 3;
 	move(y, 0);
 	clrtoeol();
 	for (size_t i = 0; i < NKEYS; i++) {
@@ -462,7 +479,7 @@ void ui_draw_keybar(struct kt_ui *ui, int y)
 			continue;
 		need = (int)(strlen(k->name) + strlen(k->bar)) + 2;
 		if (is_essential(k))
-			reserve -= need;
+			reserve -= need + 1; /* what it reserved: need and the space after */
 		else if (x + need + reserve > ui->cols)
 			continue;
 		if (x + need > ui->cols)
@@ -481,8 +498,11 @@ void ui_draw_keybar(struct kt_ui *ui, int y)
 
 static void screens_of(unsigned on, char *buf, size_t len)
 {
-	static const char *names[UI_NKINDS] = {"modules", "functions", "top functions", "lines",
-					       "CPUs",	  "tasks",     "callers",	"help"};
+	static const char *names[UI_NKINDS] = {
+	    [UI_MODULES] = "modules", [UI_FUNCS] = "functions", [UI_TOPFUNCS] = "top functions",
+	    [UI_LINES] = "lines",     [UI_CPUS] = "CPUs",	[UI_TASKS] = "tasks",
+	    [UI_CALLERS] = "callers", [UI_CALLEES] = "callees", [UI_STACKS] = "stacks",
+	    [UI_FRAMES] = "frames",   [UI_HELP] = "help"};
 	size_t n = 0;
 
 	buf[0] = 0;

@@ -1,5 +1,6 @@
 /* One function's source lines (with debug info) or address buckets, led by a "callers"
- * row; Enter on any row (or g) opens the function's callers tree. */
+ * and a "callees" row; Enter on [callees] (or G) opens the function's callees tree, Enter
+ * on any other row (or g) its callers tree, S its hottest stacks. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -29,8 +30,14 @@ static void enter(struct kt_ui *ui, struct ui_screen *s)
 
 static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 {
+	int callees = s->vis && s->sel < s->nvis && s->vis[s->sel] == UI_VIS_CALLEES;
+
+	if ((act == UI_ACT_OPEN && callees) || act == UI_ACT_CALLEES)
+		return ui_open_callees(ui, s->arg, s->crumb);
 	if (act == UI_ACT_OPEN || act == UI_ACT_CALLERS)
 		return ui_open_callers(ui, s->arg, s->crumb);
+	if (act == UI_ACT_STACKS)
+		return ui_open_stacks(ui, KT_ANY, s->arg, s->crumb);
 	return UI_R_NONE;
 }
 

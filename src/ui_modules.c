@@ -1,5 +1,5 @@
 /* The main screen: one row per module (vmlinux, modules, [idle], [user]); Enter opens the
- * module's functions. */
+ * module's functions, S its hottest stacks. */
 #include "config.h"
 
 #include "ui_impl.h"
@@ -23,6 +23,8 @@ static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 	const struct kt_row *r = ui_sel_row(s);
 	struct ui_screen *n;
 
+	if (r && act == UI_ACT_STACKS)
+		return ui_open_stacks(ui, r->id, KT_ANY, r->name);
 	if (act != UI_ACT_OPEN || !r)
 		return UI_R_NONE;
 	n = ui_screen_new(ui, &ui_funcs_ops, r->id, r->name ? r->name : "?");

@@ -106,10 +106,17 @@ void ui_table_sync(struct ui_screen *s)
 {
 	size_t n = s->res.nrows + 1, j = 0;
 
-	if (s->ops->kind == UI_CALLERS) {
+	if (UI_ON(s->ops->kind) & UI_ON_TREES) {
 		ui_tree_sync(s);
 		return;
 	}
+	if (s->ops->kind == UI_FRAMES) {
+		ui_frames_sync(s);
+		return;
+	}
+	if (s->ops->kind == UI_STACKS)
+		ui_stacks_sync(s);
+	n++; /* room for the second synthetic row of a lines screen */
 	if (n > s->capvis) {
 		size_t *v = realloc(s->vis, n * sizeof(*v));
 
@@ -120,14 +127,16 @@ void ui_table_sync(struct ui_screen *s)
 		s->vis = v;
 		s->capvis = n;
 	}
-	if (s->ops->kind == UI_LINES)
+	if (s->ops->kind == UI_LINES) {
 		s->vis[j++] = UI_VIS_CALLERS;
+		s->vis[j++] = UI_VIS_CALLEES;
+	}
 	for (size_t i = 0; i < s->res.nrows; i++)
 		s->vis[j++] = i;
 	s->nvis = j;
 	if (s->sel_valid) {
 		for (size_t i = 0; i < s->nvis; i++) {
-			if (s->vis[i] != UI_VIS_CALLERS && s->res.rows[s->vis[i]].id == s->sel_id) {
+			if (!UI_VIS_SYNTH(s->vis[i]) && s->res.rows[s->vis[i]].id == s->sel_id) {
 				s->sel = i;
 				return;
 			}
@@ -140,7 +149,7 @@ void ui_table_sync(struct ui_screen *s)
 
 const struct kt_row *ui_sel_row(const struct ui_screen *s)
 {
-	if (!s->vis || s->sel >= s->nvis || s->vis[s->sel] == UI_VIS_CALLERS)
+	if (!s->vis || s->sel >= s->nvis || UI_VIS_SYNTH(s->vis[s->sel]))
 		return NULL;
 	return &s->res.rows[s->vis[s->sel]];
 }
@@ -294,11 +303,15 @@ static void draw_row(struct kt_ui *ui, struct ui_screen *s, const struct layout 
 	attrset(A_NORMAL);
 }
 
-static void draw_synthetic(struct kt_ui *ui, struct ui_screen *s, int y, int selected)
+static void draw_synthetic(struct kt_ui *ui, struct ui_screen *s, int y, size_t v, int selected)
 {
 	attrset(selected ? ui_attr(ui, UI_C_SEL, A_REVERSE) : ui_attr(ui, UI_C_KEY, A_BOLD));
 	mvhline(y, 0, ' ', ui->cols);
-	mvaddnstr(y, 0, "[callers] who calls this function (Enter or g; needs -g)", ui->cols);
+	mvaddnstr(y, 0,
+		  v == UI_VIS_CALLEES
+		      ? "[callees] what this function calls (Enter or G; needs -g)"
+		      : "[callers] who calls this function (Enter or g; needs -g)",
+		  ui->cols);
 	attrset(A_NORMAL);
 }
 
@@ -329,17 +342,17 @@ void ui_table_draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 			clrtoeol();
 			continue;
 		}
-		if (s->vis[i] == UI_VIS_CALLERS)
-			draw_synthetic(ui, s, y + line, i == s->sel);
+		if (UI_VIS_SYNTH(s->vis[i]))
+			draw_synthetic(ui, s, y + line, s->vis[i], i == s->sel);
 		else
 			draw_row(ui, s, &L, y + line, &s->res.rows[s->vis[i]], i == s->sel);
 	}
-	if (!s->nvis || (s->ops->kind == UI_LINES && s->nvis == 1)) {
+	if (!s->nvis || (s->ops->kind == UI_LINES && s->nvis == 2)) {
 		const char *msg = s->have_res
 				      ? (s->text[0] ? "no rows match the filter" : "no samples yet")
 				      : "no data (the aggregator has not answered)";
 
-		mvaddnstr(y + (s->nvis ? 1 : 0), 2, msg, ui->cols - 2);
+		mvaddnstr(y + (int)s->nvis, 2, msg, ui->cols - 2);
 	}
 }
 
