@@ -8,7 +8,8 @@
 # file-system walks (many distinct kernel functions and call chains). kerntop runs in batch mode
 # with -g (stack interning too) and one JSON report per second; RSS (VmRSS) is read from
 # /proc/PID/status every SOAK_INTERVAL seconds (default 60).
-#   tests/soak.sh [MINUTES]        env: KERNTOP=path/to/kerntop, SOAK_INTERVAL=60
+#   tests/soak.sh [MINUTES]        env: KERNTOP=path/to/kerntop, SOAK_INTERVAL=60,
+#                                  SOAK_CHURN=0 (only the dd load: no new pids, few new functions)
 set -u
 min=${1:-30}
 interval=${SOAK_INTERVAL:-60}
@@ -27,16 +28,18 @@ for c in $(seq 0 $(($(nproc) - 1))); do
 	taskset -c "$c" dd if=/dev/zero of=/dev/null bs=512 2>/dev/null &
 	PIDS="$PIDS $!"
 done
-sh -c 'while :; do /bin/true; done' &
-PIDS="$PIDS $!"
-sh -c 'while :; do find /usr /proc/sys -maxdepth 3 >/dev/null 2>&1; done' &
-PIDS="$PIDS $!"
+if [ "${SOAK_CHURN:-1}" != 0 ]; then
+	sh -c 'while :; do /bin/true; done' &
+	PIDS="$PIDS $!"
+	sh -c 'while :; do find /usr /proc/sys -maxdepth 3 >/dev/null 2>&1; done' &
+	PIDS="$PIDS $!"
+fi
 
 "$K" -b -g -d 1 --format json >"$TMP/reports.json" 2>"$TMP/err" &
 kp=$!
 PIDS="$kp $PIDS"
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$kp/status" 2>/dev/null; }
-echo "soak: kerntop pid $kp, $min minutes, RSS every $interval s (KiB)"
+echo "soak: kerntop pid $kp, $min minutes, RSS every $interval s (KiB), churn ${SOAK_CHURN:-1}"
 first=
 last=
 i=1

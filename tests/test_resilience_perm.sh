@@ -31,8 +31,9 @@ if command -v tmux >/dev/null 2>&1; then
 	. "$top_srcdir/tests/ui_lib.sh"
 	ui_start 80 24 KERNTOP_INJECT_PERF_ERRNO=EACCES --
 	see "^EXIT=1" "injected EACCES, viewer: exit 1" 5
-	see "^kerntop: perf_event_open cpu-clock on cpu [0-9]+: permission denied" "injected EACCES, viewer: the message is on the normal screen" 2
-	is "$(tm display -p -t ui '#{alternate_on}')" 0 "injected EACCES, viewer: not left in the alternate screen"
+	like "$(cat "$TMP/stderr" 2>/dev/null)" "^kerntop: perf_event_open cpu-clock on cpu [0-9]+: permission denied" "injected EACCES, viewer: the message is on stderr"
+	is "$(wc -l <"$TMP/stderr" | tr -d ' ')" 1 "injected EACCES, viewer: one line"
+	is "$(tm display -p -t "$S" '#{alternate_on}')" 0 "injected EACCES, viewer: not left in the alternate screen"
 fi
 
 # The real refusal.

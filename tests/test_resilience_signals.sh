@@ -75,22 +75,22 @@ ok $([ "$n" != bad ] && [ "$n" -ge 1 ]; echo $?) "batch, mixed storm: whole repo
 # term_restored DESCRIPTION: kerntop has exited and the pane's terminal is back to normal.
 term_restored() {
 	see "^EXIT=$2" "$1: kerntop exited with status $2" 10
-	is "$(tm display -p -t ui '#{alternate_on}')" 0 "$1: alternate screen left (rmcup)"
-	is "$(tm display -p -t ui '#{cursor_flag}')" 1 "$1: cursor visible"
-	tty=$(tm display -p -t ui '#{pane_tty}')
+	is "$(tm display -p -t "$S" '#{alternate_on}')" 0 "$1: alternate screen left (rmcup)"
+	is "$(tm display -p -t "$S" '#{cursor_flag}')" 1 "$1: cursor visible"
+	tty=$(tm display -p -t "$S" '#{pane_tty}')
 	modes=$(stty -a -F "$tty" 2>&1 | tr ' ;' '\n\n' | grep -xE -- '-?(icanon|echo|isig|icrnl|opost)' | tr '\n' ' ')
 	is "$modes" "icrnl opost isig icanon echo " "$1: stty shows a sane line discipline"
 }
-kpid() { ps -o pid= --ppid "$(tm display -p -t ui '#{pane_pid}')" | tr -d ' ' | head -1; }
+kpid() { ps -o pid= --ppid "$(tm display -p -t "$S" '#{pane_pid}')" | tr -d ' ' | head -1; }
 
 for sig in INT TERM; do
 	ui_start 100 30 -- -d 0.2 --log "$TMP/ui-$sig.log"
 	see "vmlinux" "viewer ($sig run): the live module list is up" 10
 	kp=$(kpid)
 	storm WINCH 300 "$kp"
-	tm resize-window -t ui -x 40 -y 12 2>/dev/null
+	tm resize-window -t "$S" -x 40 -y 12 2>/dev/null
 	sleep 0.3
-	tm resize-window -t ui -x 100 -y 30 2>/dev/null
+	tm resize-window -t "$S" -x 100 -y 30 2>/dev/null
 	storm WINCH 300 "$kp"
 	see "vmlinux" "viewer: still drawing after 600 SIGWINCH and two resizes" 5
 	unseen "^EXIT=" "viewer: still running" 1
