@@ -181,6 +181,11 @@ static void draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 				  "no call chains were sampled: start kerntop with -g "
 				  "(--call-graph), or replay a recording made with -g",
 				  ui->cols - 2);
+		else if (s->ops->kind == UI_CALLERS && s->res.nrows && !s->res.rows[0].hits)
+			mvaddnstr(my, 2,
+				  "no sampled stack ends in this function in the current window "
+				  "(G: what it calls; a: cumulative)",
+				  ui->cols - 2);
 		else if (s->ops->kind == UI_CALLEES)
 			mvaddnstr(my, 2,
 				  "no callees in the current window: the function is the leaf "

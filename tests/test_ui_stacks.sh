@@ -84,7 +84,17 @@ is "$(cat "$TMP/got.tree")" "      Hits   %Func  Function -> callees
          1   3.12%      r [vmlinux]
          1   3.12%        r [vmlinux]
          1   3.12%          f [vmlinux]" "the snapshot holds the whole callees tree, collapsed nodes included"
-keys BSpace BSpace
+# S and g on a tree node: the views about that node's function
+keys Home Down Down
+see '^modules > vmlinux > f > callers > do_syscall_64 > callees +3/5' "c selected"
+keys S
+see '^modules > vmlinux > f > callers > do_syscall_64 > callees > c > stacks' "S on a node: its stacks"
+see 'no sampled stack ends in this function in the current window' "c is never a leaf: says so"
+keys BSpace g
+see '^modules > vmlinux > f > callers > do_syscall_64 > callees > c > callers ' "g on a node: its callers"
+see '^  c +vmlinux +0 +0\.0%' "callers count stacks ending in c: none"
+see 'no sampled stack ends in this function in the current window \(G: what it calls' "and says so"
+keys BSpace BSpace BSpace
 see '^f +15 ' "back to the functions"
 
 # S on f: its hottest stacks
@@ -106,6 +116,11 @@ is "$(lines_after '^ +# Frame' | sed 's/  */ /g')" " 1 asm_common_interrupt vmli
  2 m_rx netmod
  3 f vmlinux" "one frame per line, root first, with its module"
 see "this stack: 4 hits, 26\\.7% of the function's stacks, 7\\.0% %Kernel" "how hot the stack is"
+keys G
+see '^modules > vmlinux > f > stacks > stack 2 > asm_common_interrupt > callees ' "G on a frame: its callees"
+see '^  - m_rx +netmod +4 +100\.0%' "asm_common_interrupt -> m_rx 4"
+see '^      f +vmlinux +4 +100\.0%' "-> f 4"
+keys BSpace
 keys Down Enter
 see '^modules > vmlinux > f > stacks > stack 2 > m_rx ' "Enter on a frame: that function's lines"
 see '^\[callees\] ' "with its [callers] and [callees] rows"
