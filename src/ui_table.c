@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ui_impl.h"
 
@@ -101,6 +102,17 @@ void ui_col_module(const struct kt_ui *ui, const struct ui_screen *s, const stru
 	snprintf(buf, len, "%s", r->module ? r->module : "");
 }
 
+/* Case-insensitive substring: the viewer's own text filter where the aggregator has none. */
+static int contains_ci(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; hay && *hay; hay++)
+		if (!strncasecmp(hay, needle, n))
+			return 1;
+	return 0;
+}
+
 /* Rebuilds the visible rows after a query and finds the selected row again by its id. */
 void ui_table_sync(struct ui_screen *s)
 {
@@ -131,8 +143,13 @@ void ui_table_sync(struct ui_screen *s)
 		s->vis[j++] = UI_VIS_CALLERS;
 		s->vis[j++] = UI_VIS_CALLEES;
 	}
-	for (size_t i = 0; i < s->res.nrows; i++)
+	for (size_t i = 0; i < s->res.nrows; i++) {
+		/* stacks: the aggregator filters flat views only; keep stacks with a frame matching */
+		if (s->ops->kind == UI_STACKS && s->text[0] &&
+		    !contains_ci(s->res.rows[i].name, s->text))
+			continue;
 		s->vis[j++] = i;
+	}
 	s->nvis = j;
 	if (s->sel_valid) {
 		for (size_t i = 0; i < s->nvis; i++) {

@@ -126,6 +126,14 @@ see '^modules > vmlinux > f > stacks > stack 2 > m_rx ' "Enter on a frame: that 
 see '^\[callees\] ' "with its [callers] and [callees] rows"
 keys BSpace BSpace
 see '^modules > vmlinux > f > stacks +2/5$' "back on the stacks, selection kept"
+keys / M _ R x Enter
+see '^modules > vmlinux > f > stacks +filter "M_Rx" +1/1$' "/ on the stacks: a case-insensitive frame filter"
+capture
+is "$(lines_after '^Stack ' | sed 's/  */ /g')" "asm_common_interrupt > m_rx > f 4 26.7% 7.0%" "only the stack through m_rx, % still of all of f's stacks"
+keys / C-u Enter
+see '^modules > vmlinux > f > stacks +1/5$' "empty filter: every stack again"
+keys Down
+see '^modules > vmlinux > f > stacks +2/5$' "second stack selected"
 keys Space Space
 see 'resumed' "a new status line (the last one named the callees snapshot)"
 keys w
