@@ -23,6 +23,7 @@
 #define PARANOID "/proc/sys/kernel/perf_event_paranoid"
 #define MAX_RATE "/proc/sys/kernel/perf_event_max_sample_rate"
 #define MAX_STACK "/proc/sys/kernel/perf_event_max_stack"
+#define MLOCK_KB "/proc/sys/kernel/perf_event_mlock_kb"
 #define INJECT_ENV "KERNTOP_INJECT_PERF_ERRNO"
 
 /* Upper bound on CPU numbers we accept from sysfs or -C (kernel NR_CPUS is at most 8192). */
@@ -265,6 +266,66 @@ static int open_error(const struct perf_source *p, uint32_t cpu, int e, char *er
 	}
 }
 
+static size_t pow2_up(size_t n)
+{
+	size_t v = 1;
+
+	while (v < n && v < ((size_t)1 << (sizeof(size_t) * 8 - 2)))
+		v <<= 1;
+	return v;
+}
+
+size_t kt_perf_ring_pages(uint64_t rate_hz, size_t sample_bytes, size_t min_bytes, long page,
+			  long mlock_kb)
+{
+	size_t min_pages = pow2_up((min_bytes + (size_t)page - 1) / (size_t)page);
+	size_t cap = 1, want, limit;
+	uint64_t bytes;
+
+	if (mlock_kb <= 0)
+		mlock_kb = 516;
+	/* perf's perf_event_mlock_kb_in_pages(): the limit covers the control page too. */
+	limit = (size_t)mlock_kb * 1024 > (size_t)page
+		    ? ((size_t)mlock_kb * 1024 - (size_t)page) / (size_t)page
+		    : 1;
+	while (cap * 2 <= limit)
+		cap *= 2;
+	if (rate_hz > 100000000)
+		rate_hz = 100000000; /* far above any kernel's max_sample_rate: no overflow */
+	bytes = rate_hz * sample_bytes * PERF_RING_HOLD_MS / 1000;
+	want = pow2_up((size_t)((bytes + (uint64_t)page - 1) / (uint64_t)page));
+	if (want > cap)
+		want = cap;
+	return want > min_pages ? want : min_pages;
+}
+
+/* Samples per second per CPU we asked for, or 0 when it is not known (-c with cycles). */
+static uint64_t sample_rate(const struct perf_source *p)
+{
+	if (p->attr.freq)
+		return p->attr.sample_freq;
+	if (is_clock(p->event) && p->attr.sample_period)
+		return 1000000000ull / p->attr.sample_period;
+	return 0;
+}
+
+/* Ring size for this session (see kt_perf_ring_pages and docs/sampling.md). */
+static size_t ring_pages(const struct perf_source *p)
+{
+	size_t sz = PERF_SAMPLE_BYTES;
+	char v[32] = "";
+	long kb = 0;
+
+	if (p->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
+		sz += 8 + 8 * ((size_t)p->attr.sample_max_stack + 2);
+	if (read_small(MLOCK_KB, v, sizeof(v)) == 0)
+		kb = strtol(v, NULL, 10);
+	return kt_perf_ring_pages(sample_rate(p), sz,
+				  p->attr.sample_type & PERF_SAMPLE_CALLCHAIN ? PERF_RING_MIN_BYTES_CG
+									     : PERF_RING_MIN_BYTES,
+				  sysconf(_SC_PAGESIZE), kb);
+}
+
 static int map_ring(struct perf_source *p, struct perf_cpu *c)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -454,7 +515,7 @@ int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, 
 	p->base.ops = &perf_ops;
 	snprintf(p->sysroot, sizeof(p->sysroot), "%s", o->sysroot ? o->sysroot : "");
 	setup_attr(p, o);
-	p->pages = o->callchain ? 128 : 64;
+	p->pages = ring_pages(p);
 
 	/* Per-CPU tables are sized by the possible CPUs, so a CPU coming online later fits. */
 	top = read_cpu_file(p, CPU_POSSIBLE, online);
@@ -521,8 +582,9 @@ int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, 
 		if (r < 0)
 			goto fail;
 	}
-	for (uint32_t i = 0; i < p->base.info.ncpus; i++)
-		ioctl(p->cpu[p->sampled[i]].fd, PERF_EVENT_IOC_ENABLE, 0);
+	/* Enabled by the first read, not here: the caller loads its symbol tables (and the
+	 * viewer) between open and its first read, 120-290 ms measured on a busy 2-CPU machine,
+	 * during which nothing drains the rings (see docs/sampling.md). */
 	free(online);
 	*out = &p->base;
 	return 0;
@@ -628,6 +690,12 @@ static int perf_read(struct kt_source *s, const struct kt_sink *sink, int *timeo
 		rebuild_cpu_list(p);
 	reap_hung(p, sink);
 	kt_perf_drain(p, sink);
+	/* The first read starts sampling (after draining: the rings are empty until now). */
+	if (!p->started) {
+		for (uint32_t i = 0; i < p->base.info.ncpus; i++)
+			ioctl(p->cpu[p->sampled[i]].fd, PERF_EVENT_IOC_ENABLE, 0);
+		p->started = 1;
+	}
 	*timeout_ms = DRAIN_MS;
 	if (p->rec_err) {
 		/* The recorder keeps the first failure with its message: flush hands it over. */
@@ -667,7 +735,7 @@ static void hotplug(struct perf_source *p, char *msg, size_t msglen)
 			snprintf(line, sizeof(line), "cpu %u went offline: no longer sampled", i);
 			add_notice(msg, msglen, line);
 		} else if (c->fd < 0 && online[i] && p->wanted[i]) {
-			r = open_cpu(p, i, 1);
+			r = open_cpu(p, i, p->started);
 			if (r == 0) {
 				rebuild_cpu_list(p);
 				c->failed = 0;

@@ -33,6 +33,7 @@ struct perf_source {
 	uint32_t *sampled;    /* CPU numbers now sampled (info.cpus) */
 	uint8_t *wanted;      /* CPUs of -C, or every possible CPU */
 	size_t pages;	      /* data pages per ring */
+	int started;	      /* events enabled (by the first read) */
 	char sysroot[PATH_MAX];
 	char event[32];
 	struct kt_recorder *rec;
@@ -43,6 +44,23 @@ struct perf_source {
 	uint64_t frames[KT_MAX_STACK];
 	unsigned char bounce[PERF_MAX_RECORD];
 };
+
+/* Bytes of one sample record with our sample_type: header, ip, pid/tid, time, cpu, period;
+ * with a call chain add nr and up to max_stack frames (+ 2 context markers). */
+#define PERF_SAMPLE_BYTES 48
+/* Smallest ring, whatever the rate: room for bursts of COMM/FORK records at low rates. */
+#define PERF_RING_MIN_BYTES (256u * 1024)
+#define PERF_RING_MIN_BYTES_CG (512u * 1024)
+/* A ring holds at least this long of samples at the requested rate: a caller busy that long
+ * (a slow refresh, a stalled terminal) loses nothing; perf record's 512 KiB at 20000 Hz. */
+#define PERF_RING_HOLD_MS 500
+
+/* Data pages of each CPU's ring (a power of two): PERF_RING_HOLD_MS of samples of
+ * sample_bytes at rate_hz (0: unknown rate), rounded up to a power of two pages, capped
+ * like perf does by kernel.perf_event_mlock_kb (minus the control page, rounded down to a
+ * power of two; mlock_kb <= 0: the kernel default 516), never below min_bytes. */
+size_t kt_perf_ring_pages(uint64_t rate_hz, size_t sample_bytes, size_t min_bytes, long page,
+			  long mlock_kb);
 
 /* Drains every open ring into sink (source_perf_ring.c). */
 void kt_perf_drain(struct perf_source *p, const struct kt_sink *sink);

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 
 #include "test_source_live.h"
+#include "../src/source_perf.h"
 
 static volatile sig_atomic_t renamed;
 
@@ -215,6 +216,67 @@ static void test_callchain(void)
 	is_str(c.first_comm[0], "ktspin-a", "comm: name of a task running before open, from /proc");
 	is_str(c.watch_comm[0], "ktspin-b", "comm: a rename arrives as a COMM record");
 	is_int(c.watch_comms[0], 2, "comm: one fallback read, then the record");
+}
+
+/* 20000 Hz on every busy CPU: the rings are sized for half a second of samples (512 KiB
+ * here, mlock_kb 516), so a drain 350 ms late loses nothing, where the old fixed 256 KiB
+ * rings (273 ms) overflowed. */
+static void test_high_rate(int ncpus)
+{
+	struct kt_source_opts o = base_opts();
+	struct kt_source *s;
+	struct perf_source *p;
+	struct counts c;
+	char err[KT_ERRLEN], v[32] = "";
+	long page = sysconf(_SC_PAGESIZE), kb = 0;
+	struct kt_sink k;
+	uint64_t ring;
+	int fd, r, timeout;
+	ssize_t n;
+
+	memset(&c, 0, sizeof(c));
+	o.user = 1;
+	o.freq_hz = 20000;
+	r = kt_source_open(&o, &s, err, sizeof(err));
+	if (r == -EINVAL) {
+		/* the kernel lowered perf_event_max_sample_rate below 20000 (slow sampling) */
+		printf("# 20000 Hz refused: %s\n", err);
+		ok(1, "# SKIP high rate refused by the kernel");
+		return;
+	}
+	is_int(r, 0, "20000 Hz: opens");
+	if (r)
+		return;
+	fd = open("/proc/sys/kernel/perf_event_mlock_kb", O_RDONLY);
+	n = fd >= 0 ? read(fd, v, sizeof(v) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n > 0)
+		kb = strtol(v, NULL, 10);
+	p = (struct perf_source *)s;
+	ring = p->cpu[p->sampled[0]].data_size;
+	is_int(ring,
+	       (uint64_t)kt_perf_ring_pages(20000, PERF_SAMPLE_BYTES, PERF_RING_MIN_BYTES, page, kb) *
+		   (uint64_t)page,
+	       "20000 Hz: ring sized by the rule");
+	printf("# ring %llu KiB per CPU (mlock_kb %ld)\n", (unsigned long long)ring / 1024, kb);
+	/* Sampling starts at the first read (not at open), so the caller's start-up work
+	 * between open and its loop loses nothing and counts nothing. */
+	usleep(200000);
+	k = sink_for(&c);
+	kt_source_read(s, &k, &timeout, err, sizeof(err));
+	is_int(c.samples + c.lost, 0, "20000 Hz: nothing sampled before the first read");
+	/* Then a loop stalled 350 ms (a slow refresh) must not overflow the ring. */
+	usleep(350000);
+	pump(s, &c, 700);
+	kt_source_free(s);
+	printf("# %llu samples, %llu lost on %d CPUs\n", (unsigned long long)c.samples,
+	       (unsigned long long)c.lost, ncpus);
+	ok(c.samples >= 20000ull * (uint64_t)ncpus / 2, "20000 Hz: the late drain got them");
+	if (ring >= 512 * 1024)
+		is_int(c.lost, 0, "20000 Hz: nothing lost after a drain 350 ms late");
+	else
+		ok(1, "# SKIP lost count: mlock_kb leaves a ring under 512 KiB");
 }
 
 static void test_cpu0(void)
@@ -573,6 +635,7 @@ int main(void)
 	test_default(cpus, ncpus, dd);
 	test_user(ncpus);
 	test_callchain();
+	test_high_rate(ncpus);
 	test_tcp_callchain();
 	test_cpu0();
 	test_cycles();

@@ -135,6 +135,36 @@ static void on_throttle(void *ctx, uint32_t cpu, int on, uint64_t t)
 		v->unthrottles++;
 }
 
+/* The ring-size rule (docs/sampling.md): half a second of samples at the requested rate,
+ * a power of two pages, capped by perf_event_mlock_kb as perf does, never below the floor. */
+static void ring_sizes(void)
+{
+	const size_t cg = PERF_SAMPLE_BYTES + 8 + 8 * (32 + 2); /* -g, --max-stack 32 */
+
+	is_int(kt_perf_ring_pages(997, 48, PERF_RING_MIN_BYTES, 4096, 516), 64,
+	       "997 Hz: the 256 KiB floor (24 KB of samples in 0.5 s)");
+	is_int(kt_perf_ring_pages(5000, 48, PERF_RING_MIN_BYTES, 4096, 516), 64,
+	       "5000 Hz: 120 KB in 0.5 s, still the floor");
+	is_int(kt_perf_ring_pages(20000, 48, PERF_RING_MIN_BYTES, 4096, 516), 128,
+	       "20000 Hz: 480 KB in 0.5 s, 512 KiB (perf record's size)");
+	is_int(kt_perf_ring_pages(20000, 48, PERF_RING_MIN_BYTES, 4096, 0), 128,
+	       "mlock_kb unreadable: the kernel default 516");
+	is_int(kt_perf_ring_pages(50000, 48, PERF_RING_MIN_BYTES, 4096, 516), 128,
+	       "50000 Hz: 1.2 MB wanted, capped at 512 KiB by mlock_kb 516");
+	is_int(kt_perf_ring_pages(50000, 48, PERF_RING_MIN_BYTES, 4096, 2052), 512,
+	       "50000 Hz with mlock_kb 2052: 2 MiB");
+	is_int(kt_perf_ring_pages(20000, 48, PERF_RING_MIN_BYTES, 4096, 132), 64,
+	       "a cap below the floor: the floor (map_ring halves if refused)");
+	is_int(kt_perf_ring_pages(0, 48, PERF_RING_MIN_BYTES, 4096, 516), 64,
+	       "unknown rate (-c with cycles): the floor");
+	is_int(kt_perf_ring_pages(997, cg, PERF_RING_MIN_BYTES_CG, 4096, 516), 128,
+	       "-g at 997 Hz: the 512 KiB floor");
+	is_int(kt_perf_ring_pages(20000, cg, PERF_RING_MIN_BYTES_CG, 4096, 4100), 1024,
+	       "-g at 20000 Hz with mlock_kb 4100: 3.3 MB wanted, 4 MiB");
+	is_int(kt_perf_ring_pages(20000, 48, PERF_RING_MIN_BYTES, 65536, 516), 4,
+	       "64 KiB pages: 8 wanted, mlock_kb 516 allows 7, rounded down to 4");
+}
+
 int main(void)
 {
 	static struct perf_source p;
@@ -252,5 +282,6 @@ int main(void)
 	is_int(v.samples, 0, "truncated record: not delivered");
 	is_int(pc->data_tail, head, "truncated record: skipped to head");
 	free(p.tid_seen);
+	ring_sizes();
 	return tap_done();
 }
