@@ -346,7 +346,10 @@ int kt_pscript_open(struct kt_pscript *d, const char *buf, size_t len, char *err
 			p = le + 1;
 			continue;
 		} else {
-			d->prescan_skipped++;
+			if (!d->prescan_skipped++) {
+				d->first_bad = p;
+				d->first_bad_len = (size_t)(le - p);
+			}
 		}
 		want_frame = 0;
 		p = le + 1;
@@ -382,10 +385,19 @@ int kt_pscript_open(struct kt_pscript *d, const char *buf, size_t len, char *err
 		d->info.period = 1000000000ull / 997;
 	d->info.callchain = chain;
 	d->info.user = user_seen;
-	if (d->prescan_skipped)
+	if (d->prescan_skipped) {
+		char quote[61];
+		size_t n = d->first_bad_len < 60 ? d->first_bad_len : 60;
+
+		/* Quote the first bad line, safe for a terminal. */
+		for (size_t i = 0; i < n; i++)
+			quote[i] = d->first_bad[i] >= 0x20 && d->first_bad[i] < 0x7f ? d->first_bad[i] : '?';
+		quote[n] = 0;
 		snprintf(d->notice, sizeof(d->notice),
-			 "perf script: %llu line(s) that are neither samples nor frames will be skipped",
-			 (unsigned long long)d->prescan_skipped);
+			 "perf script: %llu line(s) that are neither samples nor frames will be skipped "
+			 "(first: '%s')",
+			 (unsigned long long)d->prescan_skipped, quote);
+	}
 	return 0;
 }
 

@@ -185,6 +185,8 @@ struct kt_pscript {
 	size_t len, pos;
 	uint64_t nsamples, first_t, last_t;
 	uint64_t skipped, prescan_skipped;
+	const char *first_bad;    /* first skipped line, quoted in the notice */
+	size_t first_bad_len;
 	int have_pending;
 	struct kt_rp_event pending;
 	struct kt_pscript_comm *comms;
