@@ -404,7 +404,14 @@ int kt_rec_open(const char *path, const struct kt_source_info *info, const char 
 	free(ks);
 	free(mods);
 	if (e) {
-		snprintf(err, errlen, "%s", r->msg);
+		/* Nothing usable was written yet: say so, and remove the stub. */
+		if (e == -ENOSPC || e == -EDQUOT)
+			snprintf(err, errlen,
+				 "%.300s: disk full before the recording could start (%s); nothing was "
+				 "kept: free space or record to another filesystem",
+				 path, strerror(-e));
+		else
+			snprintf(err, errlen, "%s; nothing was kept", r->msg);
 		close(r->fd);
 		unlink(path);
 		free(r->buf);

@@ -58,7 +58,7 @@ is "$(wc -l <"$O/o.err" | tr -d ' ')" 1 "-o on a full disk: one line"
 is "$(cat "$O/o.ls" | tr '\n' ' ')" "fill " "-o on a full disk: no file published, no temp file left"
 
 is "$(cat "$O/r.rc")" 1 "--record on a full disk: exit 1"
-like "$(cat "$O/r.err")" "^kerntop: .*/rec: disk full after [0-9]+ bytes \(No space left on device\).*free space or record to another filesystem" \
+like "$(cat "$O/r.err")" "^kerntop: .*/rec: disk full before the recording could start \(No space left on device\); nothing was kept: free space or record to another filesystem" \
 	"--record on a full disk: the message names the file, ENOSPC and the fix"
 is "$(wc -l <"$O/r.err" | tr -d ' ')" 1 "--record on a full disk: one line"
 is "$(cat "$O/r.ls" | tr '\n' ' ')" "fill " "--record on a full disk: nothing replayable fits, so no file is left"
