@@ -152,6 +152,13 @@ static int drop_privileges(struct app *a)
 	gid = strtol(g, &end, 10);
 	if (*end || gid < 0)
 		return 0;
+	/* The recording was created as root moments ago: hand it to the user who asked for it. */
+	if (a->opts->record &&
+	    fchownat(AT_FDCWD, a->opts->record, (uid_t)uid, (gid_t)gid, AT_SYMLINK_NOFOLLOW) < 0) {
+		snprintf(a->err, sizeof(a->err), "%s: cannot give the recording to SUDO_UID %ld (%s)",
+			 a->opts->record, uid, strerror(errno));
+		return -EPERM;
+	}
 	if (setgroups(0, NULL) < 0 || setgid((gid_t)gid) < 0 || setuid((uid_t)uid) < 0) {
 		snprintf(a->err, sizeof(a->err),
 			 "cannot drop privileges to SUDO_UID %ld (%s); use --keep-privileges to stay root",

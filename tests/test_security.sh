@@ -116,6 +116,10 @@ like "$(cat "$TMP/err")" "^$" "under sudo: nothing on stderr"
 refuse "under sudo, -o into a root-only directory" "not writable|Permission denied" \
 	env SUDO_UID=65534 SUDO_GID=65534 "$KERNTOP" -b -n 1 -d 0.1 -o "$TMP/d/as-nobody.json"
 
+SUDO_UID=65534 SUDO_GID=65534 "$KERNTOP" -b -n 1 -d 0.2 --record "$TMP/user/rec.ktr" >/dev/null 2>"$TMP/err"
+is "$?" 0 "under sudo with --record: kerntop runs"
+is "$(stat -c '%u:%g %a' "$TMP/user/rec.ktr" 2>/dev/null)" "65534:65534 600" "under sudo: the recording belongs to the user, mode 0600"
+
 SUDO_UID=65534 SUDO_GID=65534 "$KERNTOP" -b -n 4 -d 0.3 --keep-privileges -o "$TMP/d/kept.json" 2>"$TMP/err" &
 kp=$!
 sleep 0.6
