@@ -59,7 +59,8 @@ struct kt_source_stats {
 /* Return of kt_source_read when a replay has delivered its last sample. */
 #define KT_SOURCE_EOF 1
 
-/* Opens the source described by o (replay when o->replay is set). Returns 0, or -errno
+/* Opens the source described by o (replay when o->replay is set); live sampling starts at
+ * the first kt_source_read, so setup time is never lost to full rings. Returns 0, or -errno
  * with a one-line message naming the cause and the fix (e.g. perf_event_paranoid). */
 int kt_source_open(const struct kt_source_opts *o, struct kt_source **out, char *err, size_t errlen);
 void kt_source_free(struct kt_source *s);
