@@ -371,7 +371,7 @@ static void name_row(struct kt_agg *a, const struct kt_query *q, struct kt_resul
 
 		row->id = (uint32_t)k0;
 		row->pid = t ? t->pid : -1;
-		row->tid = t ? t->tid : -1;
+		row->tid = t && t->pid >= 0 ? t->tid : -1; /* a group of merged tasks: -1 */
 		if (t && t->comm[0]) {
 			row->name = t->comm;
 		} else {

@@ -81,8 +81,11 @@ static void title(const struct snap *sn, const struct kt_query *q, char *buf, si
 		const struct kt_task *t =
 		    kt_window_task_info(kt_agg_window(sn->agg), q->filter.task);
 
-		snprintf(buf + n, len - (size_t)n, " of task %d %s", t ? t->tid : -1,
-			 t ? t->comm : "");
+		if (t && t->pid < 0) /* a group of tasks merged per command name */
+			snprintf(buf + n, len - (size_t)n, " of tasks %s", t->comm);
+		else
+			snprintf(buf + n, len - (size_t)n, " of task %d %s", t ? t->tid : -1,
+				 t ? t->comm : "");
 	}
 }
 

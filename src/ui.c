@@ -164,6 +164,30 @@ void ui_screen_free(struct ui_screen *s)
 	free(s);
 }
 
+uint32_t ui_task_id(const struct kt_ui *ui)
+{
+	const struct kt_task *t;
+	uint32_t id;
+
+	if (ui->filter.task == KT_ANY || !ui->env.win)
+		return ui->filter.task;
+	t = kt_window_task_info(ui->env.win, ui->filter.task);
+	if (t && t->pid == ui->task_pid && t->tid == ui->task_tid)
+		return ui->filter.task;
+	id = kt_window_task_find(ui->env.win, ui->task_pid, ui->task_tid);
+	return id == UINT32_MAX ? UI_TASK_GONE : id;
+}
+
+/* Filters every screen to a task (KT_ANY: all tasks), remembered by its pid and tid. */
+void ui_set_task(struct kt_ui *ui, uint32_t id)
+{
+	const struct kt_task *t = ui->env.win ? kt_window_task_info(ui->env.win, id) : NULL;
+
+	ui->filter.task = t ? id : KT_ANY;
+	ui->task_pid = t ? t->pid : 0;
+	ui->task_tid = t ? t->tid : 0;
+}
+
 /* The screen's query with the global filters folded in. */
 void ui_build_query(const struct kt_ui *ui, const struct ui_screen *s, struct kt_query *out)
 {
@@ -173,7 +197,7 @@ void ui_build_query(const struct kt_ui *ui, const struct ui_screen *s, struct kt
 	if (s->ops->kind != UI_CPUS)
 		q.filter.cpu = ui->filter.cpu;
 	if (s->ops->kind != UI_TASKS)
-		q.filter.task = ui->filter.task;
+		q.filter.task = ui_task_id(ui);
 	q.filter.text = s->text[0] ? s->text : NULL;
 	if (s->ops->ncols && s->ops->cols[s->sort_col].sort >= 0)
 		q.sort = (enum kt_sort)s->ops->cols[s->sort_col].sort;
@@ -212,6 +236,7 @@ static void requery_all(struct kt_ui *ui)
 	struct kt_source_stats st;
 
 	f.text = NULL;
+	f.task = ui_task_id(ui);
 	kt_agg_summary(ui->env.agg, &f, &ui->sum);
 	if (ui->env.src) {
 		kt_source_stats(ui->env.src, &st);
@@ -224,7 +249,7 @@ static void requery_all(struct kt_ui *ui)
 		struct kt_query q = {.view = KT_VIEW_CPUS, .module = KT_ANY, .func = KT_ANY};
 
 		kt_filter_all(&q.filter);
-		q.filter.task = ui->filter.task;
+		q.filter.task = f.task;
 		q.filter.hide_idle = ui->filter.hide_idle;
 		ui->have_cpus = kt_agg_query(ui->env.agg, &q, &ui->cpus) >= 0;
 	}

@@ -100,14 +100,17 @@ static void draw_title(struct kt_ui *ui)
 		seg(ui, mark, buf);
 	}
 	if (ui->filter.task != KT_ANY) {
+		uint32_t id = ui_task_id(ui);
 		const struct kt_task *t =
-		    ui->env.win ? kt_window_task_info(ui->env.win, ui->filter.task) : NULL;
+		    ui->env.win && id != UI_TASK_GONE ? kt_window_task_info(ui->env.win, id) : NULL;
 
-		if (t)
+		if (t && t->pid < 0)
+			snprintf(buf, sizeof(buf), "tasks %s", t->comm ? t->comm : "");
+		else if (t)
 			snprintf(buf, sizeof(buf), "task %d %s", (int)t->pid,
 				 t->comm ? t->comm : "");
 		else
-			snprintf(buf, sizeof(buf), "task #%u", ui->filter.task);
+			snprintf(buf, sizeof(buf), "task %d (gone)", (int)ui->task_pid);
 		seg(ui, A_NORMAL, "  ");
 		seg(ui, mark, buf);
 	}

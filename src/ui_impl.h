@@ -158,7 +158,9 @@ struct kt_ui {
 	int color, mouse;
 	struct ui_screen *top;
 	struct ui_screen *pending;
-	struct kt_filter filter; /* global: CPU, task, idle; text is per screen */
+	struct kt_filter filter; /* global: CPU, task, idle; text is per screen; the task as
+				  * ui_task_id() resolves it */
+	int32_t task_pid, task_tid; /* the filtered task's key: the window may reuse its id */
 	int paused;
 	int per_cpu;
 	double delay;
@@ -181,6 +183,10 @@ struct kt_ui {
 
 /* ui.c */
 void ui_build_query(const struct kt_ui *ui, const struct ui_screen *s, struct kt_query *out);
+/* The task filter's current id: KT_ANY (no filter), or UI_TASK_GONE once the task left. */
+#define UI_TASK_GONE (UINT32_MAX - 1)
+uint32_t ui_task_id(const struct kt_ui *ui);
+void ui_set_task(struct kt_ui *ui, uint32_t id);
 void ui_query(struct kt_ui *ui, struct ui_screen *s);
 void ui_draw(struct kt_ui *ui);
 void ui_set_status(struct kt_ui *ui, int err, const char *fmt, ...)

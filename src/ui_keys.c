@@ -191,7 +191,7 @@ static int act_filter(struct kt_ui *ui, struct ui_screen *s)
 static int act_clear(struct kt_ui *ui, struct ui_screen *s)
 {
 	ui->filter.cpu = KT_ANY;
-	ui->filter.task = KT_ANY;
+	ui_set_task(ui, KT_ANY);
 	s->text[0] = 0;
 	ui_set_status(ui, 0, "filters cleared");
 	return UI_R_REQUERY;

@@ -8,7 +8,10 @@
 static void col_pid(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
 		    char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%d", ui->filter.task == r->id ? "*" : "", (int)r->pid);
+	if (r->pid < 0) /* tasks merged per command name */
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%s%d", ui_task_id(ui) == r->id ? "*" : "", (int)r->pid);
 }
 
 static void col_tid(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
@@ -16,7 +19,10 @@ static void col_tid(const struct kt_ui *ui, const struct ui_screen *s, const str
 {
 	const struct kt_task *t = ui->env.win ? kt_window_task_info(ui->env.win, r->id) : NULL;
 
-	snprintf(buf, len, "%d", t ? (int)t->tid : (int)r->pid);
+	if (r->pid < 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%d", t ? (int)t->tid : (int)r->pid);
 }
 
 static const struct ui_col cols[] = {
@@ -41,11 +47,17 @@ static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 
 	if (act != UI_ACT_OPEN || !r)
 		return UI_R_NONE;
-	if (ui->filter.task == r->id) {
-		ui->filter.task = KT_ANY;
+	if (ui_task_id(ui) == r->id) {
+		ui_set_task(ui, KT_ANY);
 		ui_set_status(ui, 0, "showing all tasks");
-	} else {
+	} else if (r->pid < 0) { /* a group: its id never changes */
+		ui_set_task(ui, r->id);
+		ui_set_status(ui, 0, "every screen shows the tasks %s only (x: all)",
+			      r->name ? r->name : "");
+	} else { /* the row's key, in case its id was reused since the query (paused) */
 		ui->filter.task = r->id;
+		ui->task_pid = r->pid;
+		ui->task_tid = r->tid;
 		ui_set_status(ui, 0, "every screen shows task %d %s only (x: all)", (int)r->pid,
 			      r->name ? r->name : "");
 	}

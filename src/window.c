@@ -31,6 +31,7 @@ int kt_window_new(const struct kt_window_opts *o, struct kt_window **out)
 	w->cumulative = !!o->cumulative;
 	w->max_cum = o->max_cum_tuples ? o->max_cum_tuples : KT_WINDOW_CUM_MAX;
 	w->other_task = UINT32_MAX;
+	w->max_idle = o->max_idle_tasks ? o->max_idle_tasks : KT_WINDOW_IDLE_TASKS;
 	w->nslices = slices_for(w->span_ns, w->slice_ns);
 	w->ring = calloc(w->nslices, sizeof(*w->ring));
 	if (!w->ring) {
@@ -80,12 +81,8 @@ static uint32_t cum_entry(struct kt_window *w, uint32_t loc, uint32_t stack, uin
 	uint32_t h, pos, id;
 
 	if (w->ncum >= w->max_cum && (stack || task != w->other_task)) {
-		if (w->other_task == UINT32_MAX) {
-			w->other_task = kt_window_task(w, -1, -1);
-			kt_window_comm(w, -1, -1, "[other]");
-		}
 		k.stack = stack = 0;
-		k.task = task = w->other_task;
+		k.task = task = kt_window_group(w, NULL);
 	}
 	h = kt_hash4(loc, stack, cpu, task);
 	id = kt_idx_find(&w->cumidx, h, hit_eq, &k, &pos);
@@ -132,6 +129,7 @@ static uint32_t tuple_entry(struct kt_window *w, uint32_t loc, uint32_t stack, u
 	t->seq = 0;
 	w->tuplive++;
 	kt_window_stack_ref(w, stack);
+	kt_window_task_ref(w, task);
 	return id;
 }
 
@@ -141,9 +139,35 @@ static void tuple_release(struct kt_window *w, uint32_t id)
 
 	kt_idx_remove(&w->tupidx, t->hash, id);
 	kt_window_stack_unref(w, t->h.stack);
+	kt_window_task_unref(w, t->h.task);
 	t->sidx = w->tupfree;
 	w->tupfree = id + 1;
 	w->tuplive--;
+}
+
+/* Re-keys the since-start totals by task (map[old id] = new id), merging what meets. The
+ * table only shrinks, so the index never has to grow here. */
+void kt_window_cum_remap(struct kt_window *w, const uint32_t *map)
+{
+	uint32_t n = w->ncum;
+
+	kt_idx_clear(&w->cumidx);
+	w->ncum = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct kt_hit h = w->cum[i];
+		struct hit_key k = {w->cum, sizeof(*w->cum), h.loc, h.stack, h.cpu, map[h.task]};
+		uint32_t hash = kt_hash4(h.loc, h.stack, h.cpu, k.task), pos, id;
+
+		h.task = k.task;
+		id = kt_idx_find(&w->cumidx, hash, hit_eq, &k, &pos);
+		if (id != UINT32_MAX) {
+			w->cum[id].hits += h.hits;
+			kt_window_stack_unref(w, h.stack);
+		} else if (kt_idx_insert(&w->cumidx, hash, w->ncum, pos) == 0) {
+			w->cum[w->ncum++] = h;
+		}
+	}
+	w->out_dirty = 1;
 }
 
 /* Folds an expiring slice into the since-start totals. The lookups miss the cache (the
@@ -247,6 +271,7 @@ void kt_window_advance(struct kt_window *w, uint64_t now_ns)
 		return;
 	w->end = now_ns;
 	rotate_to(w, (now_ns - w->origin) / w->slice_ns);
+	kt_window_tasks_retire(w);
 	w->out_dirty = 1;
 }
 
@@ -290,6 +315,9 @@ void kt_window_add(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint32_t
 	s->hits += count;
 	w->total += count;
 	w->out_dirty = 1;
+	if (w->nidle >
+	    w->max_idle) /* tasks left the window as it moved: the caller's task has a hit */
+		kt_window_tasks_retire(w);
 }
 
 void kt_window_add_lost(struct kt_window *w, uint64_t time_ns, uint32_t cpu, uint64_t count)

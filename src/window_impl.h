@@ -35,9 +35,22 @@ struct wstack {
 	uint8_t pending;
 };
 
+enum { WTASK_FREE, WTASK_LIVE, WTASK_GROUP };
+
 struct wtask {
 	struct kt_task pub;
-	char comm[32];
+	char comm[48];	/* a group: "NAME [N tasks]" */
+	char base[16];	/* a group: NAME, the command its members had */
+	uint64_t stamp; /* when it was last left without rolling hits (retirement order) */
+	uint32_t ref;	/* rolling tuples of this task */
+	uint32_t next;	/* free list (id + 1) */
+	uint8_t state;
+};
+
+/* A retired task's name, so that it is not lost when the task is sampled again. */
+struct wname {
+	int32_t pid, tid;
+	char comm[16];
 };
 
 struct kt_window {
@@ -64,7 +77,7 @@ struct kt_window {
 	uint32_t ncum, cumcap;
 	struct kt_idx cumidx;
 	uint64_t base_total, base_lost;
-	uint32_t other_task; /* UINT32_MAX until the first fold */
+	uint32_t other_task; /* group "[other]"; UINT32_MAX until first needed */
 
 	/* dense copies handed out by kt_window_hits / kt_window_recent */
 	struct kt_hit *out;
@@ -83,14 +96,25 @@ struct kt_window {
 
 	/* tasks */
 	struct wtask *task;
-	uint32_t ntask, taskcap;
+	uint32_t ntask, taskcap, taskfree, tasklive;
 	struct kt_idx taskidx;
+	uint32_t max_idle, nidle; /* live tasks without rolling hits, and the cap on them */
+	uint64_t stamp;
+	uint32_t group[KT_WINDOW_GROUPS], ngroup;
+	struct wname *names; /* ring of KT_WINDOW_NAMES retired names */
+	uint32_t namehead;
+	struct kt_idx nameidx;
 };
 
 /* window_intern.c */
 void kt_window_stack_ref(struct kt_window *w, uint32_t stack);
 void kt_window_stack_unref(struct kt_window *w, uint32_t stack);
 void kt_window_stack_reclaim(struct kt_window *w);
+void kt_window_task_ref(struct kt_window *w, uint32_t task);
+void kt_window_task_unref(struct kt_window *w, uint32_t task);
+uint32_t kt_window_group(struct kt_window *w, const char *name);
+void kt_window_tasks_retire(struct kt_window *w);
+void kt_window_cum_remap(struct kt_window *w, const uint32_t *task_map);
 void kt_window_intern_free(struct kt_window *w);
 size_t kt_window_intern_mem(const struct kt_window *w);
 

@@ -2,7 +2,8 @@
  * (location, stack, CPU, task), totals kept incrementally (add on ingest, subtract when a
  * slice expires), plus since-start totals so cumulative mode can be toggled at any time.
  * Also interns tasks and call stacks. It knows ids only: it never calls the symbolizer,
- * the aggregator or the UI. Memory is bounded by distinct tuples in the window. */
+ * the aggregator or the UI. Memory is bounded by distinct tuples in the window: tasks that
+ * left it are merged, in the since-start totals, into one row per command name. */
 #ifndef KERNTOP_WINDOW_H
 #define KERNTOP_WINDOW_H
 
@@ -19,9 +20,18 @@ struct kt_window_opts {
 	 * new tuples are counted there without stack and task (task "[other]"), so a long
 	 * cumulative run stays bounded by locations x CPUs. The rolling totals never fold. */
 	uint32_t max_cum_tuples;
+	/* Tasks kept after they left the rolling window (0: KT_WINDOW_IDLE_TASKS). Past it,
+	 * the longest-gone half is retired: its since-start counts move to a per-command
+	 * group task and its id is reused. */
+	uint32_t max_idle_tasks;
 };
 
 #define KT_WINDOW_CUM_MAX (1u << 21)
+#define KT_WINDOW_IDLE_TASKS 1024u
+/* Distinct command names with a group task; later ones are merged into "[other]". */
+#define KT_WINDOW_GROUPS 256u
+/* Names of retired tasks remembered, so a task that comes back is not nameless. */
+#define KT_WINDOW_NAMES 4096u
 
 /* One aggregated count. stack is 0 when no call chain was sampled. */
 struct kt_hit {
@@ -33,8 +43,9 @@ struct kt_hit {
 };
 
 struct kt_task {
-	int32_t pid, tid;
-	const char *comm;   /* "" until known; owned by the window */
+	int32_t pid, tid;   /* a group: pid -1, tid -1 for "[other]", below -1 for the others */
+	const char *comm;   /* "" until known; owned by the window; a group's command name */
+	uint32_t folded;    /* a group: tasks merged into it; 0 for a real task */
 };
 
 int kt_window_new(const struct kt_window_opts *o, struct kt_window **out);
@@ -44,8 +55,12 @@ void kt_window_free(struct kt_window *w);
 uint32_t kt_window_task(struct kt_window *w, int32_t pid, int32_t tid);
 /* Records a task's name (PERF_RECORD_COMM or /proc/PID/comm). */
 void kt_window_comm(struct kt_window *w, int32_t pid, int32_t tid, const char *comm);
+/* Tasks known now (real and groups); ids of retired tasks are reused. */
 uint32_t kt_window_ntasks(const struct kt_window *w);
+/* The task behind an id; NULL for an unknown or retired id. */
 const struct kt_task *kt_window_task_info(const struct kt_window *w, uint32_t task);
+/* The id of a known task without interning it; UINT32_MAX when it is not (or no longer) known. */
+uint32_t kt_window_task_find(const struct kt_window *w, int32_t pid, int32_t tid);
 
 /* Interns a call stack of location ids (leaf first); returns its id, 0 for n == 0. */
 uint32_t kt_window_stack(struct kt_window *w, const uint32_t *locs, uint32_t n);
@@ -88,7 +103,9 @@ uint64_t kt_window_end(const struct kt_window *w);
 
 /* Stack ids: a stack returned by kt_window_stack stays valid at least until the next
  * kt_window_stack or kt_window_advance call, and for as long as any hit (in the rolling or
- * the since-start totals) references it; then its id is reused. Tasks are never freed
- * (bounded by distinct tasks seen). */
+ * the since-start totals) references it; then its id is reused.
+ * Task ids: valid until the next kt_window_add or kt_window_advance once the task has no hit
+ * in the rolling window; a caller that keeps one longer (a filter) keeps pid and tid too and
+ * checks them with kt_window_task_info / kt_window_task_find. Group ids never change. */
 
 #endif
