@@ -168,6 +168,9 @@ void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_
 		sum->idle_pct = (double)sum->idle / cap * 100.0;
 		sum->user_pct = (double)sum->user / cap * 100.0;
 	}
+	sum->user_sampled = a->p.user_sampled || sum->user;
+	if (!sum->user_sampled && cap > 0 && sum->busy_pct + sum->idle_pct < 100.0)
+		sum->unsampled_pct = 100.0 - sum->busy_pct - sum->idle_pct;
 	if (sum->covered_s > 0)
 		sum->samples_per_s = (double)sum->samples / sum->covered_s;
 }

@@ -127,6 +127,7 @@ static int open_pipeline(struct app *a)
 	ap.ms_per_hit = info->freq_hz ? 1000.0 / (double)info->freq_hz : (double)info->period / 1e6;
 	ap.ncpus = info->ncpus;
 	ap.max_cpu = info->max_cpu;
+	ap.user_sampled = info->user;
 	r = kt_agg_new(a->win, a->sym, &ap, &a->agg);
 	if (r < 0) {
 		snprintf(a->err, sizeof(a->err), "cannot create the aggregator (%s)", strerror(-r));

@@ -32,6 +32,7 @@ int kt_window_new(const struct kt_window_opts *o, struct kt_window **out)
 	w->max_cum = o->max_cum_tuples ? o->max_cum_tuples : KT_WINDOW_CUM_MAX;
 	w->other_task = UINT32_MAX;
 	w->max_idle = o->max_idle_tasks ? o->max_idle_tasks : KT_WINDOW_IDLE_TASKS;
+	w->max_idle_stk = o->max_idle_stacks ? o->max_idle_stacks : KT_WINDOW_IDLE_STACKS;
 	w->nslices = slices_for(w->span_ns, w->slice_ns);
 	w->ring = calloc(w->nslices, sizeof(*w->ring));
 	if (!w->ring) {
@@ -55,7 +56,8 @@ void kt_window_free(struct kt_window *w)
 	kt_idx_free(&w->cumidx);
 	free(w->out);
 	free(w->recent);
-	kt_window_intern_free(w);
+	kt_window_stacks_free(w);
+	kt_window_tasks_free(w);
 	free(w);
 }
 
@@ -95,7 +97,7 @@ static uint32_t cum_entry(struct kt_window *w, uint32_t loc, uint32_t stack, uin
 		return UINT32_MAX;
 	w->ncum++;
 	w->cum[id] = (struct kt_hit){loc, stack, cpu, task, 0};
-	kt_window_stack_ref(w, stack);
+	kt_window_stack_ref(w, stack, 0);
 	return id;
 }
 
@@ -128,7 +130,7 @@ static uint32_t tuple_entry(struct kt_window *w, uint32_t loc, uint32_t stack, u
 	t->hash = h;
 	t->seq = 0;
 	w->tuplive++;
-	kt_window_stack_ref(w, stack);
+	kt_window_stack_ref(w, stack, 1);
 	kt_window_task_ref(w, task);
 	return id;
 }
@@ -138,15 +140,14 @@ static void tuple_release(struct kt_window *w, uint32_t id)
 	struct wtuple *t = &w->tup[id];
 
 	kt_idx_remove(&w->tupidx, t->hash, id);
-	kt_window_stack_unref(w, t->h.stack);
+	kt_window_stack_unref(w, t->h.stack, 1);
 	kt_window_task_unref(w, t->h.task);
 	t->sidx = w->tupfree;
 	w->tupfree = id + 1;
 	w->tuplive--;
 }
 
-/* Re-keys the since-start totals by task (map[old id] = new id), merging what meets. The
- * table only shrinks, so the index never has to grow here. */
+/* The table only shrinks here, so the index never has to grow. */
 void kt_window_cum_remap(struct kt_window *w, const uint32_t *map)
 {
 	uint32_t n = w->ncum;
@@ -155,18 +156,27 @@ void kt_window_cum_remap(struct kt_window *w, const uint32_t *map)
 	w->ncum = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		struct kt_hit h = w->cum[i];
-		struct hit_key k = {w->cum, sizeof(*w->cum), h.loc, h.stack, h.cpu, map[h.task]};
-		uint32_t hash = kt_hash4(h.loc, h.stack, h.cpu, k.task), pos, id;
+		struct hit_key k;
+		uint32_t hash, pos, id;
 
-		h.task = k.task;
+		if (map)
+			h.task = map[h.task];
+		if (h.stack && w->stk[h.stack].drop) {
+			kt_window_stack_unref(w, h.stack, 0);
+			h.stack = 0;
+		}
+		k = (struct hit_key){w->cum, sizeof(*w->cum), h.loc, h.stack, h.cpu, h.task};
+		hash = kt_hash4(h.loc, h.stack, h.cpu, h.task);
 		id = kt_idx_find(&w->cumidx, hash, hit_eq, &k, &pos);
 		if (id != UINT32_MAX) {
 			w->cum[id].hits += h.hits;
-			kt_window_stack_unref(w, h.stack);
+			kt_window_stack_unref(w, h.stack, 0);
 		} else if (kt_idx_insert(&w->cumidx, hash, w->ncum, pos) == 0) {
 			w->cum[w->ncum++] = h;
 		}
 	}
+	for (uint32_t i = 1; i < w->nstk; i++)
+		w->stk[i].drop = 0;
 	w->out_dirty = 1;
 }
 
@@ -262,17 +272,15 @@ static void start_at(struct kt_window *w, uint64_t t)
 
 void kt_window_advance(struct kt_window *w, uint64_t now_ns)
 {
-	kt_window_stack_reclaim(w);
-	if (!w->started) {
+	if (!w->started)
 		start_at(w, now_ns);
-		return;
+	else if (now_ns > w->end) {
+		w->end = now_ns;
+		rotate_to(w, (now_ns - w->origin) / w->slice_ns);
+		kt_window_retire(w);
+		w->out_dirty = 1;
 	}
-	if (now_ns <= w->end)
-		return;
-	w->end = now_ns;
-	rotate_to(w, (now_ns - w->origin) / w->slice_ns);
-	kt_window_tasks_retire(w);
-	w->out_dirty = 1;
+	kt_window_stack_reclaim(w);
 }
 
 void kt_window_add(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint32_t stack,
@@ -315,9 +323,9 @@ void kt_window_add(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint32_t
 	s->hits += count;
 	w->total += count;
 	w->out_dirty = 1;
-	if (w->nidle >
-	    w->max_idle) /* tasks left the window as it moved: the caller's task has a hit */
-		kt_window_tasks_retire(w);
+	/* tasks and stacks left the window as it moved; the caller's have a hit now */
+	if (w->nidle > w->max_idle || w->stkidle > w->max_idle_stk)
+		kt_window_retire(w);
 }
 
 void kt_window_add_lost(struct kt_window *w, uint64_t time_ns, uint32_t cpu, uint64_t count)
@@ -495,7 +503,7 @@ size_t kt_window_mem(const struct kt_window *w)
 	m += (size_t)w->tupcap * sizeof(*w->tup) + kt_idx_mem(&w->tupidx);
 	m += (size_t)w->cumcap * sizeof(*w->cum) + kt_idx_mem(&w->cumidx);
 	m += (size_t)w->outcap * sizeof(*w->out) + (size_t)w->recentcap * sizeof(*w->recent);
-	return m + kt_window_intern_mem(w);
+	return m + kt_window_stacks_mem(w) + kt_window_tasks_mem(w);
 }
 
 uint64_t kt_window_slice(const struct kt_window *w)

@@ -31,8 +31,11 @@ struct wstack {
 	uint32_t n;
 	uint32_t hash;
 	uint32_t ref;  /* tuples (rolling and since-start) holding it */
+	uint32_t rref; /* of which rolling */
 	uint32_t next; /* free list, or pending-reclaim list */
+	uint64_t stamp; /* when only the since-start totals were left holding it */
 	uint8_t pending;
+	uint8_t drop;  /* being retired: the since-start totals let go of it */
 };
 
 enum { WTASK_FREE, WTASK_LIVE, WTASK_GROUP };
@@ -91,6 +94,7 @@ struct kt_window {
 	/* stacks */
 	struct wstack *stk; /* id 0 is reserved for "no stack" */
 	uint32_t nstk, stkcap, stkfree, stklive, stkpending;
+	uint32_t stkidle, max_idle_stk; /* stacks only the since-start totals hold, and the cap */
 	struct kt_idx stkidx;
 	size_t stkmem;
 
@@ -99,23 +103,33 @@ struct kt_window {
 	uint32_t ntask, taskcap, taskfree, tasklive;
 	struct kt_idx taskidx;
 	uint32_t max_idle, nidle; /* live tasks without rolling hits, and the cap on them */
-	uint64_t stamp;
+	uint64_t stamp; /* retirement order of tasks and stacks */
 	uint32_t group[KT_WINDOW_GROUPS], ngroup;
 	struct wname *names; /* ring of KT_WINDOW_NAMES retired names */
 	uint32_t namehead;
 	struct kt_idx nameidx;
 };
 
-/* window_intern.c */
-void kt_window_stack_ref(struct kt_window *w, uint32_t stack);
-void kt_window_stack_unref(struct kt_window *w, uint32_t stack);
+/* window_intern.c: stacks */
+void kt_window_stack_ref(struct kt_window *w, uint32_t stack, int rolling);
+void kt_window_stack_unref(struct kt_window *w, uint32_t stack, int rolling);
 void kt_window_stack_reclaim(struct kt_window *w);
+void kt_window_stacks_free(struct kt_window *w);
+size_t kt_window_stacks_mem(const struct kt_window *w);
+
+/* window_tasks.c */
 void kt_window_task_ref(struct kt_window *w, uint32_t task);
 void kt_window_task_unref(struct kt_window *w, uint32_t task);
 uint32_t kt_window_group(struct kt_window *w, const char *name);
-void kt_window_tasks_retire(struct kt_window *w);
+void kt_window_task_free(struct kt_window *w, uint32_t id);
+void kt_window_tasks_free(struct kt_window *w);
+size_t kt_window_tasks_mem(const struct kt_window *w);
+
+/* window_retire.c: past the caps, retires tasks and stacks only the since-start totals hold */
+void kt_window_retire(struct kt_window *w);
+
+/* window.c: re-keys the since-start totals by task_map (NULL: none) and drops the stacks
+ * marked drop, merging what meets */
 void kt_window_cum_remap(struct kt_window *w, const uint32_t *task_map);
-void kt_window_intern_free(struct kt_window *w);
-size_t kt_window_intern_mem(const struct kt_window *w);
 
 #endif

@@ -424,6 +424,77 @@ static void test_task_churn_property(void)
 	kt_window_free(w);
 }
 
+/* Stacks only the since-start totals hold are dropped there past max_idle_stacks, oldest
+ * first: their hits stay counted for their location, without the chain. */
+static void test_stack_retire(void)
+{
+	struct kt_window_opts o = {.span_ns = 2 * S, .slice_ns = S, .max_idle_stacks = 4};
+	struct kt_window *w = NULL;
+	uint32_t fr[2], st[10], n;
+
+	kt_window_new(&o, &w);
+	for (uint32_t i = 0; i < 10; i++) {
+		fr[0] = 1;
+		fr[1] = 100 + i;
+		st[i] = kt_window_stack(w, fr, 2);
+		kt_window_add(w, 1 * S, 1, st[i], 0, 0, i + 1);
+	}
+	is_int(kt_window_nstacks(w), 10, "ten stacks in the window");
+	kt_window_add(w, 5 * S, 2, 0, 0, 0, 1); /* they all leave the window */
+	kt_window_advance(w, 5 * S + 1);
+	is_int(kt_window_nstacks(w), 2, "the 8 longest gone dropped, the cap's half kept");
+	ok(kt_window_stack_frames(w, st[9], &n) && n == 2, "the newest gone stack is kept");
+	ok(!kt_window_stack_frames(w, st[0], &n), "the oldest is freed");
+	kt_window_set_cumulative(w, 1);
+	is_int(kt_window_total(w), 55 + 1, "since start: every hit kept");
+	is_int(hits_of(w, 1, 0, 0, 0), 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8,
+	       "dropped stacks' hits merge into their location without a chain");
+	is_int(hits_of(w, 1, st[9], 0, 0), 10, "a kept stack keeps its own count");
+	kt_window_set_cumulative(w, 0);
+	fr[1] = 100;
+	kt_window_add(w, 5 * S + 2, 1, kt_window_stack(w, fr, 2), 0, 0, 1);
+	is_int(kt_window_nstacks(w), 3, "a dropped chain seen again is interned anew");
+	kt_window_free(w);
+}
+
+/* One hour at 997 Hz on 2 CPUs where nearly every sample has a new call chain: the rolling
+ * window holds at most 20k of them, the since-start totals a bounded number more. */
+static void test_memory_stacks(void)
+{
+	struct kt_window *w = mk(10 * S, 1 * S, 0);
+	uint64_t step = S / 997, t = 1 * S;
+	size_t at10 = 0, peak = 0;
+	unsigned seed = 5;
+	uint32_t fr[8];
+
+	for (uint64_t i = 0; i < 3600ull * 997; i++) {
+		t += step;
+		for (uint32_t cpu = 0; cpu < 2; cpu++) {
+			for (int f = 0; f < 8; f++) {
+				seed = seed * 1103515245u + 12345u;
+				fr[f] = (seed >> 8) % 4000;
+			}
+			kt_window_add(w, t, fr[0], kt_window_stack(w, fr, 8), cpu, 0, 1);
+		}
+		if (i % 997 == 0)
+			kt_window_advance(w, t);
+		/* the stacks retired come and go in cycles: the peak of minutes 5-10 is the bound */
+		if (i >= 300ull * 997 && i <= 600ull * 997 && kt_window_mem(w) > at10)
+			at10 = kt_window_mem(w);
+		if (i > 600ull * 997 && kt_window_mem(w) > peak)
+			peak = kt_window_mem(w);
+	}
+	ok(at10 > 0, "stacks: memory measured over minutes 5-10");
+	ok(peak <= at10, "stacks: memory after 10 minutes does not grow over the next 50");
+	ok(kt_window_nstacks(w) <= 2 * 997 * 11 + KT_WINDOW_IDLE_STACKS,
+	   "stacks: those in the window + the idle cap");
+	kt_window_set_cumulative(w, 1);
+	is_int(kt_window_total(w), 3600 * 997 * 2, "stacks: since start, the whole hour");
+	printf("# stacks: window memory %zu bytes at 10 min, peak %zu, %u stacks\n", at10, peak,
+	       kt_window_nstacks(w));
+	kt_window_free(w);
+}
+
 static void test_span(void)
 {
 	struct kt_window *w = mk(4 * S, 1 * S, 0);
@@ -546,5 +617,7 @@ int main(void)
 	test_span();
 	test_memory();
 	test_memory_churn();
+	test_stack_retire();
+	test_memory_stacks();
 	return tap_done();
 }

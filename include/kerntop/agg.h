@@ -92,6 +92,9 @@ struct kt_summary {
 	double freq_hz;          /* per CPU */
 	double ms_per_hit;
 	double busy_pct, idle_pct, user_pct; /* of machine capacity */
+	int user_sampled;        /* user mode was sampled (-u); else user_pct is 0 and
+				  * unsampled_pct is the rest of the capacity: user time, mostly */
+	double unsampled_pct;
 	double samples_per_s;
 	int cumulative;
 };
@@ -108,6 +111,7 @@ struct kt_agg_params {
 	double freq_hz;          /* samples per second per CPU (nominal) */
 	double ms_per_hit;       /* CPU ms one hit stands for */
 	uint32_t ncpus, max_cpu;
+	int user_sampled;        /* the source samples user mode too */
 };
 
 int kt_agg_new(struct kt_window *w, struct kt_symbols *s, const struct kt_agg_params *p,

@@ -24,10 +24,15 @@ struct kt_window_opts {
 	 * the longest-gone half is retired: its since-start counts move to a per-command
 	 * group task and its id is reused. */
 	uint32_t max_idle_tasks;
+	/* Call stacks kept in the since-start totals after they left the rolling window (0:
+	 * KT_WINDOW_IDLE_STACKS). Past it, the longest-gone half is dropped there: those hits
+	 * stay counted for their location, without their chain. */
+	uint32_t max_idle_stacks;
 };
 
 #define KT_WINDOW_CUM_MAX (1u << 21)
 #define KT_WINDOW_IDLE_TASKS 1024u
+#define KT_WINDOW_IDLE_STACKS 16384u
 /* Distinct command names with a group task; later ones are merged into "[other]". */
 #define KT_WINDOW_GROUPS 256u
 /* Names of retired tasks remembered, so a task that comes back is not nameless. */
