@@ -62,6 +62,7 @@ const struct kt_agg_params *kt_agg_params(const struct kt_agg *a)
 void kt_filter_all(struct kt_filter *f)
 {
 	f->cpu = KT_ANY;
+	f->cpuset = NULL;
 	f->task = KT_ANY;
 	f->module = KT_ANY;
 	f->text = NULL;
@@ -120,6 +121,8 @@ int kt_agg_pass(const struct kt_agg *a, const struct kt_filter *f, const struct 
 {
 	if (f->cpu != KT_ANY && h->cpu != f->cpu)
 		return 0;
+	if (f->cpuset && (h->cpu >= a->p.max_cpu || !kt_cpuset_has(f->cpuset, h->cpu)))
+		return 0;
 	if (f->task != KT_ANY && h->task != f->task)
 		return 0;
 	if (f->hide_idle && li->idle)
@@ -128,6 +131,20 @@ int kt_agg_pass(const struct kt_agg *a, const struct kt_filter *f, const struct 
 }
 
 /* --- summary and derived columns --- */
+
+/* CPUs the filter keeps: the machine's capacity for %Machine. */
+static uint32_t filter_ncpus(const struct kt_agg *a, const struct kt_filter *f)
+{
+	uint32_t n = 0;
+
+	if (f->cpu != KT_ANY)
+		return !f->cpuset || (f->cpu < a->p.max_cpu && kt_cpuset_has(f->cpuset, f->cpu));
+	if (!f->cpuset)
+		return a->p.ncpus;
+	for (uint32_t c = 0; c < a->p.max_cpu; c++)
+		n += kt_cpuset_has(f->cpuset, c);
+	return n < a->p.ncpus ? n : a->p.ncpus;
+}
 
 void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum,
 			 uint64_t *denom)
@@ -157,7 +174,7 @@ void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_
 	sum->samples = sum->kernel + sum->user + sum->idle;
 	sum->lost = kt_window_lost(a->w);
 	sum->covered_s = (double)kt_window_covered(a->w) / 1e9;
-	sum->ncpus = f->cpu == KT_ANY ? a->p.ncpus : 1;
+	sum->ncpus = filter_ncpus(a, f);
 	sum->max_cpu = a->p.max_cpu;
 	sum->freq_hz = a->p.freq_hz;
 	sum->ms_per_hit = a->p.ms_per_hit;

@@ -81,6 +81,7 @@ static void test_modules(void)
 	is_double(r.sum.busy_pct, 125.0 / 4000 * 100, 1e-9, "busy % of capacity");
 	is_double(r.sum.idle_pct, 90.0 / 4000 * 100, 1e-9, "idle % of capacity");
 	is_double(r.sum.samples_per_s, 110.0, 1e-9, "samples/s");
+	ok(r.sum.user_sampled && r.sum.unsampled_pct == 0, "user hits seen: user was sampled");
 	is_double(r.sum.covered_s, 2.0, 1e-9, "covered 2 s");
 
 	q.sort = KT_SORT_NAME;
@@ -108,11 +109,33 @@ static void test_modules(void)
 	is_int(hits(&r, "tcp"), 20, "cpu 1 filter");
 	is_int(hits(&r, "[idle]"), 30, "cpu 1 idle");
 	is_double(find(&r, "tcp")->pct_machine, 20.0 / 2000 * 100, 1e-9, "one CPU's capacity");
+	{
+		uint64_t set[KT_CPUSET_WORDS(2)] = {1u << 1};
+
+		q = qv(KT_VIEW_MODULES);
+		q.filter.cpuset = set;
+		kt_agg_query(agg, &q, &r);
+		ok(hits(&r, "tcp") == 20 && hits(&r, "[idle]") == 30, "CPU set {1}: as cpu 1");
+		is_double(find(&r, "tcp")->pct_machine, 20.0 / 2000 * 100, 1e-9,
+			  "CPU set: capacity of its CPUs");
+		set[0] = 3;
+		kt_agg_query(agg, &q, &r);
+		ok(hits(&r, "tcp") == 70 && r.sum.ncpus == 2, "CPU set {0,1}: every hit, 2 CPUs");
+		set[0] = 1;
+		q.filter.cpu = 1;
+		kt_agg_query(agg, &q, &r);
+		ok(r.sum.samples == 0 && r.sum.ncpus == 0, "CPU set {0} and cpu 1: nothing");
+	}
 	q = qv(KT_VIEW_MODULES);
 	q.filter.task = t_dd;
 	kt_agg_query(agg, &q, &r);
 	is_int(r.nrows, 2, "dd: vmlinux and [user]");
 	is_int(hits(&r, "vmlinux"), 43, "dd's kernel hits");
+	q.filter.task = t_iperf0;
+	kt_agg_query(agg, &q, &r);
+	ok(!r.sum.user_sampled && r.sum.user_pct == 0, "no user hits, no -u: user not sampled");
+	is_double(r.sum.unsampled_pct, 100.0 - r.sum.busy_pct - r.sum.idle_pct, 1e-9,
+		  "the rest of the capacity is unsampled");
 	q = qv(KT_VIEW_MODULES);
 	q.filter.text = "SYM";
 	kt_agg_query(agg, &q, &r);

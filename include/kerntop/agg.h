@@ -31,11 +31,19 @@ enum kt_sort {
 };
 
 #define KT_ANY UINT32_MAX
+#define KT_CPUSET_WORDS(ncpu) (((ncpu) + 63) / 64)
+static inline int kt_cpuset_has(const uint64_t *set, uint32_t cpu)
+{
+	return (set[cpu / 64] >> (cpu % 64)) & 1;
+}
 /* The [idle] pseudo-module id in queries and rows (real module ids come from the symbolizer). */
 #define KT_AGG_IDLE_MODULE (UINT32_MAX - 1)
 
 struct kt_filter {
 	uint32_t cpu;        /* KT_ANY or a CPU number */
+	/* NULL, or a set of CPUs to keep: bit c % 64 of word c / 64, KT_CPUSET_WORDS(max_cpu)
+	 * words; applies together with cpu */
+	const uint64_t *cpuset;
 	uint32_t task;       /* KT_ANY or a window task id */
 	uint32_t module;     /* KT_ANY or a module id (TOPFUNCS, CPUS, TASKS views) */
 	const char *text;    /* case-insensitive substring on row names, or NULL */
