@@ -12,6 +12,7 @@ struct tnode {
 	uint32_t func, parent;
 	uint64_t hits, recent;
 	uint32_t child, sibling; /* first child, next sibling (UINT32_MAX = none) */
+	uint8_t shown;		 /* among the query's limit hottest nodes */
 };
 
 void kt_agg_tree_free(struct kt_agg *a)
@@ -64,7 +65,7 @@ static uint32_t tnode_get(struct kt_agg *a, uint32_t parent, uint32_t func)
 		return UINT32_MAX;
 	a->ntn++;
 	t = &a->tn[id];
-	*t = (struct tnode){func, parent, 0, 0, UINT32_MAX, UINT32_MAX};
+	*t = (struct tnode){func, parent, 0, 0, UINT32_MAX, UINT32_MAX, 1};
 	if (parent != UINT32_MAX) {
 		t->sibling = a->tn[parent].child;
 		a->tn[parent].child = id;
@@ -168,7 +169,7 @@ static int emit(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
 	row->pct_parent = a->tn[0].hits ? (double)t->hits / (double)a->tn[0].hits * 100.0 : 0;
 	kt_agg_derive(a, q, r, row, t->recent);
 	for (c = t->child; c != UINT32_MAX; c = a->tn[c].sibling)
-		if (a->tn[c].hits)
+		if (a->tn[c].hits && a->tn[c].shown)
 			nch++;
 	r->rows[me].nchildren = nch;
 	if (!nch)
@@ -178,7 +179,7 @@ static int emit(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
 		return -ENOMEM;
 	i = 0;
 	for (c = t->child; c != UINT32_MAX; c = a->tn[c].sibling)
-		if (a->tn[c].hits)
+		if (a->tn[c].hits && a->tn[c].shown)
 			ch[i++] = c;
 	tsort = q->sort;
 	tsort_agg = a;
@@ -190,13 +191,64 @@ static int emit(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
 			ch[i] = ch[nch - 1 - i];
 			ch[nch - 1 - i] = tmp;
 		}
-	for (i = 0; i < nch && !err; i++) {
-		if (q->limit && r->nrows >= q->limit)
-			break;
+	for (i = 0; i < nch && !err; i++)
 		err = emit(a, q, r, ch[i], me, depth + 1);
-	}
 	free(ch);
 	return err;
+}
+
+static int hotter(const void *pa, const void *pb)
+{
+	const struct tnode *x = &tsort_agg->tn[*(const uint32_t *)pa];
+	const struct tnode *y = &tsort_agg->tn[*(const uint32_t *)pb];
+	uint32_t ia = *(const uint32_t *)pa, ib = *(const uint32_t *)pb;
+
+	if (x->hits != y->hits)
+		return x->hits > y->hits ? -1 : 1;
+	return ia < ib ? -1 : ia > ib;
+}
+
+/* With a row limit, the tree keeps its limit hottest branches, not the first rows in
+ * pre-order (which would spend them on the hottest path and drop a hot direct caller). A
+ * straight run (a node that is its parent's only caller, with all its hits) is shown with
+ * its parent and not counted. A node has no more hits than its parent and a higher id, so
+ * the hottest set always holds its parents. */
+static int pick_hottest(struct kt_agg *a, uint32_t limit)
+{
+	uint32_t *ids, *nch, n = 0;
+
+	if (!limit || a->ntn <= limit)
+		return 0;
+	ids = malloc(a->ntn * sizeof(*ids));
+	nch = calloc(a->ntn, sizeof(*nch));
+	if (!ids || !nch) {
+		free(ids);
+		free(nch);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 1; i < a->ntn; i++)
+		if (a->tn[i].hits)
+			nch[a->tn[i].parent]++;
+	for (uint32_t i = 1; i < a->ntn; i++) {
+		const struct tnode *t = &a->tn[i];
+
+		a->tn[i].shown = 0;
+		if (t->hits && !(nch[t->parent] == 1 && t->hits == a->tn[t->parent].hits))
+			ids[n++] = i;
+	}
+	tsort_agg = a;
+	qsort(ids, n, sizeof(*ids), hotter);
+	for (uint32_t i = 0; i < n && i + 1 < limit; i++)
+		a->tn[ids[i]].shown = 1;
+	for (uint32_t i = 1; i < a->ntn; i++) { /* straight runs follow their parent */
+		struct tnode *t = &a->tn[i];
+
+		if (t->hits && nch[t->parent] == 1 && t->hits == a->tn[t->parent].hits)
+			t->shown = a->tn[t->parent].shown;
+	}
+	free(ids);
+	free(nch);
+	return 0;
 }
 
 int kt_agg_tree(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
@@ -223,7 +275,9 @@ int kt_agg_tree(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
 		if (kt_agg_pass(a, &q->filter, &h[i], kt_agg_loc(a, h[i].loc)) &&
 		    (err = tree_add(a, q, &h[i], 1)) < 0)
 			return err;
-	err = emit(a, q, r, 0, -1, 0);
+	err = pick_hottest(a, q->limit);
+	if (!err)
+		err = emit(a, q, r, 0, -1, 0);
 	r->total_rows = a->ntn;
 	return err;
 }

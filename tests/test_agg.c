@@ -265,6 +265,16 @@ static void test_trees(void)
 	q.max_depth = 1;
 	kt_agg_query(agg, &q, &r);
 	is_int(r.nrows, 3, "max_depth 1: root and direct callers");
+	q.max_depth = 0;
+	q.limit = 3;
+	kt_agg_query(agg, &q, &r);
+	ok(r.nrows == 8 && r.rows[0].nchildren == 2,
+	   "limit 3: root and both callers, straight runs not counted");
+	q.limit = 2;
+	kt_agg_query(agg, &q, &r);
+	ok(r.nrows == 5 && !strcmp(r.rows[1].name, "tcp_push") && r.rows[0].nchildren == 1,
+	   "limit 2: the hottest caller and its straight run");
+	q.limit = 0;
 
 	q = qv(KT_VIEW_CALLEES);
 	q.func = func_id("tcp_sendmsg");
