@@ -159,9 +159,13 @@ void kt_window_cum_remap(struct kt_window *w, const uint32_t *map)
 		struct hit_key k;
 		uint32_t hash, pos, id;
 
-		if (map)
+		/* a retired task's hits keep their location and CPU, not their chains: the
+		 * groups would otherwise multiply every stack by every command */
+		if (map && map[h.task] != h.task) {
 			h.task = map[h.task];
-		if (h.stack && w->stk[h.stack].drop) {
+			kt_window_stack_unref(w, h.stack, 0);
+			h.stack = 0;
+		} else if (h.stack && w->stk[h.stack].drop) {
 			kt_window_stack_unref(w, h.stack, 0);
 			h.stack = 0;
 		}

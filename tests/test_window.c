@@ -317,6 +317,29 @@ static void test_task_retire(void)
 	   "in a reused id");
 	kt_window_free(w);
 
+	/* a retired task's hits lose their chain: groups keep locations and CPUs only */
+	o.max_idle_tasks = 2;
+	kt_window_new(&o, &w);
+	{
+		uint32_t fr[2] = {7, 8}, st, ta;
+
+		kt_window_comm(w, 40, 40, "cc1");
+		ta = kt_window_task(w, 40, 40);
+		st = kt_window_stack(w, fr, 2);
+		kt_window_add(w, 1 * S, 7, st, 1, ta, 5);
+		kt_window_advance(w, 9 * S); /* it left the window */
+		for (int i = 0; i < 3; i++)  /* three more tasks without hits: over the cap */
+			kt_window_task(w, 50 + i, 50 + i);
+		kt_window_advance(w, 10 * S);
+		g = kt_window_task_find(w, -1, -2);
+		ok(kt_window_task_find(w, 40, 40) == UINT32_MAX && g != UINT32_MAX,
+		   "the task with a chain retired");
+		kt_window_set_cumulative(w, 1);
+		is_int(hits_of(w, 7, 0, 1, g), 5, "its hits are in the group, without the chain");
+		is_int(kt_window_nstacks(w), 0, "and the chain is freed");
+	}
+	kt_window_free(w);
+
 	/* more command names than groups: the rest go to [other] */
 	o.max_idle_tasks = 2;
 	kt_window_new(&o, &w);
@@ -478,7 +501,8 @@ static void test_memory_stacks(void)
 		}
 		if (i % 997 == 0)
 			kt_window_advance(w, t);
-		/* the stacks retired come and go in cycles: the peak of minutes 5-10 is the bound */
+		/* the stacks retired come and go in cycles: the peak of minutes 5-10 is the bound
+		 */
 		if (i >= 300ull * 997 && i <= 600ull * 997 && kt_window_mem(w) > at10)
 			at10 = kt_window_mem(w);
 		if (i > 600ull * 997 && kt_window_mem(w) > peak)

@@ -32,7 +32,7 @@ struct kt_window_opts {
 
 #define KT_WINDOW_CUM_MAX (1u << 21)
 #define KT_WINDOW_IDLE_TASKS 1024u
-#define KT_WINDOW_IDLE_STACKS 16384u
+#define KT_WINDOW_IDLE_STACKS 4096u
 /* Distinct command names with a group task; later ones are merged into "[other]". */
 #define KT_WINDOW_GROUPS 256u
 /* Names of retired tasks remembered, so a task that comes back is not nameless. */
