@@ -256,6 +256,12 @@ static void requery_all(struct kt_ui *ui)
 	ui_query(ui, ui->top);
 }
 
+int ui_too_small(const struct kt_ui *ui)
+{
+	return ui->rows < UI_MIN_ROWS || ui->cols < UI_MIN_COLS;
+}
+
+/* The longest of the messages that fits, centred, and how to quit under it. */
 static void draw_too_small(struct kt_ui *ui)
 {
 	char msg[64];
@@ -265,16 +271,22 @@ static void draw_too_small(struct kt_ui *ui)
 	len =
 	    snprintf(msg, sizeof(msg), "terminal too small (need %dx%d)", UI_MIN_COLS, UI_MIN_ROWS);
 	if (len > ui->cols)
+		len = snprintf(msg, sizeof(msg), "too small (%dx%d)", UI_MIN_COLS, UI_MIN_ROWS);
+	if (len > ui->cols)
+		len = snprintf(msg, sizeof(msg), "need %dx%d", UI_MIN_COLS, UI_MIN_ROWS);
+	if (len > ui->cols)
 		len = ui->cols;
 	mvaddnstr(ui->rows / 2, ui->cols > len ? (ui->cols - len) / 2 : 0, msg, len);
-	mvaddnstr(ui->rows / 2 + 1, 0, "q quits", ui->cols);
+	if (ui->rows > 1)
+		mvaddnstr(ui->rows / 2 + 1, ui->cols > 7 ? (ui->cols - 7) / 2 : 0, "q quits",
+			  ui->cols);
 }
 
 void ui_draw(struct kt_ui *ui)
 {
 	int hh, y;
 
-	if (ui->rows < UI_MIN_ROWS || ui->cols < UI_MIN_COLS) {
+	if (ui_too_small(ui)) {
 		draw_too_small(ui);
 		refresh();
 		return;
@@ -318,7 +330,34 @@ void ui_set_status(struct kt_ui *ui, int err, const char *fmt, ...)
 	vsnprintf(ui->status, sizeof(ui->status), fmt, ap);
 	va_end(ap);
 	ui->status_err = err;
+	ui->status_kind = err ? UI_ST_ERROR : UI_ST_INFO;
+	ui->status_ns = kt_now_ns();
 	ui_log(ui, "status: %s", ui->status);
+}
+
+void ui_status_expire(struct kt_ui *ui, int key)
+{
+	uint64_t age = kt_now_ns() - ui->status_ns;
+	int gone = 0;
+
+	if (!ui->status[0])
+		return;
+	switch (ui->status_kind) {
+	case UI_ST_INFO:
+		gone = key || age >= UI_STATUS_INFO_NS;
+		break;
+	case UI_ST_NOTICE:
+		gone = key && age >= UI_STATUS_NOTICE_MIN_NS;
+		break;
+	default:
+		gone = age >= UI_STATUS_ERR_NS;
+		break;
+	}
+	if (gone) {
+		ui->status[0] = 0;
+		ui->status_err = 0;
+		ui->dirty = 1;
+	}
 }
 
 void ui_prompt(struct kt_ui *ui, const char *label, const char *init,
@@ -541,8 +580,17 @@ int kt_ui_input(struct kt_ui *ui)
 		}
 	}
 	while ((ch = getch()) != ERR) {
-		int flags = ui->prompt.active ? ui_prompt_key(ui, ch) : ui_key(ui, ch);
+		int flags;
 
+		if (ui_too_small(ui))
+			flags = ui_key_too_small(ui, ch);
+		else if (ui->prompt.active)
+			flags = ui_prompt_key(ui, ch);
+		else {
+			if (ch != KEY_RESIZE)
+				ui_status_expire(ui, 1);
+			flags = ui_key(ui, ch);
+		}
 		if (apply(ui, flags) == KT_UI_QUIT)
 			return KT_UI_QUIT;
 	}
@@ -580,6 +628,7 @@ void kt_ui_status(struct kt_ui *ui, const char *msg)
 	if (!ui || !msg)
 		return;
 	ui_set_status(ui, 0, "%s", msg);
+	ui->status_kind = UI_ST_NOTICE;
 	ui_draw(ui);
 }
 

@@ -222,5 +222,10 @@ void ui_draw_status(struct kt_ui *ui, int y)
 		seg(ui, A_NORMAL, ui->prompt.buf);
 		return;
 	}
-	seg(ui, ui->status_err ? ui_attr(ui, UI_C_ERROR, A_BOLD) : A_NORMAL, ui->status);
+	ui_status_expire(ui, 0);
+	if (!ui->status[0])
+		return;
+	attrset(ui->status_err ? ui_attr(ui, UI_C_ERROR, A_BOLD) : A_NORMAL);
+	ui_put_ellipsized(y, 0, ui->cols, ui->status);
+	attrset(A_NORMAL);
 }

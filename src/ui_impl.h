@@ -69,6 +69,18 @@ enum {
 	UI_C_KEY,
 };
 
+/* Status line messages: informational ones go at the next key or after UI_STATUS_INFO_NS,
+ * notices from the program at the next key once shown a moment, errors after
+ * UI_STATUS_ERR_NS (keys do not clear them, so a quick key press never hides one). */
+enum ui_status_kind {
+	UI_ST_INFO,
+	UI_ST_NOTICE,
+	UI_ST_ERROR,
+};
+#define UI_STATUS_INFO_NS (5 * 1000000000ull)
+#define UI_STATUS_NOTICE_MIN_NS (2 * 1000000000ull)
+#define UI_STATUS_ERR_NS (15 * 1000000000ull)
+
 struct kt_ui;
 struct ui_screen;
 
@@ -171,6 +183,8 @@ struct kt_ui {
 	uint64_t replay_t0;
 	char status[256];
 	int status_err;
+	uint64_t status_ns;  /* when it was set */
+	int status_kind;     /* enum ui_status_kind: when it goes away */
 	struct ui_prompt prompt;
 	enum kt_format snap_fmt;
 	FILE *log;
@@ -191,6 +205,10 @@ void ui_query(struct kt_ui *ui, struct ui_screen *s);
 void ui_draw(struct kt_ui *ui);
 void ui_set_status(struct kt_ui *ui, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Drops the status message when its time is up (key: a key was pressed). */
+void ui_status_expire(struct kt_ui *ui, int key);
+/* The terminal is below the minimum size: only the too-small message is drawn. */
+int ui_too_small(const struct kt_ui *ui);
 void ui_prompt(struct kt_ui *ui, const char *label, const char *init,
 	       void (*done)(struct kt_ui *ui, const char *text));
 struct ui_screen *ui_screen_new(struct kt_ui *ui, const struct ui_screen_ops *ops, uint32_t arg,
@@ -202,6 +220,7 @@ attr_t ui_attr(const struct kt_ui *ui, int pair, attr_t mono);
 /* ui_keys.c */
 int ui_key(struct kt_ui *ui, int ch);
 int ui_prompt_key(struct kt_ui *ui, int ch);
+int ui_key_too_small(struct kt_ui *ui, int ch);
 void ui_draw_keybar(struct kt_ui *ui, int y);
 /* Help lines generated from the key table; returns the count, fills line i when buf. */
 size_t ui_help_lines(size_t i, char *buf, size_t len);
@@ -250,6 +269,7 @@ void ui_col_module(const struct kt_ui *ui, const struct ui_screen *s, const stru
 /* A kernel/user/idle bar of width w at the cursor. */
 void ui_draw_bar(struct kt_ui *ui, double kernel, double user, double idle, int w);
 void ui_put(int y, int x, int w, const char *s, int right);
+void ui_put_ellipsized(int y, int x, int w, const char *s);
 
 /* The screens. */
 extern const struct ui_screen_ops ui_modules_ops, ui_funcs_ops, ui_topfuncs_ops, ui_lines_ops,

@@ -29,6 +29,25 @@ void ui_put(int y, int x, int w, const char *s, int right)
 	}
 }
 
+/* Text in at most w cells: too long, it keeps its start and its end (where a message says
+ * what to do) around "...". */
+void ui_put_ellipsized(int y, int x, int w, const char *s)
+{
+	int len = (int)strlen(s), head, tail;
+
+	if (w <= 0)
+		return;
+	if (len <= w || w < 12) {
+		mvaddnstr(y, x, s, w);
+		return;
+	}
+	head = w / 3;
+	tail = w - head - 3;
+	mvaddnstr(y, x, s, head);
+	addstr("...");
+	addnstr(s + len - tail, tail);
+}
+
 void ui_fmt_count(uint64_t v, char *buf, size_t len)
 {
 	if (v < 10000000)
@@ -144,7 +163,8 @@ void ui_table_sync(struct ui_screen *s)
 		s->vis[j++] = UI_VIS_CALLEES;
 	}
 	for (size_t i = 0; i < s->res.nrows; i++) {
-		/* stacks: the aggregator filters flat views only; keep stacks with a frame matching */
+		/* stacks: the aggregator filters flat views only; keep stacks with a frame matching
+		 */
 		if (s->ops->kind == UI_STACKS && s->text[0] &&
 		    !contains_ci(s->res.rows[i].name, s->text))
 			continue;
@@ -325,9 +345,8 @@ static void draw_synthetic(struct kt_ui *ui, struct ui_screen *s, int y, size_t 
 	attrset(selected ? ui_attr(ui, UI_C_SEL, A_REVERSE) : ui_attr(ui, UI_C_KEY, A_BOLD));
 	mvhline(y, 0, ' ', ui->cols);
 	mvaddnstr(y, 0,
-		  v == UI_VIS_CALLEES
-		      ? "[callees] what this function calls (Enter or G; needs -g)"
-		      : "[callers] who calls this function (Enter or g; needs -g)",
+		  v == UI_VIS_CALLEES ? "[callees] what this function calls (Enter or G; needs -g)"
+				      : "[callers] who calls this function (Enter or g; needs -g)",
 		  ui->cols);
 	attrset(A_NORMAL);
 }

@@ -184,7 +184,6 @@ keys BSpace
 # help lists the new keys
 keys h
 see '^  G +callees tree \(needs -g\)  \(functions, top functions, lines, callers, callees, frames\)$' "help: G and where it works"
-keys End
 see '^  S +hottest stacks \(needs -g\)  \(modules, functions, .*, frames\)$' "help: S, on modules too"
 keys h
 
@@ -192,7 +191,7 @@ keys h
 start 140
 see 'replay finished' "started at 140 columns"
 keys Enter
-see 'g callers +G callees .* S stacks +h help +q quit$' "140 columns: the key bar lists S"
+see 'g callers +G callees +S stacks .* h help +q quit$' "140 columns: the key bar lists S"
 
 # a narrow terminal elides more
 start 60
