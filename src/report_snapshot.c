@@ -245,8 +245,9 @@ int kt_report_snapshot_path(const char *dir, enum kt_format f, char *out, size_t
 
 		if (n < 0 || (size_t)n >= len)
 			return -ENAMETOOLONG;
-		if (lstat(out, &st) < 0 && errno == ENOENT)
-			return 0;
+		if (lstat(out, &st) == 0)
+			continue;
+		return errno == ENOENT ? 0 : -errno; /* ENOTDIR, EACCES: no name will do */
 	}
 	return -EEXIST;
 }

@@ -357,6 +357,11 @@ void ui_status_expire(struct kt_ui *ui, int key)
 		ui->status[0] = 0;
 		ui->status_err = 0;
 		ui->dirty = 1;
+		if (ui->queued[0]) {
+			ui_set_status(ui, 0, "%s", ui->queued);
+			ui->status_kind = UI_ST_NOTICE;
+			ui->queued[0] = 0;
+		}
 	}
 }
 
@@ -487,6 +492,7 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 	getmaxyx(stdscr, ui->rows, ui->cols);
 	ui_log(ui, "viewer up: %dx%d, %s, mouse %s", ui->cols, ui->rows,
 	       ui->color ? "colour" : "monochrome", ui->mouse ? "on" : "off");
+	ui_snapshot_check_dir(ui);
 	requery_all(ui);
 	ui_draw(ui);
 	*out = ui;
@@ -627,6 +633,13 @@ void kt_ui_status(struct kt_ui *ui, const char *msg)
 {
 	if (!ui || !msg)
 		return;
+	/* an error on the line stays its time; the notice comes after it */
+	if (ui->status[0] && ui->status_kind == UI_ST_ERROR &&
+	    kt_now_ns() - ui->status_ns < UI_STATUS_ERR_NS) {
+		snprintf(ui->queued, sizeof(ui->queued), "%s", msg);
+		ui_draw(ui);
+		return;
+	}
 	ui_set_status(ui, 0, "%s", msg);
 	ui->status_kind = UI_ST_NOTICE;
 	ui_draw(ui);

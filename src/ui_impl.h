@@ -185,6 +185,7 @@ struct kt_ui {
 	int status_err;
 	uint64_t status_ns;  /* when it was set */
 	int status_kind;     /* enum ui_status_kind: when it goes away */
+	char queued[256];    /* a notice that came while an error was up: shown after it */
 	struct ui_prompt prompt;
 	enum kt_format snap_fmt;
 	FILE *log;
@@ -228,6 +229,7 @@ size_t ui_help_lines(size_t i, char *buf, size_t len);
 /* ui_snapshot.c: w and W. path NULL picks a fresh name in --snapshot-dir. */
 void ui_snapshot(struct kt_ui *ui, enum kt_format fmt, const char *path);
 void ui_snapshot_prompt(struct kt_ui *ui);
+void ui_snapshot_check_dir(struct kt_ui *ui);
 
 /* ui_header.c */
 int ui_header_height(const struct kt_ui *ui);

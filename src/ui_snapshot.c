@@ -20,6 +20,20 @@ static const struct ui_screen *data_screen(const struct kt_ui *ui)
 	return s;
 }
 
+static const char *snap_dir(const struct kt_ui *ui)
+{
+	return ui->opts->snapshot_dir && *ui->opts->snapshot_dir ? ui->opts->snapshot_dir : ".";
+}
+
+/* At start: a --snapshot-dir that cannot take files is said before w is pressed. */
+void ui_snapshot_check_dir(struct kt_ui *ui)
+{
+	char err[KT_ERRLEN];
+
+	if (kt_dir_check(snap_dir(ui), err, sizeof(err)) < 0)
+		ui_set_status(ui, 1, "w will fail: %s", err);
+}
+
 void ui_snapshot(struct kt_ui *ui, enum kt_format fmt, const char *path)
 {
 	const struct kt_source_info *info = kt_source_info(ui->env.src);
@@ -33,8 +47,12 @@ void ui_snapshot(struct kt_ui *ui, enum kt_format fmt, const char *path)
 	if (!path) {
 		r = kt_report_snapshot_path(ui->opts->snapshot_dir, fmt, file, sizeof(file));
 		if (r < 0) {
-			ui_set_status(ui, 1, "snapshot: no free file name in %s (%s)",
-				      ui->opts->snapshot_dir, strerror(-r));
+			if (kt_dir_check(snap_dir(ui), err, sizeof(err)) < 0)
+				ui_set_status(ui, 1, "snapshot failed: %s", err);
+			else
+				ui_set_status(ui, 1,
+					      "snapshot failed: no free file name in %s (%s)",
+					      snap_dir(ui), strerror(-r));
 			return;
 		}
 		path = file;
