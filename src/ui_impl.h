@@ -223,8 +223,8 @@ int ui_key(struct kt_ui *ui, int ch);
 int ui_prompt_key(struct kt_ui *ui, int ch);
 int ui_key_too_small(struct kt_ui *ui, int ch);
 void ui_draw_keybar(struct kt_ui *ui, int y);
-/* Help lines generated from the key table; returns the count, fills line i when buf. */
-size_t ui_help_lines(size_t i, char *buf, size_t len);
+/* Help entries generated from the key table: the count; entry i's key names and text. */
+size_t ui_help_entry(size_t i, char *names, size_t nlen, char *text, size_t tlen);
 
 /* ui_snapshot.c: w and W. path NULL picks a fresh name in --snapshot-dir. */
 void ui_snapshot(struct kt_ui *ui, enum kt_format fmt, const char *path);

@@ -592,26 +592,27 @@ static void screens_of(unsigned on, char *buf, size_t len)
 		snprintf(buf + n, len - n, ")");
 }
 
-/* Help line i: the keys of one action (hidden aliases folded in), what it does, where. */
-size_t ui_help_lines(size_t want, char *buf, size_t len)
+/* Help entry i: the keys of one action (its hidden aliases folded in) and what it does,
+ * where. Returns the number of entries; fills names and text when they are given. */
+size_t ui_help_entry(size_t want, char *names, size_t nlen, char *text, size_t tlen)
 {
 	size_t line = 0;
 
 	for (size_t i = 0; i < NKEYS; i++) {
-		char names[64], where[96];
+		char where[96];
 		size_t n;
 
 		if (!keys[i].help)
 			continue;
-		if (line++ != want || !buf)
+		if (line++ != want || !names)
 			continue;
-		n = (size_t)snprintf(names, sizeof(names), "%s", keys[i].name);
+		n = (size_t)snprintf(names, nlen, "%s", keys[i].name);
 		for (size_t j = i + 1; j < NKEYS && !keys[j].help; j++)
-			if (strcmp(keys[j].name, keys[i].name) && n + 1 < sizeof(names))
-				n += (size_t)snprintf(names + n, sizeof(names) - n, " %s",
-						      keys[j].name);
+			if (keys[j].act == keys[i].act && !strstr(names, keys[j].name) &&
+			    n + 1 < nlen)
+				n += (size_t)snprintf(names + n, nlen - n, " %s", keys[j].name);
 		screens_of(keys[i].on, where, sizeof(where));
-		snprintf(buf, len, "  %-12s %s%s", names, keys[i].help, where);
+		snprintf(text, tlen, "%s%s", keys[i].help, where);
 	}
 	return line;
 }

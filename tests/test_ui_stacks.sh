@@ -184,7 +184,8 @@ keys BSpace
 # help lists the new keys
 keys h
 see '^  G +callees tree \(needs -g\)  \(functions, top functions, lines, callers, callees, frames\)$' "help: G and where it works"
-see '^  S +hottest stacks \(needs -g\)  \(modules, functions, .*, frames\)$' "help: S, on modules too"
+see '^  S +hottest stacks \(needs -g\)  \(modules, functions, .*, callees,$' "help: S, on modules too"
+see '^ {22}frames\)$' "the rest of the line wrapped under the text"
 keys h
 
 # a wide key bar has room for S too
