@@ -62,6 +62,33 @@ static int children(const struct snap *sn, const struct kt_query *q, const struc
 	}
 }
 
+/* " on cpus 0,2-3" for a CPU set */
+static int cpuset_title(const struct snap *sn, const uint64_t *set, char *buf, size_t len)
+{
+	uint32_t max = kt_agg_params(sn->agg)->max_cpu, k = 0;
+	size_t n = 0;
+
+	for (uint32_t c = 0; c < max; c++)
+		k += kt_cpuset_has(set, c);
+	n = (size_t)snprintf(buf, len, " on cpu%s ", k == 1 ? "" : "s");
+	for (uint32_t c = 0; c < max && n < len; c++) {
+		uint32_t e = c;
+
+		if (!kt_cpuset_has(set, c))
+			continue;
+		while (e + 1 < max && kt_cpuset_has(set, e + 1))
+			e++;
+		if (e == c)
+			n += (size_t)snprintf(buf + n, len - n, "%s%u",
+					      buf[n - 1] == ' ' ? "" : ",", c);
+		else
+			n += (size_t)snprintf(buf + n, len - n, "%s%u-%u",
+					      buf[n - 1] == ' ' ? "" : ",", c, e);
+		c = e;
+	}
+	return n < len ? (int)n : (int)len - 1;
+}
+
 static void title(const struct snap *sn, const struct kt_query *q, char *buf, size_t len)
 {
 	struct kt_symbols *s = kt_agg_symbols(sn->agg);
@@ -76,7 +103,9 @@ static void title(const struct snap *sn, const struct kt_query *q, char *buf, si
 		       q->view == KT_VIEW_CALLEES || q->view == KT_VIEW_STACKS))
 		n += snprintf(buf + n, len - (size_t)n, " of %s", f->name);
 	if (q->filter.cpu != KT_ANY && n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, " on cpu%u", q->filter.cpu);
+		n += snprintf(buf + n, len - (size_t)n, " on cpu %u", q->filter.cpu);
+	else if (q->filter.cpuset && n > 0 && (size_t)n < len)
+		n += cpuset_title(sn, q->filter.cpuset, buf + n, len - (size_t)n);
 	if (q->filter.task != KT_ANY && n > 0 && (size_t)n < len) {
 		const struct kt_task *t =
 		    kt_window_task_info(kt_agg_window(sn->agg), q->filter.task);

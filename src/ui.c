@@ -195,7 +195,7 @@ void ui_build_query(const struct kt_ui *ui, const struct ui_screen *s, struct kt
 
 	q.filter.hide_idle = ui->filter.hide_idle;
 	if (s->ops->kind != UI_CPUS)
-		q.filter.cpu = ui->filter.cpu;
+		q.filter.cpuset = ui->filter.cpuset;
 	if (s->ops->kind != UI_TASKS)
 		q.filter.task = ui_task_id(ui);
 	q.filter.text = s->text[0] ? s->text : NULL;
@@ -447,6 +447,13 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 	ui->mouse = env->opts->mouse;
 	ui->snap_fmt = KT_FORMAT_TEXT;
 	kt_filter_all(&ui->filter);
+	ui->max_cpu = env->agg ? kt_agg_params(env->agg)->max_cpu : 0;
+	ui->cpuset = calloc(KT_CPUSET_WORDS(ui->max_cpu) + 1, sizeof(*ui->cpuset));
+	if (!ui->cpuset) {
+		snprintf(err, errlen, "viewer: out of memory");
+		free(ui);
+		return -ENOMEM;
+	}
 	if (env->opts->log)
 		ui->log = open_log(env->opts->log);
 	r = setup_fds(ui, err, errlen);
@@ -519,6 +526,7 @@ void kt_ui_free(struct kt_ui *ui)
 	}
 	ui_screen_free(ui->pending);
 	kt_result_free(&ui->cpus);
+	free(ui->cpuset);
 	if (ui->epfd >= 0)
 		close(ui->epfd);
 	if (ui->timerfd >= 0)

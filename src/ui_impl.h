@@ -54,6 +54,7 @@ enum ui_act {
 	UI_ACT_CALLERS,	 /* g */
 	UI_ACT_CALLEES,	 /* G */
 	UI_ACT_STACKS,	 /* S */
+	UI_ACT_MARK,	 /* m: add or remove the selected CPU from the CPU set */
 };
 
 /* Colour pairs (0 = none); every use also has a monochrome attribute. */
@@ -173,6 +174,9 @@ struct kt_ui {
 	struct kt_filter filter; /* global: CPU, task, idle; text is per screen; the task as
 				  * ui_task_id() resolves it */
 	int32_t task_pid, task_tid; /* the filtered task's key: the window may reuse its id */
+	/* the CPU filter: a set of CPUs (filter.cpuset points here when it is not empty) */
+	uint64_t *cpuset;
+	uint32_t max_cpu, ncpuset;
 	int paused;
 	int per_cpu;
 	double delay;
@@ -236,6 +240,16 @@ int ui_header_height(const struct kt_ui *ui);
 void ui_draw_header(struct kt_ui *ui);
 void ui_draw_crumb(struct kt_ui *ui, int y);
 void ui_draw_status(struct kt_ui *ui, int y);
+
+/* ui_cpus.c: the CPU set every screen is filtered to (empty: all CPUs) */
+void ui_cpus_clear(struct kt_ui *ui);
+void ui_cpus_toggle(struct kt_ui *ui, uint32_t cpu);
+int ui_cpus_has(const struct kt_ui *ui, uint32_t cpu);
+/* "cpu 1" or "cpus 0,2-3" for the set (ranges folded); "" when empty */
+void ui_cpus_fmt(const struct kt_ui *ui, char *buf, size_t len);
+/* The CPUs sampled (the source's list, else 0..max_cpu-1): count, and the i-th. */
+uint32_t ui_cpus_sampled(const struct kt_ui *ui);
+uint32_t ui_cpus_sampled_nth(const struct kt_ui *ui, uint32_t i);
 
 /* ui_callers.c: rebuilds the visible rows of a tree from its expanded set */
 void ui_tree_sync(struct ui_screen *s);

@@ -96,6 +96,11 @@ static int act_stacks(struct kt_ui *ui, struct ui_screen *s)
 	return screen_act(ui, s, UI_ACT_STACKS);
 }
 
+static int act_mark(struct kt_ui *ui, struct ui_screen *s)
+{
+	return screen_act(ui, s, UI_ACT_MARK);
+}
+
 static int act_back(struct kt_ui *ui, struct ui_screen *s)
 {
 	if (!s->below) {
@@ -192,7 +197,7 @@ static int act_filter(struct kt_ui *ui, struct ui_screen *s)
 
 static int act_clear(struct kt_ui *ui, struct ui_screen *s)
 {
-	ui->filter.cpu = KT_ANY;
+	ui_cpus_clear(ui);
 	ui_set_task(ui, KT_ANY);
 	s->text[0] = 0;
 	ui_set_status(ui, 0, "filters cleared");
@@ -397,6 +402,9 @@ static const struct ui_key keys[] = {
 	5, NULL, NULL),
     BAR('t', "t", UI_ON_ROWS, act_tasks, "tasks screen (Enter filters every screen to a task)",
 	"tasks", 5, NULL, NULL),
+    BAR('m', "m", UI_ON(UI_CPUS), act_mark,
+	"add the CPU to the set every screen shows, or take it out (Enter: this CPU only)", "mark",
+	4, NULL, NULL),
     KEY('f', "f", UI_ON_ROWS, act_topfuncs, "top functions across all modules"),
     KEY('x', "x", UI_ON_ROWS, act_clear, "clear the CPU, task and text filters"),
     BAR('s', "s", SORTABLE, act_sort_next, "sort by the next column", "sort", 6, NULL, NULL),

@@ -12,7 +12,7 @@ fi
 
 ui_start 100 30 -- -d 0.5 --log "$TMP/ui.log"
 see '^vmlinux +[0-9]+ ' "live: vmlinux row within the wait" 5
-see '^kernel [0-9]+\.[0-9]% +idle [0-9]+\.[0-9]% +user [0-9]+\.[0-9]% +[0-9]+ samples/s' "live: busy/idle/user split"
+see '^kernel [0-9]+\.[0-9]% +idle [0-9]+\.[0-9]% +user ~[0-9]+\.[0-9]% +[0-9]+ samples/s' "live without -u: busy/idle split, user ~ what they leave"
 see '^kerntop live cpu-clock 997 Hz +window 10s +[0-9]+ CPUs' "live header: event, frequency, window, CPUs"
 
 line2() { capture; printf '%s\n' "$SCREEN" | sed -n 2p; }
