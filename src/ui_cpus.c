@@ -151,7 +151,7 @@ static void cell_bar(struct kt_ui *ui, const struct ui_screen *s, const struct k
 static const struct ui_col cols[] = {
     {"CPU", 6, 0, KT_SORT_NAME, 0, 1, col_cpu, NULL},
     {"Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL},
-    {"Split (#u.)", 14, 2, -1, 0, 1, NULL, cell_bar},
+    {"Split (#u.)", 14, 2, -1, 40, 1, NULL, cell_bar},
     {"Kernel", 7, 0, -1, 0, 0, col_k, NULL},
     {"User", 7, 1, -1, 0, 0, col_u, NULL},
     {"Idle", 7, 0, -1, 0, 0, col_i, NULL},

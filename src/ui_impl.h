@@ -88,10 +88,11 @@ struct ui_screen;
 /* A table column: formats one cell of a row. */
 struct ui_col {
 	const char *title;
-	int width; /* cell width; the minimum for the flex column */
+	int width; /* cell width; the minimum for a flex column */
 	int drop;  /* 0 never dropped; higher numbers are dropped first on narrow terminals */
 	int sort;  /* the enum kt_sort this column sorts by, or -1 */
-	int flex;  /* takes the width left over */
+	/* takes a share of the width left over: 1 any amount, N > 1 at most N more cells */
+	int flex;
 	int left;  /* left-aligned */
 	void (*fmt)(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
 		    char *buf, size_t len);
