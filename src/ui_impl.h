@@ -286,6 +286,7 @@ void ui_col_module(const struct kt_ui *ui, const struct ui_screen *s, const stru
 /* A kernel/user/idle bar of width w at the cursor. */
 void ui_draw_bar(struct kt_ui *ui, double kernel, double user, double idle, int w);
 void ui_put(int y, int x, int w, const char *s, int right);
+int ui_contains_ci(const char *hay, const char *needle);
 void ui_put_ellipsized(int y, int x, int w, const char *s);
 
 /* The screens. */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "kerntop/source.h"
 #include "ui_impl.h"
 
 #define PERCPU_W 7
@@ -122,7 +123,7 @@ void ui_col_module(const struct kt_ui *ui, const struct ui_screen *s, const stru
 }
 
 /* Case-insensitive substring: the viewer's own text filter where the aggregator has none. */
-static int contains_ci(const char *hay, const char *needle)
+int ui_contains_ci(const char *hay, const char *needle)
 {
 	size_t n = strlen(needle);
 
@@ -166,7 +167,7 @@ void ui_table_sync(struct ui_screen *s)
 		/* stacks: the aggregator filters flat views only; keep stacks with a frame matching
 		 */
 		if (s->ops->kind == UI_STACKS && s->text[0] &&
-		    !contains_ci(s->res.rows[i].name, s->text))
+		    !ui_contains_ci(s->res.rows[i].name, s->text))
 			continue;
 		s->vis[j++] = i;
 	}
@@ -402,12 +403,21 @@ static void draw_row(struct kt_ui *ui, struct ui_screen *s, const struct layout 
 
 static void draw_synthetic(struct kt_ui *ui, struct ui_screen *s, int y, size_t v, int selected)
 {
+	const struct kt_source_info *info = ui->env.src ? kt_source_info(ui->env.src) : NULL;
+	int chains = info && info->callchain;
+
 	attrset(selected ? ui_attr(ui, UI_C_SEL, A_REVERSE) : ui_attr(ui, UI_C_KEY, A_BOLD));
 	mvhline(y, 0, ' ', ui->cols);
-	mvaddnstr(y, 0,
-		  v == UI_VIS_CALLEES ? "[callees] what this function calls (Enter or G; needs -g)"
-				      : "[callers] who calls this function (Enter or g; needs -g)",
-		  ui->cols);
+	if (v == UI_VIS_CALLEES)
+		mvaddnstr(y, 0,
+			  chains ? "[callees] what this function calls (Enter or G)"
+				 : "[callees] what this function calls (Enter or G; needs -g)",
+			  ui->cols);
+	else
+		mvaddnstr(y, 0,
+			  chains ? "[callers] who calls this function (Enter or g)"
+				 : "[callers] who calls this function (Enter or g; needs -g)",
+			  ui->cols);
 	attrset(A_NORMAL);
 }
 

@@ -46,6 +46,18 @@ snap=$(printf '%s\n' "$SCREEN" | sed -n 's/.*snapshot written to \([^ ]*\).*/\1/
 tree=$(cat "$snap" 2>/dev/null)
 like "$tree" 'tcp_sendmsg_locked' "tree snapshot has the hottest caller"
 like "$tree" 'ext4_file_write_iter' "tree snapshot has the other caller"
+# / on a tree keeps the matching nodes and the path to them, collapsed or not; s is not here
+keys / s y s Enter
+see 'callers +filter "sys" +1/10$' "/ on the tree: 10 nodes on paths to a match"
+see '^  - ext4_file_write_iter +vmlinux +10 ' "the collapsed caller is shown open toward its matches"
+see '^    - do_syscall_64 +vmlinux +10 ' "a match under it"
+see '^          - do_syscall_64 +vmlinux +50 ' "and on the hot path"
+keys / C-u z z z Enter
+see '^  no rows match the filter' "no match: says so"
+keys / C-u Enter
+see '^  \+ ext4_file_write_iter +vmlinux +10 ' "filter cleared: the collapsed node is collapsed again"
+keys s
+see '^s: not on the callers screen \(h: keys\)' "s on a tree: not on this screen"
 keys BSpace
 see '^modules > vmlinux > copy_user_generic +' "Backspace: back to the lines"
 keys Escape

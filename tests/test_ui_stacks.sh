@@ -29,7 +29,7 @@ see 'g callers +G callees ' "the key bar lists G"
 # [callees] on the lines screen; f is a leaf everywhere: no callees
 keys Enter
 see '^\[callers\] who calls this function' "lines: the [callers] row"
-see '^\[callees\] what this function calls \(Enter or G; needs -g\)' "lines: the [callees] row under it"
+see '^\[callees\] what this function calls \(Enter or G\)$' "lines: the [callees] row under it (no 'needs -g': chains were sampled)"
 keys Home Down Enter
 see '^modules > vmlinux > f > callees ' "Enter on [callees]: the callees tree"
 see '^Callee +Module +Hits +%Func +%Kernel$' "callees columns"
