@@ -18,6 +18,7 @@
 
 #include <term.h>
 
+#include "kerntop/report.h"
 #include "kerntop/source.h"
 #include "kerntop/util.h"
 #include "kerntop/window.h"
@@ -366,7 +367,7 @@ void ui_status_expire(struct kt_ui *ui, int key)
 }
 
 void ui_prompt(struct kt_ui *ui, const char *label, const char *init,
-	       void (*done)(struct kt_ui *ui, const char *text))
+	       int (*done)(struct kt_ui *ui, const char *text))
 {
 	struct ui_prompt *p = &ui->prompt;
 
@@ -525,6 +526,7 @@ void kt_ui_free(struct kt_ui *ui)
 		ui_screen_free(s);
 	}
 	ui_screen_free(ui->pending);
+	kt_report_snapshot_free(ui->frozen);
 	kt_result_free(&ui->cpus);
 	free(ui->cpuset);
 	if (ui->epfd >= 0)
@@ -561,11 +563,12 @@ static int apply(struct kt_ui *ui, int flags)
 		ui->pending = NULL;
 		flags |= UI_R_REQUERY;
 	}
+	/* paused, a key that changes what is shown queries everything once (one moment on
+	 * the whole screen) and freezes that moment for w */
 	if (flags & UI_R_REQUERY) {
-		if (ui->paused && ui->top->have_res)
-			ui_query(ui, ui->top);
-		else
-			requery_all(ui);
+		requery_all(ui);
+		if (ui->paused)
+			ui_snapshot_freeze(ui);
 	}
 	if (flags & (UI_R_REDRAW | UI_R_REQUERY | UI_R_PUSH | UI_R_POP))
 		ui->dirty = 1;

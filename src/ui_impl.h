@@ -160,7 +160,7 @@ struct ui_prompt {
 	char label[96];
 	char buf[256];
 	size_t len;
-	void (*done)(struct kt_ui *ui, const char *text);
+	int (*done)(struct kt_ui *ui, const char *text); /* returns UI_R_* flags */
 };
 
 struct kt_ui {
@@ -193,6 +193,8 @@ struct kt_ui {
 	char queued[256];    /* a notice that came while an error was up: shown after it */
 	struct ui_prompt prompt;
 	enum kt_format snap_fmt;
+	uint64_t snap_no;	     /* snapshots written: the number in their header */
+	struct kt_snapshot *frozen; /* paused: the snapshot of what is on screen */
 	FILE *log;
 	int logged_frame, logged_data;
 	int early; /* early refreshes done while waiting for the first samples */
@@ -216,7 +218,7 @@ void ui_status_expire(struct kt_ui *ui, int key);
 /* The terminal is below the minimum size: only the too-small message is drawn. */
 int ui_too_small(const struct kt_ui *ui);
 void ui_prompt(struct kt_ui *ui, const char *label, const char *init,
-	       void (*done)(struct kt_ui *ui, const char *text));
+	       int (*done)(struct kt_ui *ui, const char *text));
 struct ui_screen *ui_screen_new(struct kt_ui *ui, const struct ui_screen_ops *ops, uint32_t arg,
 				const char *crumb);
 void ui_screen_free(struct ui_screen *s);
@@ -235,6 +237,8 @@ size_t ui_help_entry(size_t i, char *names, size_t nlen, char *text, size_t tlen
 void ui_snapshot(struct kt_ui *ui, enum kt_format fmt, const char *path);
 void ui_snapshot_prompt(struct kt_ui *ui);
 void ui_snapshot_check_dir(struct kt_ui *ui);
+/* Paused: takes the snapshot of what is on screen now (w writes it, not later data). */
+void ui_snapshot_freeze(struct kt_ui *ui);
 
 /* ui_header.c */
 int ui_header_height(const struct kt_ui *ui);

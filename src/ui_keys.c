@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kerntop/report.h"
 #include "kerntop/window.h"
 #include "ui_impl.h"
 
@@ -182,11 +183,12 @@ static int act_reverse(struct kt_ui *ui, struct ui_screen *s)
 	return UI_R_REQUERY;
 }
 
-static void filter_done(struct kt_ui *ui, const char *text)
+static int filter_done(struct kt_ui *ui, const char *text)
 {
 	snprintf(ui->top->text, sizeof(ui->top->text), "%s", text);
 	ui->top->sel_valid = 0;
 	ui->top->sel = 0;
+	return UI_R_REQUERY;
 }
 
 static int act_filter(struct kt_ui *ui, struct ui_screen *s)
@@ -264,17 +266,18 @@ static int act_span_down(struct kt_ui *ui, struct ui_screen *s)
 	return span_step(ui, -1);
 }
 
-static void delay_done(struct kt_ui *ui, const char *text)
+static int delay_done(struct kt_ui *ui, const char *text)
 {
 	char *end;
 	double d = strtod(text, &end);
 
 	if (end == text || *end || !(d >= 0.1 && d <= 3600)) {
 		ui_set_status(ui, 1, "invalid delay '%s': give seconds between 0.1 and 3600", text);
-		return;
+		return UI_R_REDRAW;
 	}
 	ui->delay = d;
 	ui_set_status(ui, 0, "refresh every %gs", d);
+	return UI_R_REDRAW;
 }
 
 static int act_delay(struct kt_ui *ui, struct ui_screen *s)
@@ -286,13 +289,18 @@ static int act_delay(struct kt_ui *ui, struct ui_screen *s)
 	return UI_R_REDRAW;
 }
 
+/* Pausing queries once more, so the frozen screen and what w writes are the same moment. */
 static int act_pause(struct kt_ui *ui, struct ui_screen *s)
 {
 	ui->paused = !ui->paused;
 	ui_set_status(ui, 0, "%s",
 		      ui->paused ? "paused: sampling goes on, Space shows the current state"
 				 : "resumed");
-	return ui->paused ? UI_R_REDRAW : UI_R_REQUERY;
+	if (!ui->paused) {
+		kt_report_snapshot_free(ui->frozen);
+		ui->frozen = NULL;
+	}
+	return UI_R_REQUERY;
 }
 
 static int act_snapshot(struct kt_ui *ui, struct ui_screen *s)
@@ -479,12 +487,11 @@ int ui_prompt_key(struct kt_ui *ui, int ch)
 	case '\n':
 	case KEY_ENTER: {
 		char text[sizeof(p->buf)];
-		void (*done)(struct kt_ui *, const char *) = p->done;
+		int (*done)(struct kt_ui *, const char *) = p->done;
 
 		memcpy(text, p->buf, sizeof(text));
 		p->active = 0;
-		done(ui, text); /* may open the next prompt */
-		return UI_R_REQUERY;
+		return done(ui, text); /* may open the next prompt */
 	}
 	case KEY_BACKSPACE:
 	case 127:

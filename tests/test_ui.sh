@@ -79,6 +79,11 @@ keys c
 see '^modules > CPUs ' "c opens the CPU screen"
 see '^0 +233 \[' "cpu0 row: hits and bar"
 see '^1 +152 \[' "cpu1 row"
+keys w
+see 'snapshot written to ' "w on the CPU screen (sorted by CPU)"
+snap=$(printf '%s\n' "$SCREEN" | sed -n 's/.*snapshot written to \([^ ]*\).*/\1/p')
+is "$(sed -n '/== modules on cpu 0 /,/^$/p' "$snap" 2>/dev/null | awk 'NR > 2 && NF { print $1 }' | tr '\n' ' ')" "[idle] vmlinux e1000e " "the CPUs' modules in the snapshot: by hits, not by the CPU screen's sort"
+like "$(head -1 "$snap" 2>/dev/null)" '^kerntop .* report 2 at ' "the second snapshot of the session is report 2"
 keys Down Enter
 see '^kerntop .* cpu 1' "Enter on cpu1: header shows the CPU filter"
 see '^e1000e +40 ' "module list filtered to cpu1"
