@@ -138,8 +138,8 @@ static void task_marker(struct kt_ui *ui, char *buf, size_t len)
 		snprintf(buf, len, "task %d (gone)", (int)ui->task_pid);
 }
 
-/* Drop order on a narrow terminal: the CPU count, the middle of the replayed file's name,
- * the event, the window, the file name; never the markers. */
+/* Drop order on a narrow terminal: the CPU count, the event, the middle of the replayed
+ * file's name, the window, the file name; never the markers. */
 static void draw_title(struct kt_ui *ui)
 {
 	const struct kt_source_info *info = ui->env.src ? kt_source_info(ui->env.src) : NULL;
@@ -157,7 +157,7 @@ static void draw_title(struct kt_ui *ui)
 		if (now && !ui->replay_t0)
 			ui->replay_t0 = now;
 		snprintf(hadd(&L, " ", mark, 0, 0)->text, 16, "REPLAY");
-		g = hadd(&L, " ", A_NORMAL, 5, 2);
+		g = hadd(&L, " ", A_NORMAL, 5, 3);
 		snprintf(g->text, sizeof(g->text), "%s",
 			 base ? base + 1 : (info->path ? info->path : ""));
 		snprintf(hadd(&L, " ", A_NORMAL, 0, 0)->text, 32, "t=%.1fs",
@@ -169,7 +169,7 @@ static void draw_title(struct kt_ui *ui)
 	if (ui->opts->record)
 		snprintf(hadd(&L, " ", mark, 0, 0)->text, 8, "REC");
 	if (info) {
-		g = hadd(&L, " ", A_BOLD, 3, 0);
+		g = hadd(&L, " ", A_BOLD, 2, 0);
 		if (info->freq_hz)
 			snprintf(g->text, sizeof(g->text), "%s %llu Hz",
 				 info->event ? info->event : "?",

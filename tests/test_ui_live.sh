@@ -40,5 +40,12 @@ keys q
 see '^EXIT=0$' "q exits 0"
 is "$(tm display-message -p -t "$S" '#{alternate_on}')" 0 "no alternate screen left"
 like "$(cat "$TMP/ui.log")" 'first full frame \([0-9]+ rows\) after [0-9.]+ ms' "log: first full frame"
+
+# one CPU, recording: REC on the title, '1 CPU', a strip of that CPU only
+ui_start 100 30 -- -d 0.5 -C 0 --record "$TMP/rec.ktr" --snapshot-dir "$TMP/snap"
+see '^kerntop live REC cpu-clock 997 Hz +window 10s +1 CPU$' "--record: REC marker; -C 0: 1 CPU" 5
+see '^cpu0 +\[.*\] +[0-9.]+% *$' "the strip has cpu0 alone"
+keys q
+see '^EXIT=0$' "q exits 0 while recording"
 no_stderr
 done_testing
