@@ -15,7 +15,7 @@ static const char *const tail[] = {
     "The header shows the source (live, or REPLAY with the replayed time), REC when recording, "
     "the event and frequency, the window (or cumulative), the CPUs, the active CPU and task "
     "filters, idle hidden and PAUSED; then kernel busy, idle and user as % of the machine's "
-    "capacity (user~ when user mode is not sampled, without -u: what kernel and idle leave, "
+    "capacity (user ~N% when user mode is not sampled, without -u: what kernel and idle leave, "
     "user time mostly), samples/s, hits, lost samples and throttling events.",
     "%Kernel is the share of the kernel hits, %Machine the share of all the CPU time sampled.",
     "Bars: # kernel, u user, . idle. Messages and prompts use the line above the key bar; the "
