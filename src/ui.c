@@ -299,8 +299,8 @@ void ui_draw(struct kt_ui *ui)
 	ui_draw_crumb(ui, hh);
 	y = hh + 1;
 	ui->top->ops->draw(ui, ui->top, y, ui->rows - 2 - y);
-	ui_draw_status(ui, ui->rows - 2);
 	ui_draw_keybar(ui, ui->rows - 1);
+	ui_draw_status(ui, ui->rows - 2); /* a long error goes on over the key bar */
 	if (ui->prompt.active) {
 		curs_set(1);
 		move(ui->rows - 2, (int)(strlen(ui->prompt.label) + ui->prompt.len) < ui->cols

@@ -305,6 +305,63 @@ void ui_draw_crumb(struct kt_ui *ui, int y)
 	}
 }
 
+/* Shortens the longest path in msg (a word with a '/') in its middle by up to over cells. */
+static void shrink_path(char *msg, int over)
+{
+	char *best = NULL, *p = msg;
+	int bestlen = 0;
+
+	while (*p) {
+		int len = (int)strcspn(p, " ");
+
+		if (memchr(p, '/', (size_t)len) && len > bestlen) {
+			best = p;
+			bestlen = len;
+		}
+		p += len;
+		p += strspn(p, " ");
+	}
+	if (best && bestlen > SHRINK_MIN) {
+		char word[256];
+		int want = bestlen - over;
+
+		snprintf(word, sizeof(word), "%.*s", bestlen, best);
+		shrink_middle(word, want);
+		memmove(best + strlen(word), best + bestlen, strlen(best + bestlen) + 1);
+		memcpy(best, word, strlen(word));
+	}
+}
+
+/* A message too long for the line: first its longest path loses its middle; if that is not
+ * enough an error goes on over the key bar (which comes back when the error goes); what is
+ * still too long keeps its start and its end, where the fix is. */
+static void fit_status(struct kt_ui *ui, int y)
+{
+	char msg[sizeof(ui->status)];
+	int len, cut;
+
+	snprintf(msg, sizeof(msg), "%s", ui->status);
+	len = (int)strlen(msg);
+	if (len > ui->cols)
+		shrink_path(msg, len - ui->cols);
+	len = (int)strlen(msg);
+	attrset(ui->status_err ? ui_attr(ui, UI_C_ERROR, A_BOLD) : A_NORMAL);
+	if (len <= ui->cols || !ui->status_err) {
+		ui_put_ellipsized(y, 0, ui->cols, msg);
+		attrset(A_NORMAL);
+		return;
+	}
+	for (cut = ui->cols; cut > ui->cols / 2 && msg[cut] != ' '; cut--)
+		;
+	if (msg[cut] != ' ')
+		cut = ui->cols;
+	mvaddnstr(y, 0, msg, cut);
+	move(y + 1, 0);
+	clrtoeol();
+	ui_put_ellipsized(y + 1, 0, ui->cols, msg + cut + (msg[cut] == ' '));
+	attrset(A_NORMAL);
+}
+
 void ui_draw_status(struct kt_ui *ui, int y)
 {
 	move(y, 0);
@@ -317,7 +374,5 @@ void ui_draw_status(struct kt_ui *ui, int y)
 	ui_status_expire(ui, 0);
 	if (!ui->status[0])
 		return;
-	attrset(ui->status_err ? ui_attr(ui, UI_C_ERROR, A_BOLD) : A_NORMAL);
-	ui_put_ellipsized(y, 0, ui->cols, ui->status);
-	attrset(A_NORMAL);
+	fit_status(ui, y);
 }
