@@ -168,11 +168,12 @@ static void enter(struct kt_ui *ui, struct ui_screen *s)
 static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 {
 	const struct kt_row *r = ui_sel_row(s);
-	char set[128];
 
 	if (!r)
 		return UI_R_NONE;
 	if (act == UI_ACT_MARK) {
+		char set[128];
+
 		ui_cpus_toggle(ui, r->id);
 		ui_cpus_fmt(ui, set, sizeof(set));
 		if (ui->ncpuset)

@@ -535,7 +535,8 @@ static int bar_pick(const struct kt_ui *ui, int narrow, unsigned char *pick)
 {
 	int used = 0, n = 0;
 
-	memset(pick, 0, NKEYS);
+	for (size_t i = 0; i < NKEYS; i++)
+		pick[i] = 0;
 	for (int prio = 1; prio <= 9; prio++) {
 		for (size_t i = 0; i < NKEYS; i++) {
 			int w;
@@ -562,7 +563,7 @@ void ui_draw_keybar(struct kt_ui *ui, int y)
 
 	if (bar_pick(ui, 1, spick) > bar_pick(ui, 0, pick)) {
 		narrow = 1;
-		memcpy(pick, spick, NKEYS);
+		memcpy(pick, spick, sizeof(spick));
 	}
 	move(y, 0);
 	clrtoeol();

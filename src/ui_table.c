@@ -316,7 +316,7 @@ static void layout(const struct kt_ui *ui, const struct ui_screen *s, struct lay
 	if (total + need > ui->cols) {
 		int room = (ui->cols - total - MORE_W) / PERCPU_W;
 
-		L->npercpu = room > 0 ? room : 0;
+		L->npercpu = room <= 0 ? 0 : room < want ? room : want;
 		L->more = want - L->npercpu;
 	}
 	total += L->npercpu * PERCPU_W + (L->more ? MORE_W : 0);
