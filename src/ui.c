@@ -18,6 +18,7 @@
 
 #include <term.h>
 
+#include "kerntop/report.h"
 #include "kerntop/source.h"
 #include "kerntop/util.h"
 #include "kerntop/window.h"
@@ -195,7 +196,7 @@ void ui_build_query(const struct kt_ui *ui, const struct ui_screen *s, struct kt
 
 	q.filter.hide_idle = ui->filter.hide_idle;
 	if (s->ops->kind != UI_CPUS)
-		q.filter.cpu = ui->filter.cpu;
+		q.filter.cpuset = ui->filter.cpuset;
 	if (s->ops->kind != UI_TASKS)
 		q.filter.task = ui_task_id(ui);
 	q.filter.text = s->text[0] ? s->text : NULL;
@@ -256,6 +257,12 @@ static void requery_all(struct kt_ui *ui)
 	ui_query(ui, ui->top);
 }
 
+int ui_too_small(const struct kt_ui *ui)
+{
+	return ui->rows < UI_MIN_ROWS || ui->cols < UI_MIN_COLS;
+}
+
+/* The longest of the messages that fits, centred, and how to quit under it. */
 static void draw_too_small(struct kt_ui *ui)
 {
 	char msg[64];
@@ -265,16 +272,22 @@ static void draw_too_small(struct kt_ui *ui)
 	len =
 	    snprintf(msg, sizeof(msg), "terminal too small (need %dx%d)", UI_MIN_COLS, UI_MIN_ROWS);
 	if (len > ui->cols)
+		len = snprintf(msg, sizeof(msg), "too small (%dx%d)", UI_MIN_COLS, UI_MIN_ROWS);
+	if (len > ui->cols)
+		len = snprintf(msg, sizeof(msg), "need %dx%d", UI_MIN_COLS, UI_MIN_ROWS);
+	if (len > ui->cols)
 		len = ui->cols;
 	mvaddnstr(ui->rows / 2, ui->cols > len ? (ui->cols - len) / 2 : 0, msg, len);
-	mvaddnstr(ui->rows / 2 + 1, 0, "q quits", ui->cols);
+	if (ui->rows > 1)
+		mvaddnstr(ui->rows / 2 + 1, ui->cols > 7 ? (ui->cols - 7) / 2 : 0, "q quits",
+			  ui->cols);
 }
 
 void ui_draw(struct kt_ui *ui)
 {
 	int hh, y;
 
-	if (ui->rows < UI_MIN_ROWS || ui->cols < UI_MIN_COLS) {
+	if (ui_too_small(ui)) {
 		draw_too_small(ui);
 		refresh();
 		return;
@@ -286,8 +299,8 @@ void ui_draw(struct kt_ui *ui)
 	ui_draw_crumb(ui, hh);
 	y = hh + 1;
 	ui->top->ops->draw(ui, ui->top, y, ui->rows - 2 - y);
-	ui_draw_status(ui, ui->rows - 2);
 	ui_draw_keybar(ui, ui->rows - 1);
+	ui_draw_status(ui, ui->rows - 2); /* a long error goes on over the key bar */
 	if (ui->prompt.active) {
 		curs_set(1);
 		move(ui->rows - 2, (int)(strlen(ui->prompt.label) + ui->prompt.len) < ui->cols
@@ -318,11 +331,43 @@ void ui_set_status(struct kt_ui *ui, int err, const char *fmt, ...)
 	vsnprintf(ui->status, sizeof(ui->status), fmt, ap);
 	va_end(ap);
 	ui->status_err = err;
+	ui->status_kind = err ? UI_ST_ERROR : UI_ST_INFO;
+	ui->status_ns = kt_now_ns();
 	ui_log(ui, "status: %s", ui->status);
 }
 
+void ui_status_expire(struct kt_ui *ui, int key)
+{
+	uint64_t age = kt_now_ns() - ui->status_ns;
+	int gone = 0;
+
+	if (!ui->status[0])
+		return;
+	switch (ui->status_kind) {
+	case UI_ST_INFO:
+		gone = key || age >= UI_STATUS_INFO_NS;
+		break;
+	case UI_ST_NOTICE:
+		gone = key && age >= UI_STATUS_NOTICE_MIN_NS;
+		break;
+	default:
+		gone = age >= UI_STATUS_ERR_NS;
+		break;
+	}
+	if (gone) {
+		ui->status[0] = 0;
+		ui->status_err = 0;
+		ui->dirty = 1;
+		if (ui->queued[0]) {
+			ui_set_status(ui, 0, "%s", ui->queued);
+			ui->status_kind = UI_ST_NOTICE;
+			ui->queued[0] = 0;
+		}
+	}
+}
+
 void ui_prompt(struct kt_ui *ui, const char *label, const char *init,
-	       void (*done)(struct kt_ui *ui, const char *text))
+	       int (*done)(struct kt_ui *ui, const char *text))
 {
 	struct ui_prompt *p = &ui->prompt;
 
@@ -403,6 +448,13 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 	ui->mouse = env->opts->mouse;
 	ui->snap_fmt = KT_FORMAT_TEXT;
 	kt_filter_all(&ui->filter);
+	ui->max_cpu = env->agg ? kt_agg_params(env->agg)->max_cpu : 0;
+	ui->cpuset = calloc(KT_CPUSET_WORDS(ui->max_cpu) + 1, sizeof(*ui->cpuset));
+	if (!ui->cpuset) {
+		snprintf(err, errlen, "viewer: out of memory");
+		free(ui);
+		return -ENOMEM;
+	}
 	if (env->opts->log)
 		ui->log = open_log(env->opts->log);
 	r = setup_fds(ui, err, errlen);
@@ -448,6 +500,7 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 	getmaxyx(stdscr, ui->rows, ui->cols);
 	ui_log(ui, "viewer up: %dx%d, %s, mouse %s", ui->cols, ui->rows,
 	       ui->color ? "colour" : "monochrome", ui->mouse ? "on" : "off");
+	ui_snapshot_check_dir(ui);
 	requery_all(ui);
 	ui_draw(ui);
 	*out = ui;
@@ -473,7 +526,9 @@ void kt_ui_free(struct kt_ui *ui)
 		ui_screen_free(s);
 	}
 	ui_screen_free(ui->pending);
+	kt_report_snapshot_free(ui->frozen);
 	kt_result_free(&ui->cpus);
+	free(ui->cpuset);
 	if (ui->epfd >= 0)
 		close(ui->epfd);
 	if (ui->timerfd >= 0)
@@ -508,11 +563,12 @@ static int apply(struct kt_ui *ui, int flags)
 		ui->pending = NULL;
 		flags |= UI_R_REQUERY;
 	}
+	/* paused, a key that changes what is shown queries everything once (one moment on
+	 * the whole screen) and freezes that moment for w */
 	if (flags & UI_R_REQUERY) {
-		if (ui->paused && ui->top->have_res)
-			ui_query(ui, ui->top);
-		else
-			requery_all(ui);
+		requery_all(ui);
+		if (ui->paused)
+			ui_snapshot_freeze(ui);
 	}
 	if (flags & (UI_R_REDRAW | UI_R_REQUERY | UI_R_PUSH | UI_R_POP))
 		ui->dirty = 1;
@@ -541,8 +597,17 @@ int kt_ui_input(struct kt_ui *ui)
 		}
 	}
 	while ((ch = getch()) != ERR) {
-		int flags = ui->prompt.active ? ui_prompt_key(ui, ch) : ui_key(ui, ch);
+		int flags;
 
+		if (ui_too_small(ui))
+			flags = ui_key_too_small(ui, ch);
+		else if (ui->prompt.active)
+			flags = ui_prompt_key(ui, ch);
+		else {
+			if (ch != KEY_RESIZE)
+				ui_status_expire(ui, 1);
+			flags = ui_key(ui, ch);
+		}
 		if (apply(ui, flags) == KT_UI_QUIT)
 			return KT_UI_QUIT;
 	}
@@ -579,7 +644,15 @@ void kt_ui_status(struct kt_ui *ui, const char *msg)
 {
 	if (!ui || !msg)
 		return;
+	/* an error on the line stays its time; the notice comes after it */
+	if (ui->status[0] && ui->status_kind == UI_ST_ERROR &&
+	    kt_now_ns() - ui->status_ns < UI_STATUS_ERR_NS) {
+		snprintf(ui->queued, sizeof(ui->queued), "%s", msg);
+		ui_draw(ui);
+		return;
+	}
 	ui_set_status(ui, 0, "%s", msg);
+	ui->status_kind = UI_ST_NOTICE;
 	ui_draw(ui);
 }
 

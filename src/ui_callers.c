@@ -67,6 +67,45 @@ static void auto_open(struct ui_screen *s)
 	s->tree_init = 1;
 }
 
+static void keep_sel(struct ui_screen *s)
+{
+	if (s->sel_valid) {
+		for (size_t i = 0; i < s->nvis; i++) {
+			if (s->keys[s->vis[i]] == s->sel_key) {
+				s->sel = i;
+				return;
+			}
+		}
+	}
+	if (s->sel >= s->nvis)
+		s->sel = s->nvis ? s->nvis - 1 : 0;
+	ui_sel_set(s, s->sel);
+}
+
+/* The / filter on a tree: the nodes whose name contains the text and their ancestors (the
+ * path to them), expanded or not. */
+static void filter_rows(struct ui_screen *s)
+{
+	const struct kt_row *rows = s->res.rows;
+	size_t n = s->res.nrows;
+	unsigned char *keep = calloc(n ? n : 1, 1);
+
+	if (!keep)
+		return;
+	for (size_t i = n; i-- > 0;) {
+		if (!ui_contains_ci(rows[i].name, s->text))
+			continue;
+		for (int32_t p = (int32_t)i; p >= 0 && (size_t)p < n && !keep[p];
+		     p = rows[p].parent)
+			keep[p] = 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (keep[i])
+			s->vis[s->nvis++] = i;
+	free(keep);
+	keep_sel(s);
+}
+
 void ui_tree_sync(struct ui_screen *s)
 {
 	const struct kt_row *rows = s->res.rows;
@@ -98,6 +137,10 @@ void ui_tree_sync(struct ui_screen *s)
 	if (!s->tree_init && n)
 		auto_open(s);
 	s->nvis = 0;
+	if (s->text[0]) {
+		filter_rows(s);
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		int32_t p = rows[i].parent;
 		int shown = 1;
@@ -113,17 +156,15 @@ void ui_tree_sync(struct ui_screen *s)
 		if (shown)
 			s->vis[s->nvis++] = i;
 	}
-	if (s->sel_valid) {
-		for (size_t i = 0; i < s->nvis; i++) {
-			if (s->keys[s->vis[i]] == s->sel_key) {
-				s->sel = i;
-				return;
-			}
-		}
-	}
-	if (s->sel >= s->nvis)
-		s->sel = s->nvis ? s->nvis - 1 : 0;
-	ui_sel_set(s, s->sel);
+	keep_sel(s);
+}
+
+static int shown_child(const struct ui_screen *s, size_t i)
+{
+	for (size_t k = 0; k < s->nvis; k++)
+		if (s->res.rows[s->vis[k]].parent == (int32_t)i)
+			return 1;
+	return 0;
 }
 
 static void col_name(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
@@ -133,7 +174,9 @@ static void col_name(const struct kt_ui *ui, const struct ui_screen *s, const st
 	const char *mark = "  ";
 	int indent = (int)(r->depth > 30 ? 30 : r->depth) * 2;
 
-	if (r->nchildren)
+	if (r->nchildren && s->text[0]) /* filtered: open where the path goes on */
+		mark = shown_child(s, i) ? "- " : "+ ";
+	else if (r->nchildren)
 		mark = is_open(s, s->keys[i]) ? "- " : "+ ";
 	snprintf(buf, len, "%*s%s%s", indent, "", mark, r->name ? r->name : "?");
 }
@@ -146,11 +189,11 @@ static void col_parent(const struct kt_ui *ui, const struct ui_screen *s, const 
 
 #define TREE_COLS(title)                                                                           \
 	{                                                                                          \
-	    {title, 24, 0, -1, 1, 1, col_name, NULL},                                              \
-	    {"Module", 12, 2, -1, 0, 1, ui_col_module, NULL},                                      \
-	    {"Hits", 9, 0, -1, 0, 0, ui_col_hits, NULL},                                           \
-	    {"%Func", 7, 0, -1, 0, 0, col_parent, NULL},                                           \
-	    {"%Kernel", 8, 1, -1, 0, 0, ui_col_kernel, NULL},                                      \
+		{title, 24, 0, -1, 1, 1, col_name, NULL},                                          \
+		    {"Module", 12, 2, -1, 0, 1, ui_col_module, NULL},                              \
+		    {"Hits", 9, 0, -1, 0, 0, ui_col_hits, NULL},                                   \
+		    {"%Func", 7, 0, -1, 0, 0, col_parent, NULL},                                   \
+		    {"%Kernel", 8, 1, -1, 0, 0, ui_col_kernel, NULL},                              \
 	}
 
 static const struct ui_col caller_cols[] = TREE_COLS("Caller");

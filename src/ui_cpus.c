@@ -1,15 +1,81 @@
 /* The CPU screen: one row per CPU with its kernel/user/idle split, top module and top
- * function; Enter filters every screen to that CPU (again: all CPUs). */
+ * function. The CPU filter of every other screen is a set of CPUs built here: Enter keeps
+ * one CPU (again: all CPUs), m adds or removes the selected CPU, htop-tagging style. */
 #include "config.h"
+
+#include <string.h>
 
 #include "kerntop/source.h"
 #include "ui_impl.h"
+
+void ui_cpus_clear(struct kt_ui *ui)
+{
+	memset(ui->cpuset, 0, KT_CPUSET_WORDS(ui->max_cpu) * sizeof(*ui->cpuset));
+	ui->ncpuset = 0;
+	ui->filter.cpuset = NULL;
+}
+
+int ui_cpus_has(const struct kt_ui *ui, uint32_t cpu)
+{
+	return cpu < ui->max_cpu && kt_cpuset_has(ui->cpuset, cpu);
+}
+
+void ui_cpus_toggle(struct kt_ui *ui, uint32_t cpu)
+{
+	if (cpu >= ui->max_cpu)
+		return;
+	ui->ncpuset += ui_cpus_has(ui, cpu) ? -1u : 1u;
+	ui->cpuset[cpu / 64] ^= 1ull << (cpu % 64);
+	ui->filter.cpuset = ui->ncpuset ? ui->cpuset : NULL;
+}
+
+void ui_cpus_fmt(const struct kt_ui *ui, char *buf, size_t len)
+{
+	size_t n;
+
+	buf[0] = 0;
+	if (!ui->ncpuset)
+		return;
+	n = (size_t)snprintf(buf, len, "%s ", ui->ncpuset == 1 ? "cpu" : "cpus");
+	for (uint32_t c = 0; c < ui->max_cpu && n < len; c++) {
+		uint32_t e = c;
+
+		if (!ui_cpus_has(ui, c))
+			continue;
+		while (e + 1 < ui->max_cpu && ui_cpus_has(ui, e + 1))
+			e++;
+		if (e == c)
+			n += (size_t)snprintf(buf + n, len - n, "%s%u",
+					      buf[n - 1] == ' ' ? "" : ",", c);
+		else
+			n += (size_t)snprintf(buf + n, len - n, "%s%u-%u",
+					      buf[n - 1] == ' ' ? "" : ",", c, e);
+		c = e;
+	}
+}
+
+uint32_t ui_cpus_sampled(const struct kt_ui *ui)
+{
+	const struct kt_source_info *info = ui->env.src ? kt_source_info(ui->env.src) : NULL;
+
+	if (info && info->ncpus && info->cpus)
+		return info->ncpus;
+	return ui->max_cpu;
+}
+
+uint32_t ui_cpus_sampled_nth(const struct kt_ui *ui, uint32_t i)
+{
+	const struct kt_source_info *info = ui->env.src ? kt_source_info(ui->env.src) : NULL;
+
+	if (info && info->ncpus && info->cpus)
+		return info->cpus[i];
+	return i;
+}
 
 /* Shares of the CPU's capacity; without user sampling, user is what kernel and idle leave. */
 static void split(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
 		  double *k, double *u, double *i)
 {
-	const struct kt_source_info *info = ui->env.src ? kt_source_info(ui->env.src) : NULL;
 	double cap = s->res.sum.covered_s * s->res.sum.freq_hz;
 
 	*k = *u = *i = 0;
@@ -17,7 +83,7 @@ static void split(const struct kt_ui *ui, const struct ui_screen *s, const struc
 		return;
 	*k = (double)r->kernel * 100.0 / cap;
 	*i = (double)r->idle_hits * 100.0 / cap;
-	if (info && info->user)
+	if (s->res.sum.user_sampled)
 		*u = (double)r->user * 100.0 / cap;
 	else
 		*u = 100.0 - *k - *i;
@@ -28,7 +94,7 @@ static void split(const struct kt_ui *ui, const struct ui_screen *s, const struc
 static void col_cpu(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
 		    char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%u", ui->filter.cpu == r->id ? "*" : "", r->id);
+	snprintf(buf, len, "%s%u", ui_cpus_has(ui, r->id) ? "*" : "", r->id);
 }
 
 static void col_k(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
@@ -46,7 +112,8 @@ static void col_u(const struct kt_ui *ui, const struct ui_screen *s, const struc
 	double k, u, i;
 
 	split(ui, s, r, &k, &u, &i);
-	ui_fmt_pct(u, buf, len);
+	/* ~: not sampled (no -u), the share kernel and idle leave */
+	snprintf(buf, len, "%s%.1f%%", s->res.sum.user_sampled ? "" : "~", u);
 }
 
 static void col_i(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
@@ -84,7 +151,7 @@ static void cell_bar(struct kt_ui *ui, const struct ui_screen *s, const struct k
 static const struct ui_col cols[] = {
     {"CPU", 6, 0, KT_SORT_NAME, 0, 1, col_cpu, NULL},
     {"Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL},
-    {"Split (#u.)", 14, 2, -1, 0, 1, NULL, cell_bar},
+    {"Split (#u.)", 14, 2, -1, 40, 1, NULL, cell_bar},
     {"Kernel", 7, 0, -1, 0, 0, col_k, NULL},
     {"User", 7, 1, -1, 0, 0, col_u, NULL},
     {"Idle", 7, 0, -1, 0, 0, col_i, NULL},
@@ -102,13 +169,28 @@ static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 {
 	const struct kt_row *r = ui_sel_row(s);
 
-	if (act != UI_ACT_OPEN || !r)
+	if (!r)
 		return UI_R_NONE;
-	if (ui->filter.cpu == r->id) {
-		ui->filter.cpu = KT_ANY;
+	if (act == UI_ACT_MARK) {
+		char set[128];
+
+		ui_cpus_toggle(ui, r->id);
+		ui_cpus_fmt(ui, set, sizeof(set));
+		if (ui->ncpuset)
+			ui_set_status(ui, 0, "every screen shows %s (m: more, x: all)", set);
+		else
+			ui_set_status(ui, 0, "showing all CPUs");
+		ui_sel_move(s, 1, 0);
+		return UI_R_REQUERY;
+	}
+	if (act != UI_ACT_OPEN)
+		return UI_R_NONE;
+	if (ui->ncpuset == 1 && ui_cpus_has(ui, r->id)) {
+		ui_cpus_clear(ui);
 		ui_set_status(ui, 0, "showing all CPUs");
 	} else {
-		ui->filter.cpu = r->id;
+		ui_cpus_clear(ui);
+		ui_cpus_toggle(ui, r->id);
 		ui_set_status(ui, 0, "every screen shows cpu %u only (x or Enter on it again: all)",
 			      r->id);
 	}

@@ -54,6 +54,7 @@ enum ui_act {
 	UI_ACT_CALLERS,	 /* g */
 	UI_ACT_CALLEES,	 /* G */
 	UI_ACT_STACKS,	 /* S */
+	UI_ACT_MARK,	 /* m: add or remove the selected CPU from the CPU set */
 };
 
 /* Colour pairs (0 = none); every use also has a monochrome attribute. */
@@ -69,16 +70,29 @@ enum {
 	UI_C_KEY,
 };
 
+/* Status line messages: informational ones go at the next key or after UI_STATUS_INFO_NS,
+ * notices from the program at the next key once shown a moment, errors after
+ * UI_STATUS_ERR_NS (keys do not clear them, so a quick key press never hides one). */
+enum ui_status_kind {
+	UI_ST_INFO,
+	UI_ST_NOTICE,
+	UI_ST_ERROR,
+};
+#define UI_STATUS_INFO_NS (5 * 1000000000ull)
+#define UI_STATUS_NOTICE_MIN_NS (2 * 1000000000ull)
+#define UI_STATUS_ERR_NS (15 * 1000000000ull)
+
 struct kt_ui;
 struct ui_screen;
 
 /* A table column: formats one cell of a row. */
 struct ui_col {
 	const char *title;
-	int width; /* cell width; the minimum for the flex column */
+	int width; /* cell width; the minimum for a flex column */
 	int drop;  /* 0 never dropped; higher numbers are dropped first on narrow terminals */
 	int sort;  /* the enum kt_sort this column sorts by, or -1 */
-	int flex;  /* takes the width left over */
+	/* takes a share of the width left over: 1 any amount, N > 1 at most N more cells */
+	int flex;
 	int left;  /* left-aligned */
 	void (*fmt)(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
 		    char *buf, size_t len);
@@ -146,7 +160,7 @@ struct ui_prompt {
 	char label[96];
 	char buf[256];
 	size_t len;
-	void (*done)(struct kt_ui *ui, const char *text);
+	int (*done)(struct kt_ui *ui, const char *text); /* returns UI_R_* flags */
 };
 
 struct kt_ui {
@@ -161,6 +175,9 @@ struct kt_ui {
 	struct kt_filter filter; /* global: CPU, task, idle; text is per screen; the task as
 				  * ui_task_id() resolves it */
 	int32_t task_pid, task_tid; /* the filtered task's key: the window may reuse its id */
+	/* the CPU filter: a set of CPUs (filter.cpuset points here when it is not empty) */
+	uint64_t *cpuset;
+	uint32_t max_cpu, ncpuset;
 	int paused;
 	int per_cpu;
 	double delay;
@@ -171,8 +188,13 @@ struct kt_ui {
 	uint64_t replay_t0;
 	char status[256];
 	int status_err;
+	uint64_t status_ns;  /* when it was set */
+	int status_kind;     /* enum ui_status_kind: when it goes away */
+	char queued[256];    /* a notice that came while an error was up: shown after it */
 	struct ui_prompt prompt;
 	enum kt_format snap_fmt;
+	uint64_t snap_no;	     /* snapshots written: the number in their header */
+	struct kt_snapshot *frozen; /* paused: the snapshot of what is on screen */
 	FILE *log;
 	int logged_frame, logged_data;
 	int early; /* early refreshes done while waiting for the first samples */
@@ -191,8 +213,12 @@ void ui_query(struct kt_ui *ui, struct ui_screen *s);
 void ui_draw(struct kt_ui *ui);
 void ui_set_status(struct kt_ui *ui, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Drops the status message when its time is up (key: a key was pressed). */
+void ui_status_expire(struct kt_ui *ui, int key);
+/* The terminal is below the minimum size: only the too-small message is drawn. */
+int ui_too_small(const struct kt_ui *ui);
 void ui_prompt(struct kt_ui *ui, const char *label, const char *init,
-	       void (*done)(struct kt_ui *ui, const char *text));
+	       int (*done)(struct kt_ui *ui, const char *text));
 struct ui_screen *ui_screen_new(struct kt_ui *ui, const struct ui_screen_ops *ops, uint32_t arg,
 				const char *crumb);
 void ui_screen_free(struct ui_screen *s);
@@ -202,19 +228,33 @@ attr_t ui_attr(const struct kt_ui *ui, int pair, attr_t mono);
 /* ui_keys.c */
 int ui_key(struct kt_ui *ui, int ch);
 int ui_prompt_key(struct kt_ui *ui, int ch);
+int ui_key_too_small(struct kt_ui *ui, int ch);
 void ui_draw_keybar(struct kt_ui *ui, int y);
-/* Help lines generated from the key table; returns the count, fills line i when buf. */
-size_t ui_help_lines(size_t i, char *buf, size_t len);
+/* Help entries generated from the key table: the count; entry i's key names and text. */
+size_t ui_help_entry(size_t i, char *names, size_t nlen, char *text, size_t tlen);
 
 /* ui_snapshot.c: w and W. path NULL picks a fresh name in --snapshot-dir. */
 void ui_snapshot(struct kt_ui *ui, enum kt_format fmt, const char *path);
 void ui_snapshot_prompt(struct kt_ui *ui);
+void ui_snapshot_check_dir(struct kt_ui *ui);
+/* Paused: takes the snapshot of what is on screen now (w writes it, not later data). */
+void ui_snapshot_freeze(struct kt_ui *ui);
 
 /* ui_header.c */
 int ui_header_height(const struct kt_ui *ui);
 void ui_draw_header(struct kt_ui *ui);
 void ui_draw_crumb(struct kt_ui *ui, int y);
 void ui_draw_status(struct kt_ui *ui, int y);
+
+/* ui_cpus.c: the CPU set every screen is filtered to (empty: all CPUs) */
+void ui_cpus_clear(struct kt_ui *ui);
+void ui_cpus_toggle(struct kt_ui *ui, uint32_t cpu);
+int ui_cpus_has(const struct kt_ui *ui, uint32_t cpu);
+/* "cpu 1" or "cpus 0,2-3" for the set (ranges folded); "" when empty */
+void ui_cpus_fmt(const struct kt_ui *ui, char *buf, size_t len);
+/* The CPUs sampled (the source's list, else 0..max_cpu-1): count, and the i-th. */
+uint32_t ui_cpus_sampled(const struct kt_ui *ui);
+uint32_t ui_cpus_sampled_nth(const struct kt_ui *ui, uint32_t i);
 
 /* ui_callers.c: rebuilds the visible rows of a tree from its expanded set */
 void ui_tree_sync(struct ui_screen *s);
@@ -250,6 +290,8 @@ void ui_col_module(const struct kt_ui *ui, const struct ui_screen *s, const stru
 /* A kernel/user/idle bar of width w at the cursor. */
 void ui_draw_bar(struct kt_ui *ui, double kernel, double user, double idle, int w);
 void ui_put(int y, int x, int w, const char *s, int right);
+int ui_contains_ci(const char *hay, const char *needle);
+void ui_put_ellipsized(int y, int x, int w, const char *s);
 
 /* The screens. */
 extern const struct ui_screen_ops ui_modules_ops, ui_funcs_ops, ui_topfuncs_ops, ui_lines_ops,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kerntop/report.h"
 #include "kerntop/window.h"
 #include "ui_impl.h"
 
@@ -18,7 +19,9 @@ struct ui_key {
 	unsigned on;	  /* UI_ON() mask of the screens it works on */
 	ui_action act;
 	const char *help; /* NULL: hidden alias of the entry above */
-	const char *bar;  /* short label on the key bar, or NULL */
+	const char *bar;  /* label on the key bar, or NULL */
+	int prio;	  /* key bar: lower comes first when not all fit (1: always there) */
+	const char *sname, *sbar; /* shorter key name and label for a narrow bar, or NULL */
 };
 
 static int act_up(struct kt_ui *ui, struct ui_screen *s)
@@ -92,6 +95,11 @@ static int act_callees(struct kt_ui *ui, struct ui_screen *s)
 static int act_stacks(struct kt_ui *ui, struct ui_screen *s)
 {
 	return screen_act(ui, s, UI_ACT_STACKS);
+}
+
+static int act_mark(struct kt_ui *ui, struct ui_screen *s)
+{
+	return screen_act(ui, s, UI_ACT_MARK);
 }
 
 static int act_back(struct kt_ui *ui, struct ui_screen *s)
@@ -175,11 +183,12 @@ static int act_reverse(struct kt_ui *ui, struct ui_screen *s)
 	return UI_R_REQUERY;
 }
 
-static void filter_done(struct kt_ui *ui, const char *text)
+static int filter_done(struct kt_ui *ui, const char *text)
 {
 	snprintf(ui->top->text, sizeof(ui->top->text), "%s", text);
 	ui->top->sel_valid = 0;
 	ui->top->sel = 0;
+	return UI_R_REQUERY;
 }
 
 static int act_filter(struct kt_ui *ui, struct ui_screen *s)
@@ -190,7 +199,7 @@ static int act_filter(struct kt_ui *ui, struct ui_screen *s)
 
 static int act_clear(struct kt_ui *ui, struct ui_screen *s)
 {
-	ui->filter.cpu = KT_ANY;
+	ui_cpus_clear(ui);
 	ui_set_task(ui, KT_ANY);
 	s->text[0] = 0;
 	ui_set_status(ui, 0, "filters cleared");
@@ -257,17 +266,18 @@ static int act_span_down(struct kt_ui *ui, struct ui_screen *s)
 	return span_step(ui, -1);
 }
 
-static void delay_done(struct kt_ui *ui, const char *text)
+static int delay_done(struct kt_ui *ui, const char *text)
 {
 	char *end;
 	double d = strtod(text, &end);
 
 	if (end == text || *end || !(d >= 0.1 && d <= 3600)) {
 		ui_set_status(ui, 1, "invalid delay '%s': give seconds between 0.1 and 3600", text);
-		return;
+		return UI_R_REDRAW;
 	}
 	ui->delay = d;
 	ui_set_status(ui, 0, "refresh every %gs", d);
+	return UI_R_REDRAW;
 }
 
 static int act_delay(struct kt_ui *ui, struct ui_screen *s)
@@ -279,13 +289,18 @@ static int act_delay(struct kt_ui *ui, struct ui_screen *s)
 	return UI_R_REDRAW;
 }
 
+/* Pausing queries once more, so the frozen screen and what w writes are the same moment. */
 static int act_pause(struct kt_ui *ui, struct ui_screen *s)
 {
 	ui->paused = !ui->paused;
 	ui_set_status(ui, 0, "%s",
 		      ui->paused ? "paused: sampling goes on, Space shows the current state"
 				 : "resumed");
-	return ui->paused ? UI_R_REDRAW : UI_R_REQUERY;
+	if (!ui->paused) {
+		kt_report_snapshot_free(ui->frozen);
+		ui->frozen = NULL;
+	}
+	return UI_R_REQUERY;
 }
 
 static int act_snapshot(struct kt_ui *ui, struct ui_screen *s)
@@ -347,61 +362,85 @@ static int act_redraw(struct kt_ui *ui, struct ui_screen *s)
 /* screens whose selection (or subject) is one function: g, G and S work there */
 #define ONFUNC (FUNCS | UI_ON_TREES | UI_ON(UI_FRAMES))
 #define OPENABLE (UI_ON_ROWS)
+/* screens with more than one sortable column */
+#define SORTABLE (UI_ON_LISTS | UI_ON(UI_LINES) | UI_ON(UI_CPUS) | UI_ON(UI_TASKS))
+/* screens with a text filter (the trees and stacks filter by frame name themselves) */
+#define FILTERABLE (UI_ON_ROWS & ~UI_ON(UI_FRAMES))
 
-/* First match wins: the tree's Left/Right come before the general Left. */
+/* A key without a place on the key bar, and one with its bar label, priority and short form. */
+#define KEY(k, name, on, act, help)                                                                \
+	{                                                                                          \
+		k, name, on, act, help, NULL, 0, NULL, NULL                                        \
+	}
+#define BAR(k, name, on, act, help, bar, prio, sname, sbar)                                        \
+	{                                                                                          \
+		k, name, on, act, help, bar, prio, sname, sbar                                     \
+	}
+
+/* First match wins: the tree's Left/Right come before the general Left. The order is also
+ * the order of the help screen and of the key bar. */
 static const struct ui_key keys[] = {
-    {KEY_UP, "Up", UI_ON_ALL, act_up, "move the selection up", NULL},
-    {KEY_DOWN, "Down", UI_ON_ALL, act_down, "move the selection down", NULL},
-    {KEY_PPAGE, "PgUp", UI_ON_ALL, act_pgup, "one page up", NULL},
-    {KEY_NPAGE, "PgDn", UI_ON_ALL, act_pgdn, "one page down", NULL},
-    {KEY_HOME, "Home", UI_ON_ALL, act_home, "first row", NULL},
-    {KEY_END, "End", UI_ON_ALL, act_end, "last row", NULL},
-    {'\r', "Enter", OPENABLE, act_open,
-     "open the row (module > functions > lines > callers; stack > frames; CPU/task: filter)",
-     "open"},
-    {'\n', "Enter", OPENABLE, act_open, NULL, NULL},
-    {KEY_ENTER, "Enter", OPENABLE, act_open, NULL, NULL},
-    {KEY_RIGHT, "Right", TREE, act_expand, "expand the selected caller / callee", "expand"},
-    {KEY_LEFT, "Left", TREE, act_collapse, "collapse the node (at the top: back)", "collapse"},
-    {KEY_BACKSPACE, "Backspace", UI_ON_ALL, act_back, "back to the previous screen", "back"},
-    {127, "Backspace", UI_ON_ALL, act_back, NULL, NULL},
-    {CTRL('h'), "Backspace", UI_ON_ALL, act_back, NULL, NULL},
-    {KEY_LEFT, "Left", UI_ON_ALL & ~TREE, act_back, NULL, NULL},
-    {27, "Esc", UI_ON_ALL, act_back, NULL, NULL},
-    {'g', "g", ONFUNC, act_callers, "callers tree (needs -g)", "callers"},
-    {'G', "G", ONFUNC, act_callees, "callees tree (needs -g)", "callees"},
-    {'c', "c", UI_ON_ROWS, act_cpus, "CPU screen (Enter filters every screen to a CPU)", "CPUs"},
-    {'t', "t", UI_ON_ROWS, act_tasks, "tasks screen (Enter filters every screen to a task)",
-     "tasks"},
-    {'f', "f", UI_ON_ROWS, act_topfuncs, "top functions across all modules", NULL},
-    {'x', "x", UI_ON_ROWS, act_clear, "clear the CPU, task and text filters", NULL},
-    {'s', "s", UI_ON_ROWS, act_sort_next, "sort by the next column", "sort"},
-    {'>', ">", UI_ON_ROWS, act_sort_next, "sort by the column to the right", NULL},
-    {'<', "<", UI_ON_ROWS, act_sort_prev, "sort by the column to the left", NULL},
-    {'r', "r", UI_ON_ROWS, act_reverse, "reverse the sort order", NULL},
-    {'/', "/", UI_ON_ROWS, act_filter, "filter rows by substring (typed on the status line)",
-     "filter"},
-    {'p', "p", UI_ON_LISTS, act_percpu, "show/hide per-CPU hit columns", NULL},
-    {'i', "i", UI_ON_ROWS, act_idle, "hide/show idle hits", NULL},
-    {'a', "a", UI_ON_ALL, act_cumulative, "toggle cumulative / rolling window", NULL},
-    {'+', "+", UI_ON_ALL, act_span_up, "longer window", NULL},
-    {'=', "+", UI_ON_ALL, act_span_up, NULL, NULL},
-    {'-', "-", UI_ON_ALL, act_span_down, "shorter window", NULL},
-    {'d', "d", UI_ON_ALL, act_delay, "set the refresh delay (typed on the status line)", NULL},
-    {' ', "Space", UI_ON_ALL, act_pause, "pause/resume the display (sampling goes on)", "pause"},
-    {'w', "w", UI_ON_ALL, act_snapshot,
-     "write a text snapshot of this screen and the levels under it", "snapshot"},
-    {'W', "W", UI_ON_ALL, act_snapshot_as, "snapshot with a chosen format and file", NULL},
-    /* after the older keys, so they keep their place on a narrow key bar */
-    {'S', "S", ONFUNC | UI_ON(UI_MODULES), act_stacks,
-     "hottest stacks (needs -g)", "stacks"},
-    {'h', "h", UI_ON_ALL, act_help, "this help (again: back)", "help"},
-    {'?', "?", UI_ON_ALL, act_help, NULL, NULL},
-    {'q', "q", UI_ON_ALL, act_quit, "quit (also Ctrl-C)", "quit"},
-    {KEY_MOUSE, "click", UI_ON_ALL, act_mouse,
-     "select a row; click the selected row (or double-click) to open; wheel scrolls", NULL},
-    {CTRL('l'), "Ctrl-L", UI_ON_ALL, act_redraw, "repaint the whole terminal", NULL},
-    {KEY_RESIZE, "resize", UI_ON_ALL, act_resize, NULL, NULL},
+    KEY(KEY_UP, "Up", UI_ON_ALL, act_up, "move the selection up"),
+    KEY(KEY_DOWN, "Down", UI_ON_ALL, act_down, "move the selection down"),
+    KEY(KEY_PPAGE, "PgUp", UI_ON_ALL, act_pgup, "one page up"),
+    KEY(KEY_NPAGE, "PgDn", UI_ON_ALL, act_pgdn, "one page down"),
+    KEY(KEY_HOME, "Home", UI_ON_ALL, act_home, "first row"),
+    KEY(KEY_END, "End", UI_ON_ALL, act_end, "last row"),
+    BAR('\r', "Enter", OPENABLE, act_open,
+	"open the row: module > functions > lines > callers or callees; stack > frames > "
+	"lines; CPU or task: filter every screen to it",
+	"open", 2, NULL, NULL),
+    KEY('\n', "Enter", OPENABLE, act_open, NULL),
+    KEY(KEY_ENTER, "Enter", OPENABLE, act_open, NULL),
+    BAR(KEY_RIGHT, "Right", TREE, act_expand, "expand the selected caller / callee", "expand", 4,
+	NULL, "open"),
+    BAR(KEY_LEFT, "Left", TREE, act_collapse, "collapse the node (at the top: back)", "collapse", 4,
+	NULL, "close"),
+    BAR(KEY_BACKSPACE, "Backspace", UI_ON_ALL, act_back, "back to the previous screen", "back", 2,
+	"Esc", NULL),
+    KEY(127, "Backspace", UI_ON_ALL, act_back, NULL),
+    KEY(CTRL('h'), "Backspace", UI_ON_ALL, act_back, NULL),
+    KEY(KEY_LEFT, "Left", UI_ON_ALL & ~TREE, act_back, NULL),
+    KEY(27, "Esc", UI_ON_ALL, act_back, NULL),
+    BAR('g', "g", ONFUNC, act_callers, "callers tree (needs -g)", "callers", 4, NULL, NULL),
+    BAR('G', "G", ONFUNC, act_callees, "callees tree (needs -g)", "callees", 5, NULL, NULL),
+    BAR('S', "S", ONFUNC | UI_ON(UI_MODULES), act_stacks, "hottest stacks (needs -g)", "stacks", 7,
+	NULL, NULL),
+    BAR('c', "c", UI_ON_ROWS, act_cpus, "CPU screen (Enter filters every screen to a CPU)", "CPUs",
+	5, NULL, NULL),
+    BAR('t', "t", UI_ON_ROWS, act_tasks, "tasks screen (Enter filters every screen to a task)",
+	"tasks", 5, NULL, NULL),
+    BAR('m', "m", UI_ON(UI_CPUS), act_mark,
+	"add the CPU to the set every screen shows, or take it out (Enter: this CPU only)", "mark",
+	4, NULL, NULL),
+    KEY('f', "f", UI_ON_ROWS, act_topfuncs, "top functions across all modules"),
+    KEY('x', "x", UI_ON_ROWS, act_clear, "clear the CPU, task and text filters"),
+    BAR('s', "s", SORTABLE, act_sort_next, "sort by the next column", "sort", 6, NULL, NULL),
+    KEY('>', ">", SORTABLE, act_sort_next, "sort by the column to the right"),
+    KEY('<', "<", SORTABLE, act_sort_prev, "sort by the column to the left"),
+    KEY('r', "r", SORTABLE, act_reverse, "reverse the sort order"),
+    BAR('/', "/", FILTERABLE, act_filter, "filter rows by substring (typed on the status line)",
+	"filter", 6, NULL, NULL),
+    KEY('p', "p", UI_ON_LISTS, act_percpu, "show/hide per-CPU hit columns"),
+    KEY('i', "i", UI_ON_ROWS, act_idle, "hide/show idle hits"),
+    KEY('a', "a", UI_ON_ALL, act_cumulative, "toggle cumulative / rolling window"),
+    KEY('+', "+", UI_ON_ALL, act_span_up, "longer window"),
+    KEY('=', "+", UI_ON_ALL, act_span_up, NULL),
+    KEY('-', "-", UI_ON_ALL, act_span_down, "shorter window"),
+    KEY('d', "d", UI_ON_ALL, act_delay, "set the refresh delay (typed on the status line)"),
+    BAR(' ', "Space", UI_ON_ALL, act_pause, "pause/resume the display (sampling goes on)", "pause",
+	3, "Spc", NULL),
+    BAR('w', "w", UI_ON_ALL, act_snapshot,
+	"write a text snapshot of this screen and the levels under it", "snapshot", 3, NULL,
+	"snap"),
+    KEY('W', "W", UI_ON_ALL, act_snapshot_as, "snapshot with a chosen format and file"),
+    BAR('h', "h", UI_ON_ALL, act_help, "this help (again: back)", "help", 1, NULL, NULL),
+    KEY('?', "?", UI_ON_ALL, act_help, NULL),
+    BAR('q', "q", UI_ON_ALL, act_quit, "quit (also Ctrl-C)", "quit", 1, NULL, NULL),
+    KEY(KEY_MOUSE, "click", UI_ON_ALL, act_mouse,
+	"select a row; click the selected row (or double-click) to open; wheel scrolls"),
+    KEY(CTRL('l'), "Ctrl-L", UI_ON_ALL, act_redraw, "repaint the whole terminal"),
+    KEY(KEY_RESIZE, "resize", UI_ON_ALL, act_resize, NULL),
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -412,6 +451,26 @@ int ui_key(struct kt_ui *ui, int ch)
 	for (size_t i = 0; i < NKEYS; i++)
 		if (keys[i].key == ch && (keys[i].on & kind))
 			return keys[i].act(ui, ui->top);
+	/* a key of other screens: say so rather than do nothing */
+	for (size_t i = 0; i < NKEYS; i++) {
+		if (keys[i].key == ch) {
+			ui_set_status(ui, 0, "%s: not on the %s screen (h: keys)", keys[i].name,
+				      ui->top->ops->name);
+			return UI_R_REDRAW;
+		}
+	}
+	return UI_R_NONE;
+}
+
+/* While the terminal is too small only quitting and repainting work. */
+int ui_key_too_small(struct kt_ui *ui, int ch)
+{
+	if (ch == 'q')
+		return UI_R_QUIT;
+	if (ch == KEY_RESIZE)
+		return act_resize(ui, ui->top);
+	if (ch == CTRL('l'))
+		return act_redraw(ui, ui->top);
 	return UI_R_NONE;
 }
 
@@ -428,12 +487,11 @@ int ui_prompt_key(struct kt_ui *ui, int ch)
 	case '\n':
 	case KEY_ENTER: {
 		char text[sizeof(p->buf)];
-		void (*done)(struct kt_ui *, const char *) = p->done;
+		int (*done)(struct kt_ui *, const char *) = p->done;
 
 		memcpy(text, p->buf, sizeof(text));
 		p->active = 0;
-		done(ui, text); /* may open the next prompt */
-		return UI_R_REQUERY;
+		return done(ui, text); /* may open the next prompt */
 	}
 	case KEY_BACKSPACE:
 	case 127:
@@ -454,45 +512,76 @@ int ui_prompt_key(struct kt_ui *ui, int ch)
 	}
 }
 
-static int is_essential(const struct ui_key *k)
+#define BAR_GAP 2
+
+static int on_bar(const struct kt_ui *ui, const struct ui_key *k)
 {
-	return k->act == act_help || k->act == act_quit;
+	if (!k->bar || !(k->on & UI_ON(ui->top->ops->kind)))
+		return 0;
+	return k->act != act_back || ui->top->below; /* no "back" on the root screen */
 }
 
-/* The key bar: the entries with a bar label that work on the current screen, as many as fit. */
+static int bar_width(const struct ui_key *k, int narrow)
+{
+	const char *n = narrow && k->sname ? k->sname : k->name;
+	const char *b = narrow && k->sbar ? k->sbar : k->bar;
+
+	return (int)(strlen(n) + 1 + strlen(b));
+}
+
+/* Picks the bar entries by priority (table order among equals) while they fit in cols; returns
+ * how many were picked. */
+static int bar_pick(const struct kt_ui *ui, int narrow, unsigned char *pick)
+{
+	int used = 0, n = 0;
+
+	for (size_t i = 0; i < NKEYS; i++)
+		pick[i] = 0;
+	for (int prio = 1; prio <= 9; prio++) {
+		for (size_t i = 0; i < NKEYS; i++) {
+			int w;
+
+			if (keys[i].prio != prio || !on_bar(ui, &keys[i]))
+				continue;
+			w = bar_width(&keys[i], narrow) + (n ? BAR_GAP : 0);
+			if (used + w > ui->cols)
+				continue;
+			used += w;
+			pick[i] = 1;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* The key bar: the keys that work on this screen, the most used first when not all fit, with
+ * shorter labels when those let more fit; drawn in table order. */
 void ui_draw_keybar(struct kt_ui *ui, int y)
 {
-	unsigned kind = UI_ON(ui->top->ops->kind);
-	int x = 0, reserve = 0;
+	unsigned char pick[NKEYS], spick[NKEYS];
+	int narrow = 0, x = 0;
 
-	/* help and quit are always on the bar: keep room for them at its end */
-	for (size_t i = 0; i < NKEYS; i++)
-		if (keys[i].bar && (keys[i].on & kind) && is_essential(&keys[i]))
-			reserve += (int)(strlen(keys[i].name) + strlen(keys[i].bar)) + 3;
+	if (bar_pick(ui, 1, spick) > bar_pick(ui, 0, pick)) {
+		narrow = 1;
+		memcpy(pick, spick, sizeof(spick));
+	}
 	move(y, 0);
 	clrtoeol();
 	for (size_t i = 0; i < NKEYS; i++) {
 		const struct ui_key *k = &keys[i];
-		int need;
 
-		if (!k->bar || !(k->on & kind))
+		if (!pick[i])
 			continue;
-		need = (int)(strlen(k->name) + strlen(k->bar)) + 2;
-		if (is_essential(k))
-			reserve -= need + 1; /* what it reserved: need and the space after */
-		else if (x + need + reserve > ui->cols)
-			continue;
-		if (x + need > ui->cols)
-			break;
+		if (x) {
+			addstr("  ");
+			x += BAR_GAP;
+		}
 		attrset(ui_attr(ui, UI_C_KEY, A_REVERSE | A_BOLD));
-		mvaddstr(y, x, k->name);
+		mvaddstr(y, x, narrow && k->sname ? k->sname : k->name);
 		attrset(A_NORMAL);
 		addch(' ');
-		addstr(k->bar);
-		x += need;
-		if (x < ui->cols)
-			addch(' ');
-		x++;
+		addstr(narrow && k->sbar ? k->sbar : k->bar);
+		x += bar_width(k, narrow);
 	}
 }
 
@@ -519,26 +608,27 @@ static void screens_of(unsigned on, char *buf, size_t len)
 		snprintf(buf + n, len - n, ")");
 }
 
-/* Help line i: the keys of one action (hidden aliases folded in), what it does, where. */
-size_t ui_help_lines(size_t want, char *buf, size_t len)
+/* Help entry i: the keys of one action (its hidden aliases folded in) and what it does,
+ * where. Returns the number of entries; fills names and text when they are given. */
+size_t ui_help_entry(size_t want, char *names, size_t nlen, char *text, size_t tlen)
 {
 	size_t line = 0;
 
 	for (size_t i = 0; i < NKEYS; i++) {
-		char names[64], where[96];
+		char where[96];
 		size_t n;
 
 		if (!keys[i].help)
 			continue;
-		if (line++ != want || !buf)
+		if (line++ != want || !names)
 			continue;
-		n = (size_t)snprintf(names, sizeof(names), "%s", keys[i].name);
+		n = (size_t)snprintf(names, nlen, "%s", keys[i].name);
 		for (size_t j = i + 1; j < NKEYS && !keys[j].help; j++)
-			if (strcmp(keys[j].name, keys[i].name) && n + 1 < sizeof(names))
-				n += (size_t)snprintf(names + n, sizeof(names) - n, " %s",
-						      keys[j].name);
+			if (keys[j].act == keys[i].act && !strstr(names, keys[j].name) &&
+			    n + 1 < nlen)
+				n += (size_t)snprintf(names + n, nlen - n, " %s", keys[j].name);
 		screens_of(keys[i].on, where, sizeof(where));
-		snprintf(buf, len, "  %-12s %s%s", names, keys[i].help, where);
+		snprintf(text, tlen, "%s%s", keys[i].help, where);
 	}
 	return line;
 }

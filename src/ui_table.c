@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "kerntop/source.h"
 #include "ui_impl.h"
 
 #define PERCPU_W 7
@@ -27,6 +28,25 @@ void ui_put(int y, int x, int w, const char *s, int right)
 		if (len < w)
 			mvhline(y, x + len, ' ', w - len);
 	}
+}
+
+/* Text in at most w cells: too long, it keeps its start and its end (where a message says
+ * what to do) around "...". */
+void ui_put_ellipsized(int y, int x, int w, const char *s)
+{
+	int len = (int)strlen(s), head, tail;
+
+	if (w <= 0)
+		return;
+	if (len <= w || w < 12) {
+		mvaddnstr(y, x, s, w);
+		return;
+	}
+	head = w / 3;
+	tail = w - head - 3;
+	mvaddnstr(y, x, s, head);
+	addstr("...");
+	addnstr(s + len - tail, tail);
 }
 
 void ui_fmt_count(uint64_t v, char *buf, size_t len)
@@ -103,7 +123,7 @@ void ui_col_module(const struct kt_ui *ui, const struct ui_screen *s, const stru
 }
 
 /* Case-insensitive substring: the viewer's own text filter where the aggregator has none. */
-static int contains_ci(const char *hay, const char *needle)
+int ui_contains_ci(const char *hay, const char *needle)
 {
 	size_t n = strlen(needle);
 
@@ -144,9 +164,10 @@ void ui_table_sync(struct ui_screen *s)
 		s->vis[j++] = UI_VIS_CALLEES;
 	}
 	for (size_t i = 0; i < s->res.nrows; i++) {
-		/* stacks: the aggregator filters flat views only; keep stacks with a frame matching */
+		/* stacks: the aggregator filters flat views only; keep stacks with a frame matching
+		 */
 		if (s->ops->kind == UI_STACKS && s->text[0] &&
-		    !contains_ci(s->res.rows[i].name, s->text))
+		    !ui_contains_ci(s->res.rows[i].name, s->text))
 			continue;
 		s->vis[j++] = i;
 	}
@@ -202,19 +223,77 @@ void ui_sel_move(struct ui_screen *s, long delta, int page)
 	ui_sel_set(s, (size_t)i);
 }
 
+#define MAX_PERCPU 256
+#define MORE_W 5 /* "+N" after the per-CPU columns that fit */
+
 struct layout {
 	int n;
 	int idx[MAX_COLS];
 	int x[MAX_COLS], w[MAX_COLS];
-	int npercpu, percpu_x;
+	/* per-CPU columns: the CPUs shown, and how many more did not fit */
+	int npercpu, percpu_x, more;
+	uint32_t percpu[MAX_PERCPU];
 };
 
+/* The per-CPU columns wanted: every sampled CPU, or those of the CPU set. */
+static int percpu_cpus(const struct kt_ui *ui, const struct ui_screen *s, uint32_t *out)
+{
+	uint32_t n = ui_cpus_sampled(ui);
+	int k = 0;
+
+	if (!ui->per_cpu || !(UI_ON(s->ops->kind) & UI_ON_LISTS) || !s->res.sum.max_cpu)
+		return 0;
+	for (uint32_t i = 0; i < n && k < MAX_PERCPU; i++) {
+		uint32_t c = ui_cpus_sampled_nth(ui, i);
+
+		if (c < s->res.sum.max_cpu && (!ui->ncpuset || ui_cpus_has(ui, c)))
+			out[k++] = c;
+	}
+	return k;
+}
+
+/* Shares the spare width among the flex columns: capped ones first, the rest to the others. */
+static void flex_share(const struct ui_col *c, struct layout *L, int spare)
+{
+	int nflex = 0, nfree = 0, share;
+
+	for (int k = 0; k < L->n; k++) {
+		nflex += c[L->idx[k]].flex > 0;
+		nfree += c[L->idx[k]].flex == 1;
+	}
+	if (!nflex || spare <= 0)
+		return;
+	share = spare / nflex;
+	for (int k = 0; k < L->n; k++) {
+		int f = c[L->idx[k]].flex;
+
+		if (f > 1) {
+			int add = share < f ? share : f;
+
+			L->w[k] += add;
+			spare -= add;
+		}
+	}
+	for (int k = 0; k < L->n && nfree; k++) {
+		if (c[L->idx[k]].flex == 1) {
+			int add = spare / nfree--;
+
+			L->w[k] += add;
+			spare -= add;
+		}
+	}
+}
+
+/* Columns dropped from the least important on until the table (and every per-CPU column
+ * asked for) fits; per-CPU columns that still do not fit are counted in a "+N". */
 static void layout(const struct kt_ui *ui, const struct ui_screen *s, struct layout *L)
 {
 	const struct ui_col *c = s->ops->cols;
-	int keep[MAX_COLS], total, flexmin = 0, x = 0, maxdrop = 0;
+	int keep[MAX_COLS], total, x = 0, maxdrop = 0, want, need;
 	int nc = s->ops->ncols < MAX_COLS ? s->ops->ncols : MAX_COLS;
 
+	want = percpu_cpus(ui, s, L->percpu);
+	need = want * PERCPU_W;
 	for (int i = 0; i < nc; i++) {
 		keep[i] = 1;
 		if (c[i].drop > maxdrop)
@@ -225,40 +304,36 @@ static void layout(const struct kt_ui *ui, const struct ui_screen *s, struct lay
 		for (int i = 0; i < nc; i++)
 			if (keep[i])
 				total += c[i].width + 1;
-		if (total <= ui->cols || maxdrop == 0)
+		if (total + need <= ui->cols || maxdrop == 0)
 			break;
 		for (int i = 0; i < nc; i++)
 			if (c[i].drop == maxdrop)
 				keep[i] = 0;
 		maxdrop--;
 	}
-	L->npercpu = 0;
-	if (ui->per_cpu && (UI_ON(s->ops->kind) & UI_ON_LISTS) && s->res.sum.max_cpu) {
-		int room = (ui->cols - total) / PERCPU_W;
+	L->npercpu = want;
+	L->more = 0;
+	if (total + need > ui->cols) {
+		int room = (ui->cols - total - MORE_W) / PERCPU_W;
 
-		L->npercpu = room < (int)s->res.sum.max_cpu ? room : (int)s->res.sum.max_cpu;
-		if (L->npercpu < 0)
-			L->npercpu = 0;
-		total += L->npercpu * PERCPU_W;
+		L->npercpu = room <= 0 ? 0 : room < want ? room : want;
+		L->more = want - L->npercpu;
 	}
+	total += L->npercpu * PERCPU_W + (L->more ? MORE_W : 0);
 	L->n = 0;
 	for (int i = 0; i < nc; i++) {
 		if (!keep[i])
 			continue;
 		L->idx[L->n] = i;
 		L->w[L->n] = c[i].width;
-		if (c[i].flex && ui->cols > total)
-			L->w[L->n] += ui->cols - total;
-		if (c[i].flex)
-			flexmin = 1;
 		L->n++;
 	}
+	flex_share(c, L, ui->cols - total);
 	for (int k = 0; k < L->n; k++) {
 		L->x[k] = x;
 		x += L->w[k] + 1;
 	}
 	L->percpu_x = x;
-	(void)flexmin;
 }
 
 static void draw_colhdr(struct kt_ui *ui, struct ui_screen *s, const struct layout *L, int y)
@@ -284,8 +359,14 @@ static void draw_colhdr(struct kt_ui *ui, struct ui_screen *s, const struct layo
 	for (int i = 0; i < L->npercpu; i++) {
 		char t[16];
 
-		snprintf(t, sizeof(t), "cpu%d", i);
+		snprintf(t, sizeof(t), "cpu%u", L->percpu[i]);
 		ui_put(y, L->percpu_x + i * PERCPU_W, PERCPU_W - 1, t, 1);
+	}
+	if (L->more) {
+		char t[16];
+
+		snprintf(t, sizeof(t), "+%d", L->more);
+		ui_put(y, L->percpu_x + L->npercpu * PERCPU_W, MORE_W - 1, t, 0);
 	}
 	attrset(A_NORMAL);
 }
@@ -314,7 +395,7 @@ static void draw_row(struct kt_ui *ui, struct ui_screen *s, const struct layout 
 	for (int i = 0; i < L->npercpu; i++) {
 		buf[0] = 0;
 		if (r->per_cpu)
-			ui_fmt_count(r->per_cpu[i], buf, sizeof(buf));
+			ui_fmt_count(r->per_cpu[L->percpu[i]], buf, sizeof(buf));
 		ui_put(y, L->percpu_x + i * PERCPU_W, PERCPU_W - 1, buf, 1);
 	}
 	attrset(A_NORMAL);
@@ -322,13 +403,21 @@ static void draw_row(struct kt_ui *ui, struct ui_screen *s, const struct layout 
 
 static void draw_synthetic(struct kt_ui *ui, struct ui_screen *s, int y, size_t v, int selected)
 {
+	const struct kt_source_info *info = ui->env.src ? kt_source_info(ui->env.src) : NULL;
+	int chains = info && info->callchain;
+
 	attrset(selected ? ui_attr(ui, UI_C_SEL, A_REVERSE) : ui_attr(ui, UI_C_KEY, A_BOLD));
 	mvhline(y, 0, ' ', ui->cols);
-	mvaddnstr(y, 0,
-		  v == UI_VIS_CALLEES
-		      ? "[callees] what this function calls (Enter or G; needs -g)"
-		      : "[callers] who calls this function (Enter or g; needs -g)",
-		  ui->cols);
+	if (v == UI_VIS_CALLEES)
+		mvaddnstr(y, 0,
+			  chains ? "[callees] what this function calls (Enter or G)"
+				 : "[callees] what this function calls (Enter or G; needs -g)",
+			  ui->cols);
+	else
+		mvaddnstr(y, 0,
+			  chains ? "[callers] who calls this function (Enter or g)"
+				 : "[callers] who calls this function (Enter or g; needs -g)",
+			  ui->cols);
 	attrset(A_NORMAL);
 }
 

@@ -13,10 +13,10 @@ see '^vmlinux +118 +118\.4 +30\.6% ' "vmlinux row"
 see '^e1000e +65 ' "e1000e row"
 see '^Module +\[Hits\] +CPU ms +%Kernel +%Machine +Hits/s$' "column header marks the sort column"
 see '^kerntop REPLAY ui\.perf t=[0-9.]+s cpu-clock 997 Hz +window 10s +2 CPUs' "header: REPLAY marker, file, time, event, frequency, window, CPUs"
-see '^kernel [0-9.]+% +idle [0-9.]+% +user [0-9.]+% +[0-9]+ samples/s +385 hits in 8\.0s +lost 0' "header: busy split, rate, hits, lost"
+see '^kernel [0-9.]+% +idle [0-9.]+% +user [0-9.]+% +[0-9]+ samples/s +385 hits in 8\.0s +lost 0 +throttled 0$' "header: busy split, rate, hits, lost, throttled"
 see '^cpu0 \[.*\] +[0-9.]+% +cpu1 \[' "header: per-CPU strip at 100 columns"
 see '^modules +1/5$' "breadcrumb at the top level"
-see 'Enter open +Backspace back +c CPUs .* q quit' "key bar from the key table"
+see '^Enter open +S stacks +c CPUs +t tasks +s sort +/ filter +Space pause +w snapshot +h help +q quit$' "key bar from the key table, no back on the root screen"
 see 'replay finished' "status line: replay finished"
 
 # drill-down: vmlinux > copy_user_generic > callers, and back
@@ -46,6 +46,18 @@ snap=$(printf '%s\n' "$SCREEN" | sed -n 's/.*snapshot written to \([^ ]*\).*/\1/
 tree=$(cat "$snap" 2>/dev/null)
 like "$tree" 'tcp_sendmsg_locked' "tree snapshot has the hottest caller"
 like "$tree" 'ext4_file_write_iter' "tree snapshot has the other caller"
+# / on a tree keeps the matching nodes and the path to them, collapsed or not; s is not here
+keys / s y s Enter
+see 'callers +filter "sys" +1/10$' "/ on the tree: 10 nodes on paths to a match"
+see '^  - ext4_file_write_iter +vmlinux +10 ' "the collapsed caller is shown open toward its matches"
+see '^    - do_syscall_64 +vmlinux +10 ' "a match under it"
+see '^          - do_syscall_64 +vmlinux +50 ' "and on the hot path"
+keys / C-u z z z Enter
+see '^  no rows match the filter' "no match: says so"
+keys / C-u Enter
+see '^  \+ ext4_file_write_iter +vmlinux +10 ' "filter cleared: the collapsed node is collapsed again"
+keys s
+see '^s: not on the callers screen \(h: keys\)' "s on a tree: not on this screen"
 keys BSpace
 see '^modules > vmlinux > copy_user_generic +' "Backspace: back to the lines"
 keys Escape
@@ -54,6 +66,7 @@ keys Left
 see '^modules +2/5$' "Left: back to modules, selection still on vmlinux"
 keys Down g
 see '^modules +3/5$' "g does nothing on the module list"
+see '^g: not on the modules screen \(h: keys\)' "and says so"
 
 # g from a function row opens the callers directly
 keys Up Enter Down g
@@ -66,6 +79,11 @@ keys c
 see '^modules > CPUs ' "c opens the CPU screen"
 see '^0 +233 \[' "cpu0 row: hits and bar"
 see '^1 +152 \[' "cpu1 row"
+keys w
+see 'snapshot written to ' "w on the CPU screen (sorted by CPU)"
+snap=$(printf '%s\n' "$SCREEN" | sed -n 's/.*snapshot written to \([^ ]*\).*/\1/p')
+is "$(sed -n '/== modules on cpu 0 /,/^$/p' "$snap" 2>/dev/null | awk 'NR > 2 && NF { print $1 }' | tr '\n' ' ')" "[idle] vmlinux e1000e " "the CPUs' modules in the snapshot: by hits, not by the CPU screen's sort"
+like "$(head -1 "$snap" 2>/dev/null)" '^kerntop .* report 2 at ' "the second snapshot of the session is report 2"
 keys Down Enter
 see '^kerntop .* cpu 1' "Enter on cpu1: header shows the CPU filter"
 see '^e1000e +40 ' "module list filtered to cpu1"

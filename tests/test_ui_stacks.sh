@@ -29,7 +29,7 @@ see 'g callers +G callees ' "the key bar lists G"
 # [callees] on the lines screen; f is a leaf everywhere: no callees
 keys Enter
 see '^\[callers\] who calls this function' "lines: the [callers] row"
-see '^\[callees\] what this function calls \(Enter or G; needs -g\)' "lines: the [callees] row under it"
+see '^\[callees\] what this function calls \(Enter or G\)$' "lines: the [callees] row under it (no 'needs -g': chains were sampled)"
 keys Home Down Enter
 see '^modules > vmlinux > f > callees ' "Enter on [callees]: the callees tree"
 see '^Callee +Module +Hits +%Func +%Kernel$' "callees columns"
@@ -184,15 +184,15 @@ keys BSpace
 # help lists the new keys
 keys h
 see '^  G +callees tree \(needs -g\)  \(functions, top functions, lines, callers, callees, frames\)$' "help: G and where it works"
-keys End
-see '^  S +hottest stacks \(needs -g\)  \(modules, functions, .*, frames\)$' "help: S, on modules too"
+see '^  S +hottest stacks \(needs -g\)  \(modules, functions, .*, callees,$' "help: S, on modules too"
+see '^ {22}frames\)$' "the rest of the line wrapped under the text"
 keys h
 
 # a wide key bar has room for S too
 start 140
 see 'replay finished' "started at 140 columns"
 keys Enter
-see 'g callers +G callees .* S stacks +h help +q quit$' "140 columns: the key bar lists S"
+see 'g callers +G callees +S stacks .* h help +q quit$' "140 columns: the key bar lists S"
 
 # a narrow terminal elides more
 start 60

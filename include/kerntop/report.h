@@ -41,6 +41,15 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 int kt_report_snapshot(const char *path, struct kt_agg *agg, const struct kt_report_ctx *ctx,
 		       const struct kt_query *q, char *err, size_t errlen);
 
+/* The same in two steps: take runs every query now (the moment a paused viewer shows),
+ * write puts it into path later in any format, numbered report_no; free is NULL-safe. */
+struct kt_snapshot;
+int kt_report_snapshot_take(struct kt_agg *agg, const struct kt_report_ctx *ctx,
+			    const struct kt_query *q, struct kt_snapshot **out);
+int kt_report_snapshot_write(const char *path, const struct kt_snapshot *s, enum kt_format f,
+			     uint64_t report_no, char *err, size_t errlen);
+void kt_report_snapshot_free(struct kt_snapshot *s);
+
 /* A fresh snapshot file name in dir: kerntop-YYYYmmdd-HHMMSS[-N].EXT that does not exist. */
 int kt_report_snapshot_path(const char *dir, enum kt_format f, char *out, size_t len);
 

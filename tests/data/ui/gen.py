@@ -1,5 +1,6 @@
 # Generates ui.perf: `perf script -F comm,pid,tid,cpu,time,period,event,ip,sym,dso -g` text with
-# known counts for the viewer tests (tests/test_ui*.sh). Run: python3 gen.py (deterministic).
+# known counts for the viewer tests (tests/test_ui*.sh), and ui-nouser.perf without the user-mode
+# samples. Run: python3 gen.py (deterministic).
 import random
 K = 0xffffffff81000000
 E = 0xffffffffc0100000
@@ -34,17 +35,27 @@ for count, cpu, task, frames in groups:
     samples += [(cpu, task, frames)] * count
 random.seed(7)
 random.shuffle(samples)
-out = []
-for i, (cpu, task, frames) in enumerate(samples):
-    comm, pid, tid = T[task]
-    t = 100 + i * 8.0 / len(samples)
-    out.append('%s %d/%d [%03d] %.6f: 1003009 cpu-clock: ' % (comm, pid, tid, cpu, t))
-    if frames == 'USER':
-        out.append('\t    7f0000001234 write+0xd (/usr/lib/x86_64-linux-gnu/libc.so.6)')
-    else:
-        for f in frames:
-            a, name = F[f]
-            dso = '[e1000e]' if E <= a < NS else ('[nosym]' if a >= NS else '[kernel.kallsyms]')
-            out.append('\t%16x %s+0x0 (%s)' % (a, name, dso))
-    out.append('')
-open('ui.perf', 'w').write('\n'.join(out) + '\n')
+
+
+def write(path, user):
+    out = []
+    for i, (cpu, task, frames) in enumerate(samples):
+        comm, pid, tid = T[task]
+        t = 100 + i * 8.0 / len(samples)
+        if frames == 'USER' and not user:
+            continue
+        out.append('%s %d/%d [%03d] %.6f: 1003009 cpu-clock: ' % (comm, pid, tid, cpu, t))
+        if frames == 'USER':
+            out.append('\t    7f0000001234 write+0xd (/usr/lib/x86_64-linux-gnu/libc.so.6)')
+        else:
+            for f in frames:
+                a, name = F[f]
+                dso = '[e1000e]' if E <= a < NS else ('[nosym]' if a >= NS else '[kernel.kallsyms]')
+                out.append('\t%16x %s+0x0 (%s)' % (a, name, dso))
+        out.append('')
+    open(path, 'w').write('\n'.join(out) + '\n')
+
+
+write('ui.perf', True)
+# the same without the 4 user-mode samples: a run without -u (the header shows user ~N%)
+write('ui-nouser.perf', False)
