@@ -373,6 +373,9 @@ static void name_row(struct kt_agg *a, const struct kt_query *q, struct kt_resul
 		if (k1) {
 			snprintf(buf, sizeof(buf), "%s:%u", base_name((const char *)(uintptr_t)k0),
 				 (uint32_t)k1);
+		} else if (f && f->bucket && !k0) { /* a bucket is its own only bucket */
+			snprintf(buf, sizeof(buf), "%s", func_name(a, q->func));
+			row->addr = f->start;
 		} else {
 			snprintf(buf, sizeof(buf), "%s+0x%llx", func_name(a, q->func),
 				 (unsigned long long)k0);

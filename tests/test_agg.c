@@ -169,6 +169,14 @@ static void test_funcs(void)
 	is_int(hits(&r, "nosym+0x40"), 8, "bucket +0x40");
 	is_int(hits(&r, "nosym+0x80"), 2, "bucket +0x80");
 	is_int(hits(&r, "nosym+0xc0"), 2, "bucket +0xc0");
+	{
+		struct kt_query ql = qv(KT_VIEW_LINES);
+
+		ql.func = find(&r, "nosym+0x40")->id;
+		kt_agg_query(agg, &ql, &r);
+		ok(r.nrows == 1 && !strcmp(r.rows[0].name, "nosym+0x40") && r.rows[0].hits == 8,
+		   "a bucket's lines view: the bucket itself, not nosym+0x40+0x0");
+	}
 	q.module = KT_AGG_IDLE_MODULE;
 	kt_agg_query(agg, &q, &r);
 	ok(r.nrows == 1 && !strcmp(r.rows[0].name, "default_idle") && r.rows[0].hits == 90,
