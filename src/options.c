@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kerntop/options.h"
+#include "kerntop/symbols.h"
 
 enum {
 	OPT_MAX_STACK = 256,
@@ -72,6 +73,29 @@ static const struct option long_options[] = {
 
 static const char short_options[] = "hVe:F:c:C:ugw:d:bn:o:z:";
 
+/* Prints a comma list wrapped at width columns, each line indented by indent spaces. */
+static void print_list(FILE *out, const char *list, int indent, int width)
+{
+	int col = 0;
+
+	while (*list) {
+		size_t n = strcspn(list, ",");
+		int last = list[n] == '\0';
+
+		if (col && col + 1 + (int)n + !last > width) {
+			fputc('\n', out);
+			col = 0;
+		}
+		if (!col)
+			col = fprintf(out, "%*s", indent, "");
+		else
+			col += fprintf(out, " ");
+		col += fprintf(out, "%.*s%s", (int)n, list, last ? "" : ",");
+		list += n + !last;
+	}
+	fputc('\n', out);
+}
+
 void kt_options_usage(FILE *out)
 {
 	fputs(
@@ -102,8 +126,11 @@ void kt_options_usage(FILE *out)
 	    "      --vmlinux FILE      ELF image of the kernel: symbols and source lines\n"
 	    "      --module-dir DIR    directory with NAME.ko files: symbols and source lines\n"
 	    "      --bucket BYTES      address bucket size where no symbols exist (default 64)\n"
-	    "      --idle-symbols LIST comma-separated idle function names or prefixes* that\n"
-	    "                          replace the built-in list\n"
+	    "      --idle-symbols LIST comma-separated idle function names or prefixes*: LIST\n"
+	    "                          replaces the built-in list, +LIST adds to it. Built in:\n",
+	    out);
+	print_list(out, KT_SYM_DEFAULT_IDLE, 26, 90);
+	fputs(
 	    "\n"
 	    "Window and reports:\n"
 	    "  -w, --window SECS       rolling window length (default 10)\n"
@@ -170,14 +197,25 @@ static int bad_value(FILE *err, int c, const char *arg, const char *want)
 /* getopt_long leaves optopt at the option's value when its argument is missing, 0 when unknown. */
 static int usage_error(FILE *err, char **argv, int opt)
 {
+	const char *arg = argv[optind - 1], *eq = strchr(arg, '=');
+
+	/* "--help=x": getopt reports a flag given a value like a missing value */
+	if (opt > 0 && eq && !strncmp(arg, "--", 2)) {
+		for (const struct option *lo = long_options; lo->name; lo++)
+			if (lo->val == opt && lo->has_arg == no_argument) {
+				fprintf(
+				    err,
+				    "kerntop: option --%s takes no value (see kerntop --help)\n",
+				    lo->name);
+				return 2;
+			}
+	}
 	if (opt >= OPT_MAX_STACK || (opt > 0 && opt < 128 && strchr(short_options, opt)))
-		fprintf(err, "kerntop: option %s needs a value (see kerntop --help)\n",
-			argv[optind - 1]);
+		fprintf(err, "kerntop: option %s needs a value (see kerntop --help)\n", arg);
 	else if (opt > 0)
 		fprintf(err, "kerntop: unknown option -%c (see kerntop --help)\n", opt);
 	else
-		fprintf(err, "kerntop: unknown option '%s' (see kerntop --help)\n",
-			argv[optind - 1]);
+		fprintf(err, "kerntop: unknown option '%s' (see kerntop --help)\n", arg);
 	return 2;
 }
 
@@ -227,6 +265,35 @@ static void set_defaults(struct kt_options *o)
 	o->snapshot_dir = ".";
 }
 
+/* The -C syntax, checked here so that a typo is a usage error (2): comma-separated CPU numbers
+ * or ascending ranges "a-b", below 8192 (the perf source's limit). Whether the machine has those
+ * CPUs is only known when perf opens them. */
+static int check_cpu_list(const char *s)
+{
+	for (;;) {
+		unsigned long a, b;
+		char *end;
+
+		if (*s < '0' || *s > '9')
+			return -1;
+		a = strtoul(s, &end, 10);
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			if (*s < '0' || *s > '9')
+				return -1;
+			b = strtoul(s, &end, 10);
+		}
+		if (b < a || b > 8191)
+			return -1;
+		if (!*end)
+			return 0;
+		if (*end != ',')
+			return -1;
+		s = end + 1;
+	}
+}
+
 static int check_event(const char *e)
 {
 	return strcmp(e, "cpu-clock") && strcmp(e, "task-clock") && strcmp(e, "cycles") ? -1 : 0;
@@ -267,8 +334,10 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 			period_given = 1;
 			break;
 		case 'C':
-			if (!*optarg || strspn(optarg, "0123456789,-") != strlen(optarg))
-				return bad_value(err, c, optarg, "a CPU list such as 0,2-3");
+			if (check_cpu_list(optarg))
+				return bad_value(
+				    err, c, optarg,
+				    "a CPU list such as 0,2-3 (ascending ranges, CPUs below 8192)");
 			o->cpus = optarg;
 			break;
 		case 'u':

@@ -221,6 +221,29 @@ static void test_options(void)
 	is_int(kt_sym_module_find(s, "e1000"), -1, "no ranges file: no builtin modules");
 	is_str(module_at(s, 0xffffffff81000690ull), "vmlinux", "then e1000 code is vmlinux");
 	kt_sym_free(s);
+
+	o.idle_symbols = "+do_idle, net_*";
+	s = load(&o);
+	ok(s != NULL, "loads with --idle-symbols +LIST");
+	if (s) {
+		is_int(func_at(s, 0xffffffff81000300ull)->idle, 1,
+		       "+LIST keeps the built-in list (default_idle)");
+		is_int(func_at(s, 0xffffffff81000340ull)->idle, 1,
+		       "+LIST keeps the built-in list (cpu_idle_poll clone)");
+		is_int(func_at(s, 0xffffffff81000400ull)->idle, 1, "+LIST adds do_idle");
+		is_int(func_at(s, 0xffffffff81000700ull)->idle, 1, "+LIST adds the net_* prefix");
+		is_int(func_at(s, 0xffffffff81000110ull)->idle, 0, "others stay busy");
+		kt_sym_free(s);
+	}
+	o.idle_symbols = "+";
+	s = load(&o);
+	ok(s && func_at(s, 0xffffffff81000300ull)->idle && !func_at(s, 0xffffffff81000400ull)->idle,
+	   "a lone + is the built-in list");
+	kt_sym_free(s);
+	o.idle_symbols = "";
+	s = load(&o);
+	ok(s && !func_at(s, 0xffffffff81000300ull)->idle, "an empty list marks nothing idle");
+	kt_sym_free(s);
 	{
 		char list[2048];
 

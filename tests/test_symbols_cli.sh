@@ -25,6 +25,10 @@ out=$(kt --builtin-ranges "$S/builtin.ranges" --idle-symbols 'e1000*' 2>/dev/nul
 like "$out" '^\[idle\] +3 ' "--idle-symbols replaces the list (e1000* now idle)"
 like "$out" '^vmlinux +4 ' "and default_idle counts as kernel work"
 
+out=$(kt --builtin-ranges "$S/builtin.ranges" --idle-symbols '+e1000*' 2>/dev/null)
+like "$out" '^\[idle\] +5 ' "--idle-symbols +e1000* adds to the list: e1000 and the default idle routines"
+like "$out" '^vmlinux +2 ' "so default_idle stays idle"
+
 out=$(kt --bucket 256 2>/dev/null)
 like "$out" '^nosyms\+0x0 +nosyms +1 ' "--bucket 256"
 
