@@ -59,7 +59,13 @@ static int elf_open(const char *path, struct elf_info *ei, char *err, size_t err
 	ei->elf = elf_begin(ei->fd, ELF_C_READ_MMAP, NULL);
 	if (!ei->elf || elf_kind(ei->elf) != ELF_K_ELF || !gelf_getehdr(ei->elf, &ei->eh) ||
 	    elf_getshdrstrndx(ei->elf, &ei->shstrndx) < 0) {
-		snprintf(err, errlen, "%s: not an ELF file (%s)", path, elf_errmsg(-1));
+		int e = elf_errno();
+
+		/* an empty or short file is no libelf error: then there is no cause to add */
+		if (e)
+			snprintf(err, errlen, "%s: not an ELF file (%s)", path, elf_errmsg(e));
+		else
+			snprintf(err, errlen, "%s: not an ELF file", path);
 		if (ei->elf)
 			elf_end(ei->elf);
 		close(ei->fd);

@@ -490,7 +490,10 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 		r = read_text(rpath, "--builtin-ranges", &s->rbuf, &len, err, errlen);
 		if (r < 0)
 			return r;
-	} else if (!o->kallsyms_buf && !s->st.kptr_restricted) {
+	} else if (!o->kallsyms_buf && !o->kallsyms && !s->st.kptr_restricted) {
+		/* the default file describes the running kernel (or the sysroot's): not a
+		 * recording's kallsyms nor a --kallsyms FILE, which may come from another machine
+		 */
 		struct utsname u;
 		char msg[KT_ERRLEN];
 

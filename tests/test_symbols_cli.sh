@@ -46,4 +46,8 @@ like "$(cat "$TMP/err")" "empty file; pass --builtin-ranges FILE" "saying it is 
 kt --vmlinux "$S/kallsyms" >"$TMP/o" 2>"$TMP/err"
 is "$?" 1 "a --vmlinux that is not ELF fails"
 like "$(cat "$TMP/err")" 'not an ELF file' "saying so"
+kt --vmlinux "$TMP/empty" >"$TMP/o" 2>"$TMP/err"
+is "$?" 1 "an empty --vmlinux fails"
+is "$(cat "$TMP/err")" "kerntop: $TMP/empty: not an ELF file; --vmlinux needs the running kernel's ELF image" \
+	"naming it, without a '(no error)' cause"
 done_testing
