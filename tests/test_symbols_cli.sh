@@ -50,4 +50,37 @@ kt --vmlinux "$TMP/empty" >"$TMP/o" 2>"$TMP/err"
 is "$?" 1 "an empty --vmlinux fails"
 is "$(cat "$TMP/err")" "kerntop: $TMP/empty: not an ELF file; --vmlinux needs the running kernel's ELF image" \
 	"naming it, without a '(no error)' cause"
+# Unreadable, not only missing (EACCES): mode-000 copies, read as nobody when we are root
+# (root reads any file), directly otherwise.
+as_user=
+if [ "$(id -u)" -eq 0 ]; then
+	command -v setpriv >/dev/null || { ok 1 "setpriv (util-linux) is needed to test EACCES as root"; done_testing; }
+	as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+fi
+A="$TMP/acc"
+mkdir "$A" && chmod 711 "$TMP" "$A"
+for f in kallsyms modules builtin.ranges samples.perf; do cp "$S/$f" "$A/$f" && chmod 644 "$A/$f"; done
+cp "$S/kallsyms" "$A/locked" && chmod 000 "$A/locked"
+mkdir "$A/lockeddir" && chmod 000 "$A/lockeddir"
+ka() { $as_user "$KERNTOP" -b --speed max --replay "$A/samples.perf" "$@"; }
+for opt in --kallsyms --modules --builtin-ranges; do
+	case $opt in
+	--kallsyms) set -- --kallsyms "$A/locked" --modules "$A/modules" ;;
+	--modules) set -- --kallsyms "$A/kallsyms" --modules "$A/locked" ;;
+	*) set -- --kallsyms "$A/kallsyms" --modules "$A/modules" --builtin-ranges "$A/locked" ;;
+	esac
+	ka "$@" >"$TMP/o" 2>"$TMP/err"
+	is "$?" 1 "an unreadable $opt file fails"
+	is "$(cat "$TMP/err")" "kerntop: $A/locked: cannot open (Permission denied); check the path or pass $opt FILE" \
+		"$opt: one line naming the file, the cause and the option"
+done
+ka --kallsyms "$A/kallsyms" --modules "$A/modules" --vmlinux "$A/locked" >"$TMP/o" 2>"$TMP/err"
+is "$?" 1 "an unreadable --vmlinux fails"
+is "$(cat "$TMP/err")" "kerntop: $A/locked: cannot open (Permission denied); --vmlinux needs the running kernel's ELF image" \
+	"--vmlinux: naming the file and the cause"
+ka --kallsyms "$A/kallsyms" --modules "$A/modules" --module-dir "$A/lockeddir" >"$TMP/o" 2>"$TMP/err"
+is "$?" 1 "an unreadable --module-dir fails"
+like "$(cat "$TMP/err")" "^kerntop: $A/lockeddir: cannot open the --module-dir directory \(Permission denied\)" \
+	"--module-dir: naming the directory and the cause"
+chmod 700 "$A/lockeddir"
 done_testing
