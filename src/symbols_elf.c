@@ -298,11 +298,13 @@ int sym_load_elves(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym
 		if (!paths)
 			goto oom;
 		r = scan_ko(s, o->module_dir, paths, 0);
+		s->moddir_unmatched = o->module_dir;
 		for (uint32_t m = KT_MOD_FIRST_REAL; m < s->nmods && r == 0; m++) {
 			char msg[256];
 
 			if (!paths[m] || s->mods[m].builtin || !s->mpriv[m].text_base)
 				continue;
+			s->moddir_unmatched = NULL;
 			/* a broken .ko is counted in the notice, not fatal */
 			r = sym_elf_symbols(s, m, paths[m], syms, msg, sizeof(msg));
 			if (r < 0 && r != -ENOMEM) {

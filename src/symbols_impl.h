@@ -125,6 +125,7 @@ struct kt_symbols {
 	struct str_chunk *strs; /* bucket and ELF names */
 
 	struct kt_sym_stats st;
+	const char *moddir_unmatched; /* --module-dir without one matching NAME.ko (load only) */
 	char notice[512];
 	uint64_t stext, etext, sinittext, einittext;
 };

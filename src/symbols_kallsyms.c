@@ -389,6 +389,11 @@ static void compose_notice(struct kt_symbols *s, const char *ksrc, const char *m
 		    s->notice + n, cap - n,
 		    "%u ELF files without symbols or unreadable (kallsyms or buckets used); ",
 		    s->st.elf_nosyms);
+	if (s->moddir_unmatched && n < cap)
+		n += (size_t)snprintf(s->notice + n, cap - n,
+				      "--module-dir %s: no NAME.ko matches a loaded module; ",
+				      s->moddir_unmatched);
+	s->moddir_unmatched = NULL; /* points into the caller's options */
 	if (n >= 2 && n < cap)
 		s->notice[n - 2] = 0;
 }

@@ -50,6 +50,19 @@ kt --vmlinux "$TMP/empty" >"$TMP/o" 2>"$TMP/err"
 is "$?" 1 "an empty --vmlinux fails"
 is "$(cat "$TMP/err")" "kerntop: $TMP/empty: not an ELF file; --vmlinux needs the running kernel's ELF image" \
 	"naming it, without a '(no error)' cause"
+# A --module-dir where nothing matches a loaded module is a notice, not silence
+mkdir "$TMP/nokos" "$TMP/otherkos"
+: >"$TMP/otherkos/not_loaded.ko"
+for d in nokos otherkos; do
+	out=$(kt --module-dir "$TMP/$d" 2>"$TMP/err")
+	is "$?" 0 "--module-dir without a match ($d) still runs"
+	like "$(cat "$TMP/err")" "--module-dir $TMP/$d: no NAME\.ko matches a loaded module" "and says so ($d)"
+done
+cp "$TMP/otherkos/not_loaded.ko" "$TMP/otherkos/nosyms.ko"
+kt --module-dir "$TMP/otherkos" >/dev/null 2>"$TMP/err"
+like "$(cat "$TMP/err")" "1 ELF files without symbols or unreadable" "a matching (broken) nosyms.ko is used"
+is "$(grep -c 'no NAME.ko matches' "$TMP/err")" 0 "so no 'no match' notice"
+
 # Unreadable, not only missing (EACCES): mode-000 copies, read as nobody when we are root
 # (root reads any file), directly otherwise.
 as_user=

@@ -174,6 +174,7 @@ int main(void)
 	is_int(st.elf_nosyms, 3, "two ELF files without symbols and a broken one");
 	ok(kt_sym_notice(s) && strstr(kt_sym_notice(s), "3 ELF files without symbols or unreadable"),
 	   "noticed once");
+	ok(!strstr(kt_sym_notice(s), "no NAME.ko matches"), "the module dir matched: no such notice");
 
 	is_str(name_at(s, 0xffffffffa0000001ull), "fv_alpha", "ELF symbol relocated by the kallsyms _stext");
 	is_str(name_at(s, 0xffffffffa0000041ull), "default_idle", "ELF beats kallsyms (ks_wrong2)");
