@@ -306,6 +306,8 @@ void kt_sym_free(struct kt_symbols *s)
 	free(s->kbuf);
 	free(s->mbuf);
 	free(s->rbuf);
+	free(s->sysfs_root);
+	free(s->fnames);
 	free(s);
 }
 

@@ -83,24 +83,28 @@ static char *copy_buf(const char *b, size_t len)
 	return c;
 }
 
-static void read_sysfs_text(struct kt_symbols *s, const char *root, uint32_t mod)
+/* The runtime address of a module's section from <sysroot>/sys/module/NAME/sections/SECT,
+ * readable (by root) only when the modules came from the same sysroot's /proc/modules. */
+int sym_sysfs_section(const struct kt_symbols *s, uint32_t mod, const char *sect, uint64_t *addr)
 {
 	char path[PATH_MAX], msg[KT_ERRLEN], *b = NULL;
 	size_t len;
-	uint64_t a;
+	int r = -ENOENT;
 
-	if (snprintf(path, sizeof(path), "%s/sys/module/%s/sections/.text", root,
-		     s->mods[mod].name) >= (int)sizeof(path))
-		return;
+	if (!s->sysfs_root || strchr(sect, '/') || strchr(s->mods[mod].name, '/') ||
+	    snprintf(path, sizeof(path), "%s/sys/module/%s/sections/%s", s->sysfs_root,
+		     s->mods[mod].name, sect) >= (int)sizeof(path))
+		return -ENOENT;
 	if (kt_read_file(path, 4096, &b, &len, msg, sizeof(msg)) < 0)
-		return;
-	if (parse_hex(b, &a) && a)
-		s->mpriv[mod].text_base = a;
+		return -ENOENT;
+	if (parse_hex(b, addr) && *addr)
+		r = 0;
 	free(b);
+	return r;
 }
 
 /* /proc/modules: "name size refcount deps state address [taint]". */
-static int parse_modules(struct kt_symbols *s, char *b, size_t len, const char *sysfs_root)
+static int parse_modules(struct kt_symbols *s, char *b, size_t len)
 {
 	char *p = b, *end = b + len;
 
@@ -144,8 +148,9 @@ static int parse_modules(struct kt_symbols *s, char *b, size_t len, const char *
 		if (m < 0)
 			return m;
 		s->mpriv[m].text_base = addr;
-		if (sysfs_root)
-			read_sysfs_text(s, sysfs_root, (uint32_t)m);
+		if (sym_sysfs_section(s, (uint32_t)m, ".text", &addr) == 0)
+			s->mpriv[m].text_base = addr;
+		addr = s->mods[m].base;
 		if (s->mpriv[m].text_base > addr && s->mpriv[m].text_base < addr + size) {
 			s->mods[m].size = addr + size - s->mpriv[m].text_base;
 			s->mods[m].base = s->mpriv[m].text_base;
@@ -413,7 +418,7 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 			s->mbuf = copy_buf(o->modules_buf, o->modules_len);
 			if (!s->mbuf)
 				return -ENOMEM;
-			r = parse_modules(s, s->mbuf, o->modules_len, NULL);
+			r = parse_modules(s, s->mbuf, o->modules_len);
 			if (r < 0)
 				return r;
 		}
@@ -422,7 +427,7 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 		r = read_text(o->modules, "--modules", &s->mbuf, &len, err, errlen);
 		if (r < 0)
 			return r;
-		r = parse_modules(s, s->mbuf, len, NULL);
+		r = parse_modules(s, s->mbuf, len);
 		if (r < 0)
 			return r;
 	} else {
@@ -432,7 +437,10 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 		msrc = mpath;
 		/* a kernel without module support has no /proc/modules: no modules, not an error */
 		if (kt_read_file(mpath, MAX_TEXT_FILE, &s->mbuf, &len, msg, sizeof(msg)) == 0) {
-			r = parse_modules(s, s->mbuf, len, root);
+			s->sysfs_root = strdup(root);
+			if (!s->sysfs_root)
+				return -ENOMEM;
+			r = parse_modules(s, s->mbuf, len);
 			if (r < 0)
 				return r;
 		}

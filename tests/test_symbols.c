@@ -216,7 +216,8 @@ static void test_options(void)
 	is_int(func_at(s, 0xffffffff81000300ull)->idle, 0,
 	       "--idle-symbols replaces the default list");
 	is_str(name_at(s, 0xffffffffc0004150ull), "nosyms+0x100", "256-byte buckets");
-	is_int(func_at(s, 0xffffffffc0004150ull)->idle, 1, "nosyms* makes a symbol-less module idle");
+	is_int(func_at(s, 0xffffffffc0004150ull)->idle, 1,
+	       "nosyms* makes a symbol-less module idle");
 	is_int(func_at(s, 0xffffffffc0001000ull)->idle, 0, "other modules stay busy");
 	is_int(kt_sym_bucket(s), 256, "bucket size reported");
 	is_int(kt_sym_module_find(s, "e1000"), -1, "no ranges file: no builtin modules");
@@ -344,7 +345,8 @@ static void test_default_ranges(const char *tmp)
 	ok(s && kt_sym_module_find(s, "e1000") < 0,
 	   "but not to an explicit --kallsyms FILE (maybe another machine's)");
 	if (s)
-		is_str(module_at(s, 0xffffffff81000690ull), "vmlinux", "so e1000 code stays vmlinux");
+		is_str(module_at(s, 0xffffffff81000690ull), "vmlinux",
+		       "so e1000 code stays vmlinux");
 	kt_sym_free(s);
 	o.builtin_ranges = tap_data("symbols/builtin.ranges");
 	s = load(&o);

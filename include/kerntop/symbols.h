@@ -113,8 +113,13 @@ int kt_sym_module_find(const struct kt_symbols *s, const char *name);
 uint32_t kt_sym_bucket(const struct kt_symbols *s);
 
 /* Source line of an address via libdw: 0 with file and line set, or -ENOENT without debug
- * info. The file name lives as long as s. Cached per address; it never creates functions
- * or locations, so table pointers the caller holds stay valid across it. */
+ * info. In code inlined into another function, *file is a label naming the inlined line and
+ * the call site, "helper.h:4 inlined in outer at mod.c", and *line the call line (5), so that
+ * "%s:%d" reads "helper.h:4 inlined in outer at mod.c:5" and each call site has its own
+ * (file, line) pair; nested inlining adds ", in CALLER at FILE:LINE" per level. File names
+ * and labels are interned (equal strings are one pointer) and live as long as s. Cached per
+ * address; it never creates functions or locations, so table pointers the caller holds stay
+ * valid across it. */
 int kt_sym_srcline(struct kt_symbols *s, uint64_t addr, const char **file, int *line);
 
 void kt_sym_stats(const struct kt_symbols *s, struct kt_sym_stats *st);
