@@ -498,7 +498,12 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 	}
 
 	rpath[0] = 0;
-	if (o->builtin_ranges) {
+	if (o->builtin_ranges_buf) {
+		len = o->builtin_ranges_len;
+		s->rbuf = len ? copy_buf(o->builtin_ranges_buf, len) : NULL;
+		if (len && !s->rbuf)
+			return -ENOMEM;
+	} else if (o->builtin_ranges) {
 		snprintf(rpath, sizeof(rpath), "%s", o->builtin_ranges);
 		r = read_text(rpath, "--builtin-ranges", &s->rbuf, &len, err, errlen);
 		if (r < 0)

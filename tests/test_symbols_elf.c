@@ -353,6 +353,163 @@ static void test_inline(void)
 	kt_sym_free(s);
 }
 
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *b = NULL;
+	long n;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (b = malloc((size_t)n)))
+		*len = fread(b, 1, (size_t)n, f);
+	fclose(f);
+	return b;
+}
+
+static uint32_t rnd(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+/* Variant i of an ELF image: the first quarter truncated at evenly spread lengths, the rest
+ * with 1 to 8 bytes replaced, half of them in the headers (ELF header, section headers). */
+static size_t corrupt(const unsigned char *in, size_t len, unsigned char *out, int i, int n,
+		      uint32_t *seed)
+{
+	size_t shoff = len > 64 ? len - len / 8 : 0; /* the section header table is at the end */
+
+	memcpy(out, in, len);
+	if (i < n / 4)
+		return len * (size_t)i / (size_t)(n / 4);
+	for (int k = 0, flips = 1 + (int)(rnd(seed) % 8); k < flips; k++) {
+		size_t at;
+
+		switch (rnd(seed) % 4) {
+		case 0:
+			at = rnd(seed) % (len < 64 ? len : 64);
+			break;
+		case 1:
+			at = shoff + rnd(seed) % (len - shoff);
+			break;
+		default:
+			at = rnd(seed) % len;
+			break;
+		}
+		out[at] = (unsigned char)rnd(seed);
+	}
+	return len;
+}
+
+/* Looks up and asks lines for every address of [lo, lo + span): each must land inside the
+ * function or bucket it names. Returns the number of violations. */
+static int probe(struct kt_symbols *s, uint64_t lo, uint64_t span)
+{
+	int bad = 0;
+
+	for (uint64_t a = lo; a < lo + span; a++) {
+		const struct kt_sym_func *f = func_at(s, a);
+		const char *file;
+		int line;
+
+		if (!f || !f->name || (f->size && (a < f->start || a - f->start >= f->size)))
+			bad++;
+		if (kt_sym_srcline(s, a, &file, &line) == 0 && (!file || !*file || line <= 0))
+			bad++;
+	}
+	return bad;
+}
+
+/* Truncated and bit-flipped copies of the vmlinux and of a .ko: a --vmlinux loads or fails
+ * with -ENOEXEC and a message naming it; a broken .ko is counted and falls back to kallsyms
+ * or buckets; lookups and line queries over them never crash (ASan build) and stay sane. */
+static void test_corrupt_elves(const char *vmlinux, const char *ko)
+{
+	enum { N = 160 };
+	size_t vlen, klen;
+	unsigned char *v = slurp(vmlinux, &vlen), *k = slurp(ko, &klen), *buf;
+	char path[300], mdir[300], kpath[340];
+	int vload = 0, vrefused = 0, vother = 0, kload = 0, kfallback = 0, kother = 0, bad = 0;
+	uint32_t seed = 0x9e3779b9u;
+
+	ok(v && k && vlen > 256 && klen > 256, "read the vmlinux and the .ko to corrupt");
+	if (!v || !k || vlen <= 256 || klen <= 256) {
+		free(v);
+		free(k);
+		return;
+	}
+	buf = malloc(vlen > klen ? vlen : klen);
+	snprintf(path, sizeof(path), "%s/corrupt-vmlinux", dir);
+	snprintf(mdir, sizeof(mdir), "%s/corrupt-ko", dir);
+	snprintf(kpath, sizeof(kpath), "%s/fake_mod.ko", mdir);
+	snprintf(err, sizeof(err), "mkdir -p '%s'", mdir);
+	is_int(system(err), 0, "a directory for the corrupt .ko");
+	for (int i = 0; i < N && buf; i++) {
+		struct kt_sym_opts o = {.kallsyms_buf = kallsyms,
+					.kallsyms_len = sizeof(kallsyms) - 1,
+					.modules_buf = modules,
+					.modules_len = sizeof(modules) - 1};
+		struct kt_symbols *s = NULL;
+		size_t n = corrupt(v, vlen, buf, i, N, &seed);
+		FILE *f = fopen(path, "wb");
+		int r;
+
+		if (!f || fwrite(buf, 1, n, f) != n || fclose(f) != 0)
+			break;
+		o.vmlinux = path;
+		err[0] = 0;
+		r = kt_sym_new(&o, &s, err, sizeof(err));
+		if (r == 0) {
+			vload++;
+			bad += probe(s, 0xffffffffa0000000ull, 0x100);
+			kt_sym_free(s);
+		} else if (r == -ENOEXEC && !s && strstr(err, path) && strstr(err, "--vmlinux")) {
+			vrefused++;
+		} else {
+			printf("# vmlinux variant %d: %d %s\n", i, r, err);
+			vother++;
+		}
+
+		n = corrupt(k, klen, buf, i, N, &seed);
+		f = fopen(kpath, "wb");
+		if (!f || fwrite(buf, 1, n, f) != n || fclose(f) != 0)
+			break;
+		o.vmlinux = NULL;
+		o.module_dir = mdir;
+		s = NULL;
+		r = kt_sym_new(&o, &s, err, sizeof(err));
+		if (r == 0) {
+			struct kt_sym_stats st;
+
+			kt_sym_stats(s, &st);
+			kload++;
+			kfallback += st.elf_nosyms == 1;
+			bad += probe(s, 0xffffffffc0001000ull, 0x100);
+			kt_sym_free(s);
+		} else {
+			printf("# .ko variant %d: %d %s\n", i, r, err);
+			kother++;
+		}
+	}
+	is_int(vload + vrefused, N,
+	       "every corrupt --vmlinux loads or is refused (-ENOEXEC, naming it)");
+	is_int(vother, 0, "no other outcome for a corrupt --vmlinux");
+	ok(vload > 0 && vrefused > 0, "both happen: the headers matter, some payload does not");
+	is_int(kload, N, "every corrupt .ko loads: a broken module file is never fatal");
+	ok(kfallback > N / 4, "the unreadable ones fall back (counted in the notice)");
+	is_int(bad, 0, "lookups and lines over corrupt ELF files stay inside their functions");
+	printf("# vmlinux: %d loaded, %d refused; .ko: %d loaded, %d fell back\n", vload, vrefused,
+	       kload, kfallback);
+	free(buf);
+	free(v);
+	free(k);
+}
+
 int main(void)
 {
 	char vmlinux[256], stripped[256], src_s[256], src_c[256], ranges[256], cmd[600];
@@ -475,6 +632,12 @@ int main(void)
 		is_int(kt_sym_module(s, KT_MOD_VMLINUX)->has_lines, 0, "and no lines");
 		is_str(name_at(s, 0xffffffffc0001004ull), "ks_mod_name", "modules from kallsyms");
 		kt_sym_free(s);
+	}
+	{
+		char ko[300];
+
+		snprintf(ko, sizeof(ko), "%s/kernel/drivers/fake-mod.ko", dir);
+		test_corrupt_elves(vmlinux, ko);
 	}
 	test_cold_sections();
 	test_inline();

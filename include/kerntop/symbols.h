@@ -37,6 +37,9 @@ struct kt_sym_opts {
 	size_t kallsyms_len;
 	const char *modules_buf;
 	size_t modules_len;
+	/* A modules.builtin.ranges text that replaces the file (tests and fuzzing). */
+	const char *builtin_ranges_buf;
+	size_t builtin_ranges_len;
 };
 
 /* Fixed module ids. Real modules follow from KT_MOD_FIRST_REAL on. */
