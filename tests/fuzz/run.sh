@@ -66,10 +66,14 @@ if [ "$status" -ne 0 ]; then
 fi
 if [ "$save" = "--save" ]; then
 	for t in $targets; do
+		# the saved corpus goes in first, so that the merge keeps only inputs adding coverage
+		rm -rf "$work/min_$t"
 		mkdir -p "$work/min_$t"
+		cp "$here"/corpus/* "$work/min_$t"/
 		"$work/fuzz_$t" -merge=1 -max_len=4096 "$work/min_$t" "$work/corpus_$t" >/dev/null 2>&1
 		for f in "$work/min_$t"/*; do
-			[ -f "$f" ] && [ "$(wc -c <"$f")" -le 4096 ] || continue
+			[ -f "$f" ] && [ ! -e "$here/corpus/$(basename "$f")" ] &&
+				[ "$(wc -c <"$f")" -le 4096 ] || continue
 			cp "$f" "$here/corpus/$t-$(basename "$f" | cut -c1-16)"
 		done
 	done
