@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kerntop/options.h"
+#include "kerntop/symbols.h"
 
 enum {
 	OPT_MAX_STACK = 256,
@@ -33,110 +34,142 @@ enum {
 };
 
 static const struct option long_options[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ "event", required_argument, NULL, 'e' },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "count", required_argument, NULL, 'c' },
-	{ "cpu", required_argument, NULL, 'C' },
-	{ "user", no_argument, NULL, 'u' },
-	{ "call-graph", no_argument, NULL, 'g' },
-	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
-	{ "record", required_argument, NULL, OPT_RECORD },
-	{ "replay", required_argument, NULL, OPT_REPLAY },
-	{ "speed", required_argument, NULL, OPT_SPEED },
-	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
-	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-	{ "modules", required_argument, NULL, OPT_MODULES },
-	{ "builtin-ranges", required_argument, NULL, OPT_BUILTIN_RANGES },
-	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
-	{ "module-dir", required_argument, NULL, OPT_MODULE_DIR },
-	{ "bucket", required_argument, NULL, OPT_BUCKET },
-	{ "idle-symbols", required_argument, NULL, OPT_IDLE_SYMBOLS },
-	{ "window", required_argument, NULL, 'w' },
-	{ "cumulative", no_argument, NULL, OPT_CUMULATIVE },
-	{ "delay", required_argument, NULL, 'd' },
-	{ "batch", no_argument, NULL, 'b' },
-	{ "iterations", required_argument, NULL, 'n' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "zoom", required_argument, NULL, 'z' },
-	{ "top", required_argument, NULL, OPT_TOP },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
-	{ "no-mouse", no_argument, NULL, OPT_NO_MOUSE },
-	{ "snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR },
-	{ "log", required_argument, NULL, OPT_LOG },
-	{ "keep-privileges", no_argument, NULL, OPT_KEEP_PRIVILEGES },
-	{ NULL, 0, NULL, 0 },
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {"event", required_argument, NULL, 'e'},
+    {"freq", required_argument, NULL, 'F'},
+    {"count", required_argument, NULL, 'c'},
+    {"cpu", required_argument, NULL, 'C'},
+    {"user", no_argument, NULL, 'u'},
+    {"call-graph", no_argument, NULL, 'g'},
+    {"max-stack", required_argument, NULL, OPT_MAX_STACK},
+    {"record", required_argument, NULL, OPT_RECORD},
+    {"replay", required_argument, NULL, OPT_REPLAY},
+    {"speed", required_argument, NULL, OPT_SPEED},
+    {"sysroot", required_argument, NULL, OPT_SYSROOT},
+    {"kallsyms", required_argument, NULL, OPT_KALLSYMS},
+    {"modules", required_argument, NULL, OPT_MODULES},
+    {"builtin-ranges", required_argument, NULL, OPT_BUILTIN_RANGES},
+    {"vmlinux", required_argument, NULL, OPT_VMLINUX},
+    {"module-dir", required_argument, NULL, OPT_MODULE_DIR},
+    {"bucket", required_argument, NULL, OPT_BUCKET},
+    {"idle-symbols", required_argument, NULL, OPT_IDLE_SYMBOLS},
+    {"window", required_argument, NULL, 'w'},
+    {"cumulative", no_argument, NULL, OPT_CUMULATIVE},
+    {"delay", required_argument, NULL, 'd'},
+    {"batch", no_argument, NULL, 'b'},
+    {"iterations", required_argument, NULL, 'n'},
+    {"output", required_argument, NULL, 'o'},
+    {"zoom", required_argument, NULL, 'z'},
+    {"top", required_argument, NULL, OPT_TOP},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"no-color", no_argument, NULL, OPT_NO_COLOR},
+    {"no-mouse", no_argument, NULL, OPT_NO_MOUSE},
+    {"snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR},
+    {"log", required_argument, NULL, OPT_LOG},
+    {"keep-privileges", no_argument, NULL, OPT_KEEP_PRIVILEGES},
+    {NULL, 0, NULL, 0},
 };
 
 static const char short_options[] = "hVe:F:c:C:ugw:d:bn:o:z:";
 
+/* Prints a comma list wrapped at width columns, each line indented by indent spaces. */
+static void print_list(FILE *out, const char *list, int indent, int width)
+{
+	int col = 0;
+
+	while (*list) {
+		size_t n = strcspn(list, ",");
+		int last = list[n] == '\0';
+
+		if (col && col + 1 + (int)n + !last > width) {
+			fputc('\n', out);
+			col = 0;
+		}
+		if (!col)
+			col = fprintf(out, "%*s", indent, "");
+		else
+			col += fprintf(out, " ");
+		col += fprintf(out, "%.*s%s", (int)n, list, last ? "" : ",");
+		list += n + !last;
+	}
+	fputc('\n', out);
+}
+
 void kt_options_usage(FILE *out)
 {
-	fputs("Usage: kerntop [OPTION]...\n"
-	      "Live statistical kernel profiler: which module, function and line burns kernel CPU.\n"
-	      "\n"
-	      "Sampling:\n"
-	      "  -e, --event NAME        cpu-clock (default), task-clock, or cycles (falls back to\n"
-	      "                          cpu-clock with a notice where the PMU lacks it)\n"
-	      "  -F, --freq HZ           samples per second per CPU (default 997)\n"
-	      "  -c, --count N           sample every N events instead of a frequency\n"
-	      "  -C, --cpu LIST          CPUs to sample, e.g. 0,2-3 (default: all online)\n"
-	      "  -u, --user              also count user-mode hits (one [user] row)\n"
-	      "  -g, --call-graph        sample kernel call chains (callers, flame graphs)\n"
-	      "      --max-stack N       frames kept per call chain (default 32, at most 256)\n"
-	      "      --record FILE       also write every sample to FILE (kerntop recording)\n"
-	      "      --replay FILE       read a kerntop recording or `perf script` text instead\n"
-	      "                          of sampling live\n"
-	      "      --speed X|max       replay at X times the recorded speed (default 1)\n"
-	      "\n"
-	      "Symbols:\n"
-	      "      --sysroot DIR       read proc/ and sys/ files under DIR (default /)\n"
-	      "      --kallsyms FILE     kernel symbols (default /proc/kallsyms)\n"
-	      "      --modules FILE      module list in /proc/modules format (default /proc/modules)\n"
-	      "      --builtin-ranges FILE  modules.builtin.ranges of the kernel (default\n"
-	      "                          /lib/modules/$(uname -r)/modules.builtin.ranges)\n"
-	      "      --vmlinux FILE      ELF image of the kernel: symbols and source lines\n"
-	      "      --module-dir DIR    directory with NAME.ko files: symbols and source lines\n"
-	      "      --bucket BYTES      address bucket size where no symbols exist (default 64)\n"
-	      "      --idle-symbols LIST comma-separated idle function names or prefixes* that\n"
-	      "                          replace the built-in list\n"
-	      "\n"
-	      "Window and reports:\n"
-	      "  -w, --window SECS       rolling window length (default 10)\n"
-	      "      --cumulative        count since start instead of a rolling window\n"
-	      "  -d, --delay SECS        refresh / report interval (default 1)\n"
-	      "  -b, --batch             no terminal UI: print a report every -d seconds\n"
-	      "  -n, --iterations N      batch reports before exiting (default: until SIGINT,\n"
-	      "                          SIGTERM or the end of a replay)\n"
-	      "  -o, --output FILE       batch output file (default stdout)\n"
-	      "  -z, --zoom MODULE       also list MODULE's functions (KernRate's -z)\n"
-	      "      --top N             rows per table (default 30)\n"
-	      "      --format FMT        text (default), json, csv or folded\n"
-	      "\n"
-	      "Viewer:\n"
-	      "      --no-color          monochrome (also when NO_COLOR is set)\n"
-	      "      --no-mouse          do not take mouse clicks\n"
-	      "      --snapshot-dir DIR  where the w key writes snapshots (default .)\n"
-	      "\n"
-	      "Process:\n"
-	      "      --log FILE          write a debug log to FILE\n"
-	      "      --keep-privileges   do not drop to the sudo user after opening perf and /proc\n"
-	      "  -h, --help              this text\n"
-	      "  -V, --version           version\n"
-	      "\n"
-	      "Keys in the viewer: press h or ? for the list. Man page: kerntop(1).\n",
-	      out);
+	fputs(
+	    "Usage: kerntop [OPTION]...\n"
+	    "Live statistical kernel profiler: which module, function and line burns kernel CPU.\n"
+	    "\n"
+	    "Sampling:\n"
+	    "  -e, --event NAME        cpu-clock (default), task-clock, or cycles (falls back to\n"
+	    "                          cpu-clock with a notice where the PMU lacks it)\n"
+	    "  -F, --freq HZ           samples per second per CPU (default 997)\n"
+	    "  -c, --count N           sample every N events instead of a frequency\n"
+	    "  -C, --cpu LIST          CPUs to sample, e.g. 0,2-3 (default: all online)\n"
+	    "  -u, --user              also count user-mode hits (one [user] row)\n"
+	    "  -g, --call-graph        sample kernel call chains (callers, flame graphs)\n"
+	    "      --max-stack N       frames kept per call chain (default 32, at most 256)\n"
+	    "      --record FILE       also write every sample to FILE (kerntop recording)\n"
+	    "      --replay FILE       read a kerntop recording or `perf script` text instead\n"
+	    "                          of sampling live\n"
+	    "      --speed X|max       replay at X times the recorded speed (default 1)\n"
+	    "\n"
+	    "Symbols:\n"
+	    "      --sysroot DIR       read proc/ and sys/ files under DIR (default /)\n"
+	    "      --kallsyms FILE     kernel symbols (default /proc/kallsyms)\n"
+	    "      --modules FILE      module list in /proc/modules format (default "
+	    "/proc/modules)\n"
+	    "      --builtin-ranges FILE  modules.builtin.ranges of the kernel (default\n"
+	    "                          /lib/modules/$(uname -r)/modules.builtin.ranges)\n"
+	    "      --vmlinux FILE      ELF image of the kernel: symbols and source lines\n"
+	    "      --module-dir DIR    directory with NAME.ko files: symbols and source lines\n"
+	    "      --bucket BYTES      address bucket size where no symbols exist (default 64)\n"
+	    "      --idle-symbols LIST comma-separated idle function names or prefixes*: LIST\n"
+	    "                          replaces the built-in list, +LIST adds to it. Built in:\n",
+	    out);
+	print_list(out, KT_SYM_DEFAULT_IDLE, 26, 90);
+	fputs(
+	    "\n"
+	    "Window and reports:\n"
+	    "  -w, --window SECS       rolling window length (default 10)\n"
+	    "      --cumulative        count since start instead of a rolling window\n"
+	    "  -d, --delay SECS        refresh / report interval (default 1)\n"
+	    "  -b, --batch             no terminal UI: print a report every -d seconds\n"
+	    "  -n, --iterations N      batch reports before exiting (default: until SIGINT,\n"
+	    "                          SIGTERM or the end of a replay)\n"
+	    "  -o, --output FILE       batch output file (default stdout)\n"
+	    "  -z, --zoom MODULE       also list MODULE's functions (KernRate's -z)\n"
+	    "      --top N             rows per table (default 30)\n"
+	    "      --format FMT        text (default), json, csv or folded\n"
+	    "\n"
+	    "Viewer:\n"
+	    "      --no-color          monochrome (also when NO_COLOR is set)\n"
+	    "      --no-mouse          do not take mouse clicks\n"
+	    "      --snapshot-dir DIR  where the w key writes snapshots (default .)\n"
+	    "\n"
+	    "Process:\n"
+	    "      --log FILE          write a debug log to FILE\n"
+	    "      --keep-privileges   do not drop to the sudo user after opening perf and /proc\n"
+	    "  -h, --help              this text\n"
+	    "  -V, --version           version\n"
+	    "\n"
+	    "Keys in the viewer: press h or ? for the list. Man page: kerntop(1).\n",
+	    out);
 }
 
 const char *kt_format_name(enum kt_format f)
 {
 	switch (f) {
-	case KT_FORMAT_TEXT: return "text";
-	case KT_FORMAT_JSON: return "json";
-	case KT_FORMAT_CSV: return "csv";
-	case KT_FORMAT_FOLDED: return "folded";
+	case KT_FORMAT_TEXT:
+		return "text";
+	case KT_FORMAT_JSON:
+		return "json";
+	case KT_FORMAT_CSV:
+		return "csv";
+	case KT_FORMAT_FOLDED:
+		return "folded";
 	}
 	return "?";
 }
@@ -156,20 +189,33 @@ static int bad_value(FILE *err, int c, const char *arg, const char *want)
 {
 	char name[64];
 
-	fprintf(err, "kerntop: invalid value '%s' for %s: expected %s (see kerntop --help)\n",
-		arg, option_name(c, name, sizeof(name)), want);
+	fprintf(err, "kerntop: invalid value '%s' for %s: expected %s (see kerntop --help)\n", arg,
+		option_name(c, name, sizeof(name)), want);
 	return 2;
 }
 
 /* getopt_long leaves optopt at the option's value when its argument is missing, 0 when unknown. */
 static int usage_error(FILE *err, char **argv, int opt)
 {
+	const char *arg = argv[optind - 1], *eq = strchr(arg, '=');
+
+	/* "--help=x": getopt reports a flag given a value like a missing value */
+	if (opt > 0 && eq && !strncmp(arg, "--", 2)) {
+		for (const struct option *lo = long_options; lo->name; lo++)
+			if (lo->val == opt && lo->has_arg == no_argument) {
+				fprintf(
+				    err,
+				    "kerntop: option --%s takes no value (see kerntop --help)\n",
+				    lo->name);
+				return 2;
+			}
+	}
 	if (opt >= OPT_MAX_STACK || (opt > 0 && opt < 128 && strchr(short_options, opt)))
-		fprintf(err, "kerntop: option %s needs a value (see kerntop --help)\n", argv[optind - 1]);
+		fprintf(err, "kerntop: option %s needs a value (see kerntop --help)\n", arg);
 	else if (opt > 0)
 		fprintf(err, "kerntop: unknown option -%c (see kerntop --help)\n", opt);
 	else
-		fprintf(err, "kerntop: unknown option '%s' (see kerntop --help)\n", argv[optind - 1]);
+		fprintf(err, "kerntop: unknown option '%s' (see kerntop --help)\n", arg);
 	return 2;
 }
 
@@ -219,6 +265,35 @@ static void set_defaults(struct kt_options *o)
 	o->snapshot_dir = ".";
 }
 
+/* The -C syntax, checked here so that a typo is a usage error (2): comma-separated CPU numbers
+ * or ascending ranges "a-b", below 8192 (the perf source's limit). Whether the machine has those
+ * CPUs is only known when perf opens them. */
+static int check_cpu_list(const char *s)
+{
+	for (;;) {
+		unsigned long a, b;
+		char *end;
+
+		if (*s < '0' || *s > '9')
+			return -1;
+		a = strtoul(s, &end, 10);
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			if (*s < '0' || *s > '9')
+				return -1;
+			b = strtoul(s, &end, 10);
+		}
+		if (b < a || b > 8191)
+			return -1;
+		if (!*end)
+			return 0;
+		if (*end != ',')
+			return -1;
+		s = end + 1;
+	}
+}
+
 static int check_event(const char *e)
 {
 	return strcmp(e, "cpu-clock") && strcmp(e, "task-clock") && strcmp(e, "cycles") ? -1 : 0;
@@ -259,55 +334,89 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 			period_given = 1;
 			break;
 		case 'C':
-			if (!*optarg || strspn(optarg, "0123456789,-") != strlen(optarg))
-				return bad_value(err, c, optarg, "a CPU list such as 0,2-3");
+			if (check_cpu_list(optarg))
+				return bad_value(
+				    err, c, optarg,
+				    "a CPU list such as 0,2-3 (ascending ranges, CPUs below 8192)");
 			o->cpus = optarg;
 			break;
-		case 'u': o->user = 1; break;
-		case 'g': o->callchain = 1; break;
+		case 'u':
+			o->user = 1;
+			break;
+		case 'g':
+			o->callchain = 1;
+			break;
 		case OPT_MAX_STACK:
 			if (parse_u64(optarg, 1, 256, &u))
 				return bad_value(err, c, optarg, "a frame count from 1 to 256");
 			o->max_stack = (uint32_t)u;
 			break;
-		case OPT_RECORD: o->record = optarg; break;
-		case OPT_REPLAY: o->replay = optarg; break;
+		case OPT_RECORD:
+			o->record = optarg;
+			break;
+		case OPT_REPLAY:
+			o->replay = optarg;
+			break;
 		case OPT_SPEED:
 			if (!strcmp(optarg, "max"))
 				o->speed = 0;
 			else if (parse_double(optarg, 0.001, 1e6, &o->speed))
-				return bad_value(err, c, optarg, "a positive factor such as 0.5, 1, 10, or max");
+				return bad_value(err, c, optarg,
+						 "a positive factor such as 0.5, 1, 10, or max");
 			break;
-		case OPT_SYSROOT: o->sysroot = optarg; break;
-		case OPT_KALLSYMS: o->kallsyms = optarg; break;
-		case OPT_MODULES: o->modules = optarg; break;
-		case OPT_BUILTIN_RANGES: o->builtin_ranges = optarg; break;
-		case OPT_VMLINUX: o->vmlinux = optarg; break;
-		case OPT_MODULE_DIR: o->module_dir = optarg; break;
+		case OPT_SYSROOT:
+			o->sysroot = optarg;
+			break;
+		case OPT_KALLSYMS:
+			o->kallsyms = optarg;
+			break;
+		case OPT_MODULES:
+			o->modules = optarg;
+			break;
+		case OPT_BUILTIN_RANGES:
+			o->builtin_ranges = optarg;
+			break;
+		case OPT_VMLINUX:
+			o->vmlinux = optarg;
+			break;
+		case OPT_MODULE_DIR:
+			o->module_dir = optarg;
+			break;
 		case OPT_BUCKET:
 			if (parse_u64(optarg, 4, 1 << 20, &u) || (u & (u - 1)))
-				return bad_value(err, c, optarg, "a power of two from 4 to 1048576 bytes");
+				return bad_value(err, c, optarg,
+						 "a power of two from 4 to 1048576 bytes");
 			o->bucket = (uint32_t)u;
 			break;
-		case OPT_IDLE_SYMBOLS: o->idle_symbols = optarg; break;
+		case OPT_IDLE_SYMBOLS:
+			o->idle_symbols = optarg;
+			break;
 		case 'w':
 			o->window_given = 1;
 			if (parse_double(optarg, 0.1, 86400, &o->window_s))
 				return bad_value(err, c, optarg, "seconds from 0.1 to 86400");
 			break;
-		case OPT_CUMULATIVE: o->cumulative = 1; break;
+		case OPT_CUMULATIVE:
+			o->cumulative = 1;
+			break;
 		case 'd':
 			if (parse_double(optarg, 0.05, 3600, &o->delay_s))
 				return bad_value(err, c, optarg, "seconds from 0.05 to 3600");
 			break;
-		case 'b': o->batch = 1; break;
+		case 'b':
+			o->batch = 1;
+			break;
 		case 'n':
 			if (parse_u64(optarg, 1, 1000000000, &u))
 				return bad_value(err, c, optarg, "a positive number of reports");
 			o->iterations = (long)u;
 			break;
-		case 'o': o->output = optarg; break;
-		case 'z': o->zoom = optarg; break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'z':
+			o->zoom = optarg;
+			break;
 		case OPT_TOP:
 			if (parse_u64(optarg, 1, 1000000, &u))
 				return bad_value(err, c, optarg, "a positive row count");
@@ -325,11 +434,21 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 			else
 				return bad_value(err, c, optarg, "text, json, csv or folded");
 			break;
-		case OPT_NO_COLOR: o->color = 0; break;
-		case OPT_NO_MOUSE: o->mouse = 0; break;
-		case OPT_SNAPSHOT_DIR: o->snapshot_dir = optarg; break;
-		case OPT_LOG: o->log = optarg; break;
-		case OPT_KEEP_PRIVILEGES: o->keep_privileges = 1; break;
+		case OPT_NO_COLOR:
+			o->color = 0;
+			break;
+		case OPT_NO_MOUSE:
+			o->mouse = 0;
+			break;
+		case OPT_SNAPSHOT_DIR:
+			o->snapshot_dir = optarg;
+			break;
+		case OPT_LOG:
+			o->log = optarg;
+			break;
+		case OPT_KEEP_PRIVILEGES:
+			o->keep_privileges = 1;
+			break;
 		case ':':
 		case '?':
 		default:
@@ -337,18 +456,22 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 		}
 	}
 	if (optind < argc) {
-		fprintf(err, "kerntop: unexpected argument '%s' (kerntop takes options only; see kerntop --help)\n",
+		fprintf(err,
+			"kerntop: unexpected argument '%s' (kerntop takes options only; see "
+			"kerntop --help)\n",
 			argv[optind]);
 		return 2;
 	}
 	if (freq_given && period_given) {
-		fprintf(err, "kerntop: -F and -c exclude each other: give a frequency or a period, not both\n");
+		fprintf(err, "kerntop: -F and -c exclude each other: give a frequency or a period, "
+			     "not both\n");
 		return 2;
 	}
 	if (period_given)
 		o->freq_hz = 0;
 	if (o->replay && o->record) {
-		fprintf(err, "kerntop: --record and --replay exclude each other: record live, replay later\n");
+		fprintf(err, "kerntop: --record and --replay exclude each other: record live, "
+			     "replay later\n");
 		return 2;
 	}
 	if (o->format == KT_FORMAT_FOLDED && !o->callchain && !o->replay) {

@@ -31,6 +31,9 @@ static int sym_cmp(const void *pa, const void *pb)
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
+	/* an end marker loses to any function starting where it ends */
+	if ((a->type == SYM_END) != (b->type == SYM_END))
+		return a->type == SYM_END ? 1 : -1;
 	wa = a->type == 'W' || a->type == 'w';
 	wb = b->type == 'W' || b->type == 'w';
 	if (wa != wb)
@@ -206,8 +209,8 @@ static int assign(struct kt_symbols *s, struct sym_vec *syms, struct region_vec 
 				continue;
 			}
 		}
-		if (final) {
-			y->name = NULL;
+		if (final || y->type == SYM_END) {
+			y->name = NULL; /* an end marker outside its module's range ends nothing */
 			continue;
 		}
 		/* a lone end marker (_etext) right after its region is no function */
@@ -259,7 +262,11 @@ static int assign(struct kt_symbols *s, struct sym_vec *syms, struct region_vec 
 			while (nx < syms->n && !syms->v[nx].name)
 				nx++;
 			end = nx < syms->n && syms->v[nx].addr < g->end ? syms->v[nx].addr : g->end;
-			if (syms->v[i].name) {
+			if (syms->v[i].type == SYM_END) {
+				/* past an ELF function's st_size: buckets up to the next symbol */
+				if (emit(s, cap, syms->v[i].addr, RANGE_BUCKET | g->module) < 0)
+					goto oom;
+			} else if (syms->v[i].name) {
 				f = sym_add_func(s, syms->v[i].name, syms->v[i].addr,
 						 end - syms->v[i].addr, g->module, 0);
 				if (f < 0 || emit(s, cap, syms->v[i].addr, (uint32_t)f) < 0)

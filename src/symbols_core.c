@@ -12,20 +12,9 @@
 #include "kerntop/symbols.h"
 #include "symbols_impl.h"
 
-/* The idle routines, the one place they are listed (see docs/symbols.md for why each is
- * here). "name*" matches a prefix; compiler clone suffixes (".isra.0", ".cold") are ignored.
- * do_idle and cpu_startup_entry are deliberately absent: their own instructions are the idle
- * loop's housekeeping (tick stop/restart, RCU, polling checks), real kernel work. */
-static const char default_idle_list[] =
-    "default_idle,default_idle_call,arch_cpu_idle,cpu_idle_poll,cpuidle_enter_state,"
-    "native_safe_halt,pv_native_safe_halt,pvm_safe_halt*,acpi_safe_halt,io_idle,"
-    "acpi_idle_do_entry,acpi_idle_enter*,acpi_idle_lpi_enter,acpi_processor_ffh_cstate_enter,"
-    "acpi_processor_ffh_lpi_enter,intel_idle*,mwait_idle*,poll_idle,default_enter_idle,"
-    "amd_e400_idle,xen_safe_halt,cpu_do_idle";
-
 const char *kt_sym_default_idle(void)
 {
-	return default_idle_list;
+	return KT_SYM_DEFAULT_IDLE;
 }
 
 char *sym_strdup(struct kt_symbols *s, const char *str, size_t len)
@@ -237,7 +226,22 @@ int kt_sym_new(const struct kt_sym_opts *o, struct kt_symbols **out, char *err, 
 		free(s);
 		return -EINVAL;
 	}
-	r = sym_idle_parse(s, o->idle_symbols ? o->idle_symbols : default_idle_list);
+	if (!o->idle_symbols) {
+		r = sym_idle_parse(s, KT_SYM_DEFAULT_IDLE);
+	} else if (o->idle_symbols[0] == '+') {
+		/* "+LIST" extends the built-in list */
+		size_t n = strlen(o->idle_symbols) + sizeof(KT_SYM_DEFAULT_IDLE) + 1;
+		char *both = malloc(n);
+
+		r = -ENOMEM;
+		if (both) {
+			snprintf(both, n, "%s,%s", KT_SYM_DEFAULT_IDLE, o->idle_symbols + 1);
+			r = sym_idle_parse(s, both);
+			free(both);
+		}
+	} else {
+		r = sym_idle_parse(s, o->idle_symbols);
+	}
 	if (r < 0)
 		goto oom;
 	if (sym_add_module(s, "vmlinux", 0, 0) < 0 || sym_add_module(s, "[user]", 0, 0) < 0 ||
@@ -302,6 +306,8 @@ void kt_sym_free(struct kt_symbols *s)
 	free(s->kbuf);
 	free(s->mbuf);
 	free(s->rbuf);
+	free(s->sysfs_root);
+	free(s->fnames);
 	free(s);
 }
 

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -59,7 +60,13 @@ static int elf_open(const char *path, struct elf_info *ei, char *err, size_t err
 	ei->elf = elf_begin(ei->fd, ELF_C_READ_MMAP, NULL);
 	if (!ei->elf || elf_kind(ei->elf) != ELF_K_ELF || !gelf_getehdr(ei->elf, &ei->eh) ||
 	    elf_getshdrstrndx(ei->elf, &ei->shstrndx) < 0) {
-		snprintf(err, errlen, "%s: not an ELF file (%s)", path, elf_errmsg(-1));
+		int e = elf_errno();
+
+		/* an empty or short file is no libelf error: then there is no cause to add */
+		if (e)
+			snprintf(err, errlen, "%s: not an ELF file (%s)", path, elf_errmsg(e));
+		else
+			snprintf(err, errlen, "%s: not an ELF file", path);
 		if (ei->elf)
 			elf_end(ei->elf);
 		close(ei->fd);
@@ -96,23 +103,74 @@ static void elf_close(struct elf_info *ei)
 	close(ei->fd);
 }
 
-static int sec_exec(Elf *elf, size_t idx)
+/* Where each executable section of the ELF runs. ET_EXEC: its address plus the bias. ET_REL:
+ * .text at the module's text base, any other section where sysfs says the module loader put
+ * it, or nowhere (then its addresses keep their kallsyms symbols). */
+static int place_sections(struct kt_symbols *s, uint32_t module, const struct elf_info *ei, int rel,
+			  uint64_t base, struct sym_sect **out, uint32_t *nout)
 {
-	Elf_Scn *scn = elf_getscn(elf, idx);
-	GElf_Shdr sh;
+	Elf_Scn *scn = NULL;
+	struct sym_sect *v = NULL;
+	uint32_t n = 0, cap = 0;
 
-	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+	while ((scn = elf_nextscn(ei->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		uint64_t at;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_flags & (SHF_EXECINSTR | SHF_ALLOC)) != (SHF_EXECINSTR | SHF_ALLOC) ||
+		    sh.sh_type == SHT_NOBITS || !sh.sh_size)
+			continue;
+		name = elf_strptr(ei->elf, ei->shstrndx, sh.sh_name);
+		if (!rel)
+			at = sh.sh_addr + (uint64_t)s->mpriv[module].bias;
+		else if (elf_ndxscn(scn) == ei->text_idx)
+			at = base;
+		else if (!name || module == KT_MOD_VMLINUX ||
+			 sym_sysfs_section(s, module, name, &at) < 0)
+			continue;
+		if (!at || at + sh.sh_size < at)
+			continue;
+		if (sym_grow((void **)&v, &cap, n + 1, sizeof(*v)) < 0) {
+			free(v);
+			return -ENOMEM;
+		}
+		v[n++] = (struct sym_sect){at, at + sh.sh_size, 0, (uint32_t)elf_ndxscn(scn)};
+	}
+	*out = v;
+	*nout = n;
+	return 0;
 }
 
-/* Loads the function symbols of one module's ELF. The ELF's symbols replace the kallsyms
- * ones for that module; an ELF without any keeps them (or buckets when there are none). */
+static const struct sym_sect *sect_of_idx(const struct mod_priv *p, size_t idx)
+{
+	for (uint32_t i = 0; i < p->nsects; i++)
+		if (p->sects[i].idx == idx)
+			return &p->sects[i];
+	return NULL;
+}
+
+static int in_sections(const struct mod_priv *p, uint64_t a)
+{
+	for (uint32_t i = 0; i < p->nsects; i++)
+		if (a >= p->sects[i].start && a < p->sects[i].end)
+			return 1;
+	return 0;
+}
+
+/* Loads the function symbols of one module's ELF. Inside the sections the ELF places they
+ * replace the kallsyms ones for that module; elsewhere (a .ko section sysfs does not place)
+ * kallsyms stays. Each function ends at its st_size, each section at its end, so that the
+ * last function does not swallow what follows. An ELF without any function keeps kallsyms
+ * (or buckets when there are none). */
 int sym_elf_symbols(struct kt_symbols *s, uint32_t module, const char *path, struct sym_vec *syms,
 		    char *err, size_t errlen)
 {
 	struct mod_priv *p = &s->mpriv[module];
 	struct elf_info ei;
 	Elf_Data *data;
-	size_t nsyms, i, j;
+	size_t nsyms, i, j, named = 0;
 	uint64_t elf_stext = 0, elf_etext = 0, base = 0;
 	int have_stext = 0, rel, r = 0;
 	struct sym_vec mine = {0};
@@ -151,7 +209,14 @@ int sym_elf_symbols(struct kt_symbols *s, uint32_t module, const char *path, str
 	} else {
 		p->bias = (int64_t)p->text_base;
 	}
-	for (i = 0; i < nsyms && (!rel || (base && ei.text_idx)); i++) {
+	free(p->sects);
+	p->sects = NULL;
+	p->nsects = 0;
+	r = place_sections(s, module, &ei, rel, base, &p->sects, &p->nsects);
+	if (r < 0)
+		goto out;
+	for (i = 0; i < nsyms; i++) {
+		const struct sym_sect *sc;
 		GElf_Sym sym;
 		const char *name;
 		int type;
@@ -164,7 +229,8 @@ int sym_elf_symbols(struct kt_symbols *s, uint32_t module, const char *path, str
 			continue;
 		if (type != STT_FUNC && type != STT_NOTYPE)
 			continue;
-		if (rel ? sym.st_shndx != ei.text_idx : !sec_exec(ei.elf, sym.st_shndx))
+		sc = sect_of_idx(p, sym.st_shndx);
+		if (!sc)
 			continue;
 		name = elf_strptr(ei.elf, ei.symsh.sh_link, sym.st_name);
 		if (!name || !name[0] || name[0] == '.' || name[0] == '$' ||
@@ -172,44 +238,65 @@ int sym_elf_symbols(struct kt_symbols *s, uint32_t module, const char *path, str
 			continue;
 		if (type == STT_NOTYPE && (!strcmp(name, "_etext") || !strcmp(name, "_einittext")))
 			continue;
-		a = rel ? base + sym.st_value : sym.st_value + (uint64_t)p->bias;
+		a = rel ? sc->start + sym.st_value : sym.st_value + (uint64_t)p->bias;
+		if (a < sc->start || a >= sc->end)
+			continue;
 		name = sym_strdup(s, name, strlen(name));
 		if (!name || sym_vec_push(&mine, a, name, module,
 					  GELF_ST_BIND(sym.st_info) == STB_GLOBAL ? 'T'
 					  : GELF_ST_BIND(sym.st_info) == STB_WEAK ? 'W'
-										  : 't') < 0) {
-			r = -ENOMEM;
-			goto out;
-		}
+										  : 't') < 0)
+			goto oom;
+		named++;
+		if (type == STT_FUNC && sym.st_size && sym.st_size < sc->end - a &&
+		    sym_vec_push(&mine, a + sym.st_size, "", module, SYM_END) < 0)
+			goto oom;
 	}
+	for (i = 0; i < p->nsects; i++)
+		if (sym_vec_push(&mine, p->sects[i].end, "", module, SYM_END) < 0)
+			goto oom;
 	free(p->elf_path);
 	p->elf_path = strdup(path);
 	p->elf_rel = rel;
 	if (rel)
 		p->text_base = base;
-	s->mods[module].has_lines = (uint8_t)(ei.has_lines && p->elf_path && (!rel || base));
-	if (!mine.n) {
+	s->mods[module].has_lines = (uint8_t)(ei.has_lines && p->elf_path && p->nsects);
+	if (!named) {
 		s->st.elf_nosyms++;
 		goto out;
 	}
+	/* ET_REL sections sysfs placed outside the /proc/modules range widen the module */
+	if (rel && module != KT_MOD_VMLINUX) {
+		struct kt_sym_module *md = &s->mods[module];
+
+		for (i = 0; i < p->nsects; i++) {
+			uint64_t lo =
+			    md->size && md->base < p->sects[i].start ? md->base : p->sects[i].start;
+			uint64_t hi = md->size && md->base + md->size > p->sects[i].end
+					  ? md->base + md->size
+					  : p->sects[i].end;
+
+			md->base = lo;
+			md->size = hi - lo;
+		}
+	}
 	for (i = j = 0; i < syms->n; i++)
-		if (syms->v[i].module != module)
+		if (syms->v[i].module != module || !in_sections(p, syms->v[i].addr))
 			syms->v[j++] = syms->v[i];
 	syms->n = j;
 	for (i = 0; i < mine.n; i++)
-		if (sym_vec_push(syms, mine.v[i].addr, mine.v[i].name, module, mine.v[i].type) <
-		    0) {
-			r = -ENOMEM;
-			goto out;
-		}
+		if (sym_vec_push(syms, mine.v[i].addr, mine.v[i].name, module, mine.v[i].type) < 0)
+			goto oom;
 	p->elf_syms = 1;
 	s->st.elf_modules++;
 out:
 	free(mine.v);
 	elf_close(&ei);
-	if (r == -ENOMEM)
-		snprintf(err, errlen, "symbols: out of memory");
 	return r;
+oom:
+	r = -ENOMEM;
+	snprintf(err, errlen, "symbols: out of memory");
+	goto out;
 }
 
 /* Finds NAME.ko files (NAME with '-' or '_') for the loaded modules in dir and below:
@@ -292,11 +379,13 @@ int sym_load_elves(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym
 		if (!paths)
 			goto oom;
 		r = scan_ko(s, o->module_dir, paths, 0);
+		s->moddir_unmatched = o->module_dir;
 		for (uint32_t m = KT_MOD_FIRST_REAL; m < s->nmods && r == 0; m++) {
 			char msg[256];
 
 			if (!paths[m] || s->mods[m].builtin || !s->mpriv[m].text_base)
 				continue;
+			s->moddir_unmatched = NULL;
 			/* a broken .ko is counted in the notice, not fatal */
 			r = sym_elf_symbols(s, m, paths[m], syms, msg, sizeof(msg));
 			if (r < 0 && r != -ENOMEM) {
@@ -323,6 +412,9 @@ void sym_elf_close(struct mod_priv *p)
 	p->dwfl = NULL;
 	free(p->elf_path);
 	p->elf_path = NULL;
+	free(p->sects);
+	p->sects = NULL;
+	p->nsects = 0;
 }
 
 static int dw_open(struct kt_symbols *s, uint32_t module)
@@ -345,25 +437,20 @@ static int dw_open(struct kt_symbols *s, uint32_t module)
 		return -ENOENT;
 	}
 	if (p->elf_rel) {
-		/* libdwfl lays an ET_REL's sections out itself; find where .text went */
-		Elf_Scn *scn = NULL;
-		size_t shstr;
-		int found = 0;
+		/* libdwfl lays an ET_REL's sections out itself; find where each placed one went */
+		uint32_t found = 0;
 
-		if (elf_getshdrstrndx(elf, &shstr) == 0)
-			while ((scn = elf_nextscn(elf, scn))) {
-				GElf_Shdr sh;
-				const char *n;
+		for (uint32_t i = 0; i < p->nsects; i++) {
+			Elf_Scn *scn = elf_getscn(elf, p->sects[i].idx);
+			GElf_Shdr sh;
 
-				if (!gelf_getshdr(scn, &sh))
-					continue;
-				n = elf_strptr(elf, shstr, sh.sh_name);
-				if (n && !strcmp(n, ".text")) {
-					p->dw_delta = p->text_base - (sh.sh_addr + bias);
-					found = 1;
-					break;
-				}
+			if (!scn || !gelf_getshdr(scn, &sh)) {
+				p->sects[i].dw_delta = 0;
+				continue;
 			}
+			p->sects[i].dw_delta = p->sects[i].start - (sh.sh_addr + bias);
+			found++;
+		}
 		if (!found) {
 			dwfl_end(d);
 			return -ENOENT;
@@ -376,12 +463,100 @@ static int dw_open(struct kt_symbols *s, uint32_t module)
 	return 0;
 }
 
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = dwarf_attr_integrate(die, DW_AT_name, &a) ? dwarf_formstring(&a) : NULL;
+
+	return n ? n : "?";
+}
+
+/* For an address inside inlined code, a label that keeps each call site apart:
+ * "helper.h:4 inlined in outer at mod.c" with *line the call line (5), so that the
+ * usual "%s:%d" reads "helper.h:4 inlined in outer at mod.c:5"; nested inlining adds
+ * ", in CALLER at FILE:LINE" per level. Returns NULL for code that is not inlined. */
+static const char *inline_label(struct kt_symbols *s, Dwfl_Module *dm, Dwarf_Addr da,
+				const char *file, int fline, int *line)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(dm, da, &bias), *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	char buf[1024];
+	int n, len, levels = 0;
+	Dwarf_Word call_line = 0;
+
+	if (!cu)
+		return NULL;
+	/* dwarf_getscopes finds the innermost scope; dwarf_getscopes_die then gives its real
+	 * nesting (inlined instances and their callers), as eu-addr2line -i does */
+	n = dwarf_getscopes(cu, da - bias, &scopes);
+	if (n > 0) {
+		Dwarf_Die inner = scopes[0];
+
+		free(scopes);
+		scopes = NULL;
+		n = dwarf_getscopes_die(&inner, &scopes);
+	}
+	if (n <= 0) {
+		free(scopes);
+		return NULL;
+	}
+	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
+		files = NULL;
+	len = snprintf(buf, sizeof(buf), "%s:%d", base_name(file), fline);
+	for (int k = 0; k < n && len < (int)sizeof(buf); k++) {
+		Dwarf_Attribute a;
+		Dwarf_Word cf, cl;
+		const char *cfile = NULL, *caller = "?";
+
+		if (dwarf_tag(&scopes[k]) != DW_TAG_inlined_subroutine)
+			continue;
+		if (!dwarf_attr(&scopes[k], DW_AT_call_file, &a) || dwarf_formudata(&a, &cf) != 0 ||
+		    !dwarf_attr(&scopes[k], DW_AT_call_line, &a) || dwarf_formudata(&a, &cl) != 0)
+			break;
+		if (files && cf < nfiles)
+			cfile = dwarf_filesrc(files, cf, NULL, NULL);
+		for (int j = k + 1; j < n; j++) {
+			int t = dwarf_tag(&scopes[j]);
+
+			if (t == DW_TAG_inlined_subroutine || t == DW_TAG_subprogram) {
+				caller = die_name(&scopes[j]);
+				break;
+			}
+		}
+		if (levels)
+			len += snprintf(buf + len, sizeof(buf) - (size_t)len, ":%llu, in %s at %s",
+					(unsigned long long)call_line, caller,
+					cfile ? base_name(cfile) : "?");
+		else
+			len +=
+			    snprintf(buf + len, sizeof(buf) - (size_t)len, " inlined in %s at %s",
+				     caller, cfile ? base_name(cfile) : "?");
+		call_line = cl;
+		levels++;
+	}
+	free(scopes);
+	if (!levels || len >= (int)sizeof(buf) || call_line > INT_MAX)
+		return NULL;
+	*line = (int)call_line;
+	return sym_intern(s, buf);
+}
+
 int sym_elf_srcline(struct kt_symbols *s, uint32_t module, uint64_t addr, const char **file,
 		    int *line)
 {
 	struct mod_priv *p = &s->mpriv[module];
 	Dwfl_Line *l;
-	const char *f;
+	const char *f, *label;
+	Dwarf_Addr da;
 	int ln = 0;
 
 	if (!p->elf_path)
@@ -390,13 +565,31 @@ int sym_elf_srcline(struct kt_symbols *s, uint32_t module, uint64_t addr, const 
 		return -ENOENT;
 	if (!p->dwmod)
 		return -ENOENT;
-	l = dwfl_module_getsrc(p->dwmod, addr - p->dw_delta);
+	if (p->elf_rel) {
+		uint32_t i;
+
+		for (i = 0; i < p->nsects; i++)
+			if (addr >= p->sects[i].start && addr < p->sects[i].end)
+				break;
+		if (i == p->nsects)
+			return -ENOENT;
+		da = addr - p->sects[i].dw_delta;
+	} else {
+		da = addr - p->dw_delta;
+	}
+	l = dwfl_module_getsrc(p->dwmod, da);
 	if (!l)
 		return -ENOENT;
 	f = dwfl_lineinfo(l, NULL, &ln, NULL, NULL, NULL);
 	if (!f || ln <= 0)
 		return -ENOENT;
-	*file = f;
+	label = inline_label(s, p->dwmod, da, f, ln, line);
+	if (label) {
+		*file = label;
+		return 0;
+	}
+	/* interned: one pointer per file name, whichever compile unit names it */
+	*file = sym_intern(s, f);
 	*line = ln;
-	return 0;
+	return *file ? 0 : -ENOMEM;
 }

@@ -13,12 +13,16 @@
 /* A symbol without a known module range covers at most this many bytes. */
 #define ORPHAN_SPAN 4096u
 
+/* sym_raw.type of an end marker: an ELF function's st_size ends there, and the address up to
+ * the next symbol is a bucket of the module (its name is ""). */
+#define SYM_END 0
+
 /* One text symbol while loading (names point into a buffer the session keeps). */
 struct sym_raw {
 	uint64_t addr;
 	const char *name;
 	uint32_t module;
-	uint8_t type; /* kallsyms letter, or 'T'/'t' from ELF binding */
+	uint8_t type; /* kallsyms letter, 'T'/'t'/'W' from ELF binding, or SYM_END */
 };
 
 struct sym_vec {
@@ -38,16 +42,25 @@ struct region_vec {
 	size_t n, cap;
 };
 
+/* An executable section of a module's ELF and where it runs. */
+struct sym_sect {
+	uint64_t start, end; /* runtime range */
+	uint64_t dw_delta;   /* runtime address - dwfl address, once libdwfl is open */
+	uint32_t idx;	     /* ELF section index */
+};
+
 struct mod_priv {
 	char *elf_path;	    /* ELF with symbols/DWARF for this module, or NULL */
 	uint64_t text_base; /* runtime address of .text (ET_REL) */
 	int64_t bias;	    /* runtime address - ELF address (ET_EXEC) */
 	int elf_rel;
-	int elf_syms; /* symbols came from the ELF */
+	int elf_syms;	       /* symbols came from the ELF */
+	struct sym_sect *sects; /* ET_REL: the placed executable sections */
+	uint32_t nsects;
 	int dw_tried;
 	void *dwfl;	   /* Dwfl *, opened on the first srcline */
 	void *dwmod;	   /* Dwfl_Module * */
-	uint64_t dw_delta; /* runtime address - dwfl address */
+	uint64_t dw_delta; /* ET_EXEC: runtime address - dwfl address */
 };
 
 struct loc_slot {
@@ -118,13 +131,17 @@ struct kt_symbols {
 
 	struct line_slot *lines;
 	uint32_t linemask, nlines;
+	const char **fnames; /* interned source line labels: one pointer per distinct string */
+	uint32_t fnmask, nfnames;
 
 	char *kbuf;		/* kallsyms text (names point into it) */
 	char *mbuf;		/* modules text */
 	char *rbuf;		/* builtin ranges text */
+	char *sysfs_root;	/* sysroot of /sys/module when the modules came from its /proc */
 	struct str_chunk *strs; /* bucket and ELF names */
 
 	struct kt_sym_stats st;
+	const char *moddir_unmatched; /* --module-dir without one matching NAME.ko (load only) */
 	char notice[512];
 	uint64_t stext, etext, sinittext, einittext;
 };
@@ -145,8 +162,10 @@ int sym_build(struct kt_symbols *s, struct sym_vec *syms, struct region_vec *reg
 
 /* symbols_lookup.c */
 int sym_lhash_grow(struct kt_symbols *s);
+const char *sym_intern(struct kt_symbols *s, const char *str);
 
 /* symbols_kallsyms.c */
+int sym_sysfs_section(const struct kt_symbols *s, uint32_t mod, const char *sect, uint64_t *addr);
 int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_vec *syms,
 		  struct region_vec *regs, char *err, size_t errlen);
 

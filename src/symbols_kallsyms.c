@@ -83,24 +83,28 @@ static char *copy_buf(const char *b, size_t len)
 	return c;
 }
 
-static void read_sysfs_text(struct kt_symbols *s, const char *root, uint32_t mod)
+/* The runtime address of a module's section from <sysroot>/sys/module/NAME/sections/SECT,
+ * readable (by root) only when the modules came from the same sysroot's /proc/modules. */
+int sym_sysfs_section(const struct kt_symbols *s, uint32_t mod, const char *sect, uint64_t *addr)
 {
 	char path[PATH_MAX], msg[KT_ERRLEN], *b = NULL;
 	size_t len;
-	uint64_t a;
+	int r = -ENOENT;
 
-	if (snprintf(path, sizeof(path), "%s/sys/module/%s/sections/.text", root,
-		     s->mods[mod].name) >= (int)sizeof(path))
-		return;
+	if (!s->sysfs_root || strchr(sect, '/') || strchr(s->mods[mod].name, '/') ||
+	    snprintf(path, sizeof(path), "%s/sys/module/%s/sections/%s", s->sysfs_root,
+		     s->mods[mod].name, sect) >= (int)sizeof(path))
+		return -ENOENT;
 	if (kt_read_file(path, 4096, &b, &len, msg, sizeof(msg)) < 0)
-		return;
-	if (parse_hex(b, &a) && a)
-		s->mpriv[mod].text_base = a;
+		return -ENOENT;
+	if (parse_hex(b, addr) && *addr)
+		r = 0;
 	free(b);
+	return r;
 }
 
 /* /proc/modules: "name size refcount deps state address [taint]". */
-static int parse_modules(struct kt_symbols *s, char *b, size_t len, const char *sysfs_root)
+static int parse_modules(struct kt_symbols *s, char *b, size_t len)
 {
 	char *p = b, *end = b + len;
 
@@ -144,8 +148,9 @@ static int parse_modules(struct kt_symbols *s, char *b, size_t len, const char *
 		if (m < 0)
 			return m;
 		s->mpriv[m].text_base = addr;
-		if (sysfs_root)
-			read_sysfs_text(s, sysfs_root, (uint32_t)m);
+		if (sym_sysfs_section(s, (uint32_t)m, ".text", &addr) == 0)
+			s->mpriv[m].text_base = addr;
+		addr = s->mods[m].base;
 		if (s->mpriv[m].text_base > addr && s->mpriv[m].text_base < addr + size) {
 			s->mods[m].size = addr + size - s->mpriv[m].text_base;
 			s->mods[m].base = s->mpriv[m].text_base;
@@ -389,6 +394,11 @@ static void compose_notice(struct kt_symbols *s, const char *ksrc, const char *m
 		    s->notice + n, cap - n,
 		    "%u ELF files without symbols or unreadable (kallsyms or buckets used); ",
 		    s->st.elf_nosyms);
+	if (s->moddir_unmatched && n < cap)
+		n += (size_t)snprintf(s->notice + n, cap - n,
+				      "--module-dir %s: no NAME.ko matches a loaded module; ",
+				      s->moddir_unmatched);
+	s->moddir_unmatched = NULL; /* points into the caller's options */
 	if (n >= 2 && n < cap)
 		s->notice[n - 2] = 0;
 }
@@ -408,7 +418,7 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 			s->mbuf = copy_buf(o->modules_buf, o->modules_len);
 			if (!s->mbuf)
 				return -ENOMEM;
-			r = parse_modules(s, s->mbuf, o->modules_len, NULL);
+			r = parse_modules(s, s->mbuf, o->modules_len);
 			if (r < 0)
 				return r;
 		}
@@ -417,7 +427,7 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 		r = read_text(o->modules, "--modules", &s->mbuf, &len, err, errlen);
 		if (r < 0)
 			return r;
-		r = parse_modules(s, s->mbuf, len, NULL);
+		r = parse_modules(s, s->mbuf, len);
 		if (r < 0)
 			return r;
 	} else {
@@ -427,7 +437,10 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 		msrc = mpath;
 		/* a kernel without module support has no /proc/modules: no modules, not an error */
 		if (kt_read_file(mpath, MAX_TEXT_FILE, &s->mbuf, &len, msg, sizeof(msg)) == 0) {
-			r = parse_modules(s, s->mbuf, len, root);
+			s->sysfs_root = strdup(root);
+			if (!s->sysfs_root)
+				return -ENOMEM;
+			r = parse_modules(s, s->mbuf, len);
 			if (r < 0)
 				return r;
 		}
@@ -485,12 +498,20 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 	}
 
 	rpath[0] = 0;
-	if (o->builtin_ranges) {
+	if (o->builtin_ranges_buf) {
+		len = o->builtin_ranges_len;
+		s->rbuf = len ? copy_buf(o->builtin_ranges_buf, len) : NULL;
+		if (len && !s->rbuf)
+			return -ENOMEM;
+	} else if (o->builtin_ranges) {
 		snprintf(rpath, sizeof(rpath), "%s", o->builtin_ranges);
 		r = read_text(rpath, "--builtin-ranges", &s->rbuf, &len, err, errlen);
 		if (r < 0)
 			return r;
-	} else if (!o->kallsyms_buf && !s->st.kptr_restricted) {
+	} else if (!o->kallsyms_buf && !o->kallsyms && !s->st.kptr_restricted) {
+		/* the default file describes the running kernel (or the sysroot's): not a
+		 * recording's kallsyms nor a --kallsyms FILE, which may come from another machine
+		 */
 		struct utsname u;
 		char msg[KT_ERRLEN];
 

@@ -174,6 +174,53 @@ uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr)
 	return loc;
 }
 
+/* One copy of each source line label, so that equal strings are equal pointers (the lines
+ * view groups by the pointer). Returns NULL when out of memory. */
+static uint64_t str_hash(const char *str)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+	for (; *str; str++)
+		h = (h ^ (unsigned char)*str) * 1099511628211ull;
+	return h;
+}
+
+const char *sym_intern(struct kt_symbols *s, const char *str)
+{
+	uint32_t i;
+	const char *c;
+
+	if (!s->fnames || (s->nfnames + 1) * 2 > s->fnmask + 1) {
+		uint32_t ncap = s->fnames ? (s->fnmask + 1) * 2 : 256;
+		const char **nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		for (i = 0; s->fnames && i <= s->fnmask; i++) {
+			uint32_t k;
+
+			if (!s->fnames[i])
+				continue;
+			k = hash64(str_hash(s->fnames[i]), ncap - 1);
+			while (nt[k])
+				k = (k + 1) & (ncap - 1);
+			nt[k] = s->fnames[i];
+		}
+		free(s->fnames);
+		s->fnames = nt;
+		s->fnmask = ncap - 1;
+	}
+	for (i = hash64(str_hash(str), s->fnmask); s->fnames[i]; i = (i + 1) & s->fnmask)
+		if (!strcmp(s->fnames[i], str))
+			return s->fnames[i];
+	c = sym_strdup(s, str, strlen(str));
+	if (c) {
+		s->fnames[i] = c;
+		s->nfnames++;
+	}
+	return c;
+}
+
 /* Source lines, cached per address (misses too) so a refresh can ask for thousands. */
 int kt_sym_srcline(struct kt_symbols *s, uint64_t addr, const char **file, int *line)
 {

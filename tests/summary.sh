@@ -1,8 +1,13 @@
 #!/bin/sh
 # Prints the plain closing line "N passed, N failed, N skipped" from Automake test-suite.log files.
-pass=0 fail=0 skip=0
+#   tests/summary.sh [--status] LOG...
+# With --status it also exits 1 when a test failed or a log is missing (the tests did not finish),
+# so that make check can print the line last and still fail.
+status=0
+[ "${1:-}" = "--status" ] && { status=1; shift; }
+pass=0 fail=0 skip=0 missing=
 for log in "$@"; do
-	[ -f "$log" ] || continue
+	[ -f "$log" ] || { missing="$missing $log"; continue; }
 	p=$(sed -n 's/^# PASS: *\([0-9]*\).*/\1/p' "$log" | head -1)
 	x=$(sed -n 's/^# XFAIL: *\([0-9]*\).*/\1/p' "$log" | head -1)
 	f=$(sed -n 's/^# FAIL: *\([0-9]*\).*/\1/p' "$log" | head -1)
@@ -13,4 +18,6 @@ for log in "$@"; do
 	fail=$((fail + ${f:-0} + ${xp:-0} + ${e:-0}))
 	skip=$((skip + ${s:-0}))
 done
+[ -z "$missing" ] || echo "summary.sh: no$missing: the tests did not finish (see the errors above)" >&2
 echo "$pass passed, $fail failed, $skip skipped"
+[ "$status" -eq 0 ] || { [ "$fail" -eq 0 ] && [ -z "$missing" ]; }

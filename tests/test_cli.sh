@@ -11,6 +11,14 @@ for opt in --event --freq --count --cpu --user --call-graph --max-stack --record
 done
 like "$out" "default 997" "--help names the default frequency"
 
+# the built-in idle list: --help prints it (from symbols.h) and the man page must say the same
+help_idle=$(printf '%s\n' "$out" | sed -n '/Built in:$/,/^$/p' | sed '1d' | tr -d ' \n')
+man_idle=$(sed -n '/^\.BI \\-\\-idle-symbols/,/^\.RE/p' "$top_srcdir/docs/kerntop.1" |
+	sed -n '/^\.nf$/,/^\.fi$/p' | sed '1d;$d' | tr -d ' \n')
+like "$help_idle" '^default_idle,default_idle_call,.*,cpu_do_idle$' "--help lists the built-in idle list"
+like "$help_idle" ',intel_idle\*,' "with its prefixes"
+is "$man_idle" "$help_idle" "kerntop(1) lists the same idle routines as --help"
+
 out=$("$KERNTOP" --version); rc=$?
 is "$rc" 0 "--version exits 0"
 like "$out" "^kerntop [0-9]+\.[0-9]+" "--version prints the version"
@@ -36,6 +44,17 @@ usage "bad bucket" "power of two" --bucket 100
 usage "bad window" "invalid value '-1' for --window" -w -1
 usage "bad speed" "invalid value 'fast' for --speed" --speed fast
 usage "bad cpu list" "CPU list" -C 'a-b'
+# the -C syntax is a usage error (2) before anything opens; only the CPUs' existence waits for perf
+for l in '5-2' ',' '-' '0,,1' '1-0' '0,' '' ' 1' '1-' '-3' '0-1,' '8192' '99999999999999999999'; do
+	usage "cpu list '$l'" "invalid value '$l' for --cpu: expected a CPU list such as 0,2-3" -C "$l"
+done
+for l in '0' '1' '0-1' '0,1' '1,0' '0-1,1' '8191'; do
+	"$KERNTOP" -C "$l" --help >/dev/null 2>&1
+	is "$?" 0 "cpu list '$l' is valid syntax"
+done
+usage "flag given a value" "^kerntop: option --help takes no value" --help=x
+usage "flag given a value (abbreviated)" "^kerntop: option --cumulative takes no value" --cumulative=1
+usage "flag given an empty value" "^kerntop: option --batch takes no value" --batch=
 usage "-F with -c" "exclude each other" -F 99 -c 1000
 usage "stray argument" "unexpected argument 'foo'" foo
 usage "folded without -g" "needs call chains" -b --format folded

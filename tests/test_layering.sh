@@ -37,6 +37,8 @@ for f in "$top_srcdir"/src/*.c "$top_srcdir"/include/kerntop/*.h; do
 		theirs=$(rank "$inc")
 		# options.h (rank 3) is allowed in core util files only as their own header
 		if [ "$base" = options.c ] && [ "$inc" = options.h ]; then theirs=0; fi
+		# --help prints the symbolizer's built-in idle list, a macro in symbols.h (no link)
+		if [ "$base" = options.c ] && [ "$inc" = symbols.h ]; then theirs=0; fi
 		if [ "$theirs" -gt "$mine" ]; then
 			ok 1 "$base includes $inc, a higher layer"
 		fi

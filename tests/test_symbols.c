@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "kerntop/symbols.h"
@@ -215,11 +216,35 @@ static void test_options(void)
 	is_int(func_at(s, 0xffffffff81000300ull)->idle, 0,
 	       "--idle-symbols replaces the default list");
 	is_str(name_at(s, 0xffffffffc0004150ull), "nosyms+0x100", "256-byte buckets");
-	is_int(func_at(s, 0xffffffffc0004150ull)->idle, 1, "nosyms* makes a symbol-less module idle");
+	is_int(func_at(s, 0xffffffffc0004150ull)->idle, 1,
+	       "nosyms* makes a symbol-less module idle");
 	is_int(func_at(s, 0xffffffffc0001000ull)->idle, 0, "other modules stay busy");
 	is_int(kt_sym_bucket(s), 256, "bucket size reported");
 	is_int(kt_sym_module_find(s, "e1000"), -1, "no ranges file: no builtin modules");
 	is_str(module_at(s, 0xffffffff81000690ull), "vmlinux", "then e1000 code is vmlinux");
+	kt_sym_free(s);
+
+	o.idle_symbols = "+do_idle, net_*";
+	s = load(&o);
+	ok(s != NULL, "loads with --idle-symbols +LIST");
+	if (s) {
+		is_int(func_at(s, 0xffffffff81000300ull)->idle, 1,
+		       "+LIST keeps the built-in list (default_idle)");
+		is_int(func_at(s, 0xffffffff81000340ull)->idle, 1,
+		       "+LIST keeps the built-in list (cpu_idle_poll clone)");
+		is_int(func_at(s, 0xffffffff81000400ull)->idle, 1, "+LIST adds do_idle");
+		is_int(func_at(s, 0xffffffff81000700ull)->idle, 1, "+LIST adds the net_* prefix");
+		is_int(func_at(s, 0xffffffff81000110ull)->idle, 0, "others stay busy");
+		kt_sym_free(s);
+	}
+	o.idle_symbols = "+";
+	s = load(&o);
+	ok(s && func_at(s, 0xffffffff81000300ull)->idle && !func_at(s, 0xffffffff81000400ull)->idle,
+	   "a lone + is the built-in list");
+	kt_sym_free(s);
+	o.idle_symbols = "";
+	s = load(&o);
+	ok(s && !func_at(s, 0xffffffff81000300ull)->idle, "an empty list marks nothing idle");
 	kt_sym_free(s);
 	{
 		char list[2048];
@@ -289,6 +314,46 @@ static void test_sysroot(void)
 	kt_sym_free(s);
 }
 
+/* The default modules.builtin.ranges belongs to the running kernel: a tree in tmp stands in
+ * for /lib/modules so that the host's files play no part. */
+static void test_default_ranges(const char *tmp)
+{
+	static char root[4096], cmd[32768];
+	struct kt_sym_opts o = {0};
+	struct kt_symbols *s;
+	struct utsname u;
+
+	snprintf(root, sizeof(root), "%s/root", tmp);
+	if (uname(&u) < 0) {
+		ok(0, "uname");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p '%s/proc' '%s/lib/modules/%s' && cp '%s' '%s/proc/kallsyms' && "
+		 "cp '%s' '%s/proc/modules' && cp '%s' '%s/lib/modules/%s/modules.builtin.ranges'",
+		 root, root, u.release, tap_data("symbols/kallsyms"), root,
+		 tap_data("symbols/modules"), root, tap_data("symbols/builtin.ranges"), root,
+		 u.release);
+	is_int(system(cmd), 0, "a sysroot with lib/modules/RELEASE/modules.builtin.ranges");
+	o.sysroot = root;
+	s = load(&o);
+	ok(s && kt_sym_module_find(s, "e1000") >= 0,
+	   "the sysroot's default ranges file applies to its own kallsyms");
+	kt_sym_free(s);
+	o.kallsyms = tap_data("symbols/kallsyms");
+	s = load(&o);
+	ok(s && kt_sym_module_find(s, "e1000") < 0,
+	   "but not to an explicit --kallsyms FILE (maybe another machine's)");
+	if (s)
+		is_str(module_at(s, 0xffffffff81000690ull), "vmlinux",
+		       "so e1000 code stays vmlinux");
+	kt_sym_free(s);
+	o.builtin_ranges = tap_data("symbols/builtin.ranges");
+	s = load(&o);
+	ok(s && kt_sym_module_find(s, "e1000") >= 0, "unless --builtin-ranges is given too");
+	kt_sym_free(s);
+}
+
 static int expect_fail(struct kt_sym_opts *o, int want, const char *needle, const char *what)
 {
 	struct kt_symbols *s = (struct kt_symbols *)1;
@@ -345,6 +410,9 @@ static void test_bad(const char *tmp)
 	expect_fail(&o, -ENOENT, "--vmlinux needs", "missing --vmlinux");
 	o.vmlinux = junk;
 	expect_fail(&o, -ENOEXEC, "not an ELF file", "--vmlinux that is not ELF");
+	o.vmlinux = empty;
+	expect_fail(&o, -ENOEXEC, "empty: not an ELF file; --vmlinux needs", "empty --vmlinux");
+	ok(!strchr(err, '('), "without a parenthesised cause when libelf has none");
 	o.vmlinux = NULL;
 	o.module_dir = "/nonexistent/dir";
 	expect_fail(&o, -ENOENT, "--module-dir", "missing --module-dir");
@@ -473,6 +541,7 @@ int main(void)
 	test_wide();
 	test_mutations();
 	test_bad(tmp);
+	test_default_ranges(tmp);
 	{
 		char cmd[4200];
 

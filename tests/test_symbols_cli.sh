@@ -25,6 +25,10 @@ out=$(kt --builtin-ranges "$S/builtin.ranges" --idle-symbols 'e1000*' 2>/dev/nul
 like "$out" '^\[idle\] +3 ' "--idle-symbols replaces the list (e1000* now idle)"
 like "$out" '^vmlinux +4 ' "and default_idle counts as kernel work"
 
+out=$(kt --builtin-ranges "$S/builtin.ranges" --idle-symbols '+e1000*' 2>/dev/null)
+like "$out" '^\[idle\] +5 ' "--idle-symbols +e1000* adds to the list: e1000 and the default idle routines"
+like "$out" '^vmlinux +2 ' "so default_idle stays idle"
+
 out=$(kt --bucket 256 2>/dev/null)
 like "$out" '^nosyms\+0x0 +nosyms +1 ' "--bucket 256"
 
@@ -42,4 +46,54 @@ like "$(cat "$TMP/err")" "empty file; pass --builtin-ranges FILE" "saying it is 
 kt --vmlinux "$S/kallsyms" >"$TMP/o" 2>"$TMP/err"
 is "$?" 1 "a --vmlinux that is not ELF fails"
 like "$(cat "$TMP/err")" 'not an ELF file' "saying so"
+kt --vmlinux "$TMP/empty" >"$TMP/o" 2>"$TMP/err"
+is "$?" 1 "an empty --vmlinux fails"
+is "$(cat "$TMP/err")" "kerntop: $TMP/empty: not an ELF file; --vmlinux needs the running kernel's ELF image" \
+	"naming it, without a '(no error)' cause"
+# A --module-dir where nothing matches a loaded module is a notice, not silence
+mkdir "$TMP/nokos" "$TMP/otherkos"
+: >"$TMP/otherkos/not_loaded.ko"
+for d in nokos otherkos; do
+	out=$(kt --module-dir "$TMP/$d" 2>"$TMP/err")
+	is "$?" 0 "--module-dir without a match ($d) still runs"
+	like "$(cat "$TMP/err")" "--module-dir $TMP/$d: no NAME\.ko matches a loaded module" "and says so ($d)"
+done
+cp "$TMP/otherkos/not_loaded.ko" "$TMP/otherkos/nosyms.ko"
+kt --module-dir "$TMP/otherkos" >/dev/null 2>"$TMP/err"
+like "$(cat "$TMP/err")" "1 ELF files without symbols or unreadable" "a matching (broken) nosyms.ko is used"
+is "$(grep -c 'no NAME.ko matches' "$TMP/err")" 0 "so no 'no match' notice"
+
+# Unreadable, not only missing (EACCES): mode-000 copies, read as nobody when we are root
+# (root reads any file), directly otherwise.
+as_user=
+if [ "$(id -u)" -eq 0 ]; then
+	command -v setpriv >/dev/null || { ok 1 "setpriv (util-linux) is needed to test EACCES as root"; done_testing; }
+	as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+fi
+A="$TMP/acc"
+mkdir "$A" && chmod 711 "$TMP" "$A"
+for f in kallsyms modules builtin.ranges samples.perf; do cp "$S/$f" "$A/$f" && chmod 644 "$A/$f"; done
+cp "$S/kallsyms" "$A/locked" && chmod 000 "$A/locked"
+mkdir "$A/lockeddir" && chmod 000 "$A/lockeddir"
+ka() { $as_user "$KERNTOP" -b --speed max --replay "$A/samples.perf" "$@"; }
+for opt in --kallsyms --modules --builtin-ranges; do
+	case $opt in
+	--kallsyms) set -- --kallsyms "$A/locked" --modules "$A/modules" ;;
+	--modules) set -- --kallsyms "$A/kallsyms" --modules "$A/locked" ;;
+	*) set -- --kallsyms "$A/kallsyms" --modules "$A/modules" --builtin-ranges "$A/locked" ;;
+	esac
+	ka "$@" >"$TMP/o" 2>"$TMP/err"
+	is "$?" 1 "an unreadable $opt file fails"
+	is "$(cat "$TMP/err")" "kerntop: $A/locked: cannot open (Permission denied); check the path or pass $opt FILE" \
+		"$opt: one line naming the file, the cause and the option"
+done
+ka --kallsyms "$A/kallsyms" --modules "$A/modules" --vmlinux "$A/locked" >"$TMP/o" 2>"$TMP/err"
+is "$?" 1 "an unreadable --vmlinux fails"
+is "$(cat "$TMP/err")" "kerntop: $A/locked: cannot open (Permission denied); --vmlinux needs the running kernel's ELF image" \
+	"--vmlinux: naming the file and the cause"
+ka --kallsyms "$A/kallsyms" --modules "$A/modules" --module-dir "$A/lockeddir" >"$TMP/o" 2>"$TMP/err"
+is "$?" 1 "an unreadable --module-dir fails"
+like "$(cat "$TMP/err")" "^kerntop: $A/lockeddir: cannot open the --module-dir directory \(Permission denied\)" \
+	"--module-dir: naming the directory and the cause"
+chmod 700 "$A/lockeddir"
 done_testing

@@ -11,6 +11,17 @@
 
 struct kt_symbols;
 
+/* The built-in idle list, the one place it is written (docs/symbols.md says why each entry
+ * is there; --help prints it). "name*" matches a prefix; compiler clone suffixes (".isra.0",
+ * ".cold") are ignored. do_idle and cpu_startup_entry are deliberately absent: their own
+ * instructions are the idle loop's housekeeping (tick stop/restart, RCU, polling checks). */
+#define KT_SYM_DEFAULT_IDLE                                                                   \
+	"default_idle,default_idle_call,arch_cpu_idle,cpu_idle_poll,cpuidle_enter_state,"    \
+	"native_safe_halt,pv_native_safe_halt,pvm_safe_halt*,acpi_safe_halt,io_idle,"        \
+	"acpi_idle_do_entry,acpi_idle_enter*,acpi_idle_lpi_enter,"                           \
+	"acpi_processor_ffh_cstate_enter,acpi_processor_ffh_lpi_enter,intel_idle*,"          \
+	"mwait_idle*,poll_idle,default_enter_idle,amd_e400_idle,xen_safe_halt,cpu_do_idle"
+
 struct kt_sym_opts {
 	const char *sysroot;        /* prefix for the default /proc, /sys and /lib paths; "" or NULL for / */
 	const char *kallsyms;       /* file, NULL for <sysroot>/proc/kallsyms */
@@ -18,13 +29,17 @@ struct kt_sym_opts {
 	const char *builtin_ranges; /* NULL for <sysroot>/lib/modules/$(uname -r)/modules.builtin.ranges */
 	const char *vmlinux;        /* ELF with symtab (and DWARF) for the core kernel, or NULL */
 	const char *module_dir;     /* directory of NAME.ko files, or NULL */
-	const char *idle_symbols;   /* comma list replacing the built-in idle list (name* = prefix) */
+	const char *idle_symbols;   /* comma list replacing the built-in idle list (name* = prefix);
+	                             * a leading '+' appends to it instead; NULL for the built-in list */
 	uint32_t bucket;            /* bucket size in bytes (power of two), 0 for 64 */
 	/* Symbol context carried by a recording; when set they replace the files above. */
 	const char *kallsyms_buf;
 	size_t kallsyms_len;
 	const char *modules_buf;
 	size_t modules_len;
+	/* A modules.builtin.ranges text that replaces the file (tests and fuzzing). */
+	const char *builtin_ranges_buf;
+	size_t builtin_ranges_len;
 };
 
 /* Fixed module ids. Real modules follow from KT_MOD_FIRST_REAL on. */
@@ -101,8 +116,13 @@ int kt_sym_module_find(const struct kt_symbols *s, const char *name);
 uint32_t kt_sym_bucket(const struct kt_symbols *s);
 
 /* Source line of an address via libdw: 0 with file and line set, or -ENOENT without debug
- * info. The file name lives as long as s. Cached per address; it never creates functions
- * or locations, so table pointers the caller holds stay valid across it. */
+ * info. In code inlined into another function, *file is a label naming the inlined line and
+ * the call site, "helper.h:4 inlined in outer at mod.c", and *line the call line (5), so that
+ * "%s:%d" reads "helper.h:4 inlined in outer at mod.c:5" and each call site has its own
+ * (file, line) pair; nested inlining adds ", in CALLER at FILE:LINE" per level. File names
+ * and labels are interned (equal strings are one pointer) and live as long as s. Cached per
+ * address; it never creates functions or locations, so table pointers the caller holds stay
+ * valid across it. */
 int kt_sym_srcline(struct kt_symbols *s, uint64_t addr, const char **file, int *line);
 
 void kt_sym_stats(const struct kt_symbols *s, struct kt_sym_stats *st);

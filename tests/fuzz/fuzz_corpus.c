@@ -1,5 +1,6 @@
 /* The corpus-replay driver run by make check: feeds every file named on the command line to
- * both fuzz targets (a crash or a sanitizer report fails the test) and prints TAP. */
+ * every fuzz target, the replay readers and the symbolizer's parsers (a crash or a sanitizer
+ * report fails the test), and prints TAP. */
 #include "config.h"
 
 #include <stdio.h>
@@ -24,6 +25,9 @@ int main(int argc, char **argv)
 		}
 		kt_fuzz_recording((const uint8_t *)buf, len);
 		kt_fuzz_perfscript((const uint8_t *)buf, len);
+		kt_fuzz_kallsyms((const uint8_t *)buf, len);
+		kt_fuzz_modules((const uint8_t *)buf, len);
+		kt_fuzz_ranges((const uint8_t *)buf, len);
 		free(buf);
 		printf("ok %d - %s\n", i, argv[i]);
 	}

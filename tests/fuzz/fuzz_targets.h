@@ -1,4 +1,5 @@
-/* Fuzz targets of the replay readers: each takes any bytes and must neither crash nor hang. */
+/* Fuzz targets of the replay readers and the symbolizer's parsers: each takes any bytes and
+ * must neither crash nor hang. */
 #ifndef KERNTOP_FUZZ_TARGETS_H
 #define KERNTOP_FUZZ_TARGETS_H
 
@@ -7,5 +8,9 @@
 
 int kt_fuzz_recording(const uint8_t *data, size_t size);
 int kt_fuzz_perfscript(const uint8_t *data, size_t size);
+/* fuzz_symbols.c: the symbolizer's kallsyms, modules and modules.builtin.ranges parsers */
+int kt_fuzz_kallsyms(const uint8_t *data, size_t size);
+int kt_fuzz_modules(const uint8_t *data, size_t size);
+int kt_fuzz_ranges(const uint8_t *data, size_t size);
 
 #endif

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Replays the saved fuzz corpus (tests/fuzz/corpus/*) through both reader targets: the bounded
-# resilience run of make check. Longer fuzzing: tests/fuzz/run.sh SECONDS.
+# Replays the saved fuzz corpus (tests/fuzz/corpus/*) through every target (the two replay
+# readers, the kallsyms, modules and modules.builtin.ranges parsers): the bounded resilience
+# run of make check. Longer fuzzing: tests/fuzz/run.sh SECONDS.
 # Run from anywhere: lib.sh would look for tests/ next to this script otherwise.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$top_srcdir/tests/lib.sh"

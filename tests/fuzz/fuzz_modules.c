@@ -1,0 +1,9 @@
+/* libFuzzer entry for the symbolizer's modules parser (built only by tests/fuzz/run.sh). */
+#include "fuzz_targets.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return kt_fuzz_modules(data, size);
+}
