@@ -615,8 +615,9 @@ int main(void)
 	test_task_retire();
 	test_task_churn_property();
 	test_span();
-	/* The hour-long memory simulations measure growth, not memory errors: tests/test_valgrind.sh
-	 * sets KT_MEMCHECK to leave them out, since under memcheck they take minutes. */
+	/* The hour-long memory simulations measure growth, not memory errors:
+	 * tests/test_valgrind.sh sets KT_MEMCHECK to leave them out, since under memcheck they take
+	 * minutes. */
 	if (!getenv("KT_MEMCHECK")) {
 		test_memory();
 		test_memory_churn();
