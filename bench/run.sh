@@ -7,6 +7,8 @@
 # 5 s measurements instead of 5 M and 10 s), BENCH_SKIP_LAYERS=1 (only the table),
 # RUNS=5 (startup repetitions), SECS=10 (CPU/RSS window), LOST_SECS=5.
 # Results of a run on the project machine: docs/performance.md.
+# bash only (arrays): under sh, run again with bash
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -42,7 +44,7 @@ if ldd "$K" | grep -qE 'lib(a|ub|t)san'; then
 	exit 1
 fi
 echo "bench: optimised build in $B ($(grep -m1 '^CFLAGS = ' "$B/Makefile"))"
-echo "bench: $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), perf ${PERF:+$($PERF --version | awk '{ print $3 }')}"
+echo "bench: $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), perf ${PERF:+$($PERF --version | awk '{ print $3 }')}, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # --- 2. every layer's benchmark --------------------------------------------------------------
 if [ "${BENCH_SKIP_LAYERS:-0}" != 1 ]; then
@@ -195,7 +197,7 @@ stop_load
 # --- 4. the table ---------------------------------------------------------------------------
 {
 	echo
-	echo "=== kerntop vs perf, one run on $(hostname) at $(date -u '+%Y-%m-%d %H:%M UTC') ==="
+	echo "=== kerntop vs perf, one run on $(hostname) at $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg) ==="
 	awk -F'\t' 'BEGIN { printf "%-78s %12s %12s %8s  %s\n", "metric", "kerntop", "peer", "ratio", "peer (better)" }
 	function num(s) { if (s ~ /\//) { split(s, a, "/"); return a[1] + 0 } return s + 0 }
 	{

@@ -197,13 +197,18 @@ void kt_window_task_unref(struct kt_window *w, uint32_t task)
 
 static uint32_t group_new(struct kt_window *w, int32_t tid, const char *name)
 {
-	uint32_t id = task_intern(w, -1, tid, WTASK_GROUP);
-	struct wtask *t = &w->task[id];
+	char copy[sizeof(w->task->comm)];
+	uint32_t id;
+	struct wtask *t;
 
+	/* name may point into w->task, which task_intern can move */
+	name_copy(copy, sizeof(copy), name);
+	id = task_intern(w, -1, tid, WTASK_GROUP);
+	t = &w->task[id];
 	if (t->state != WTASK_GROUP)
 		return id; /* out of memory: task 0 stands in */
-	name_copy(t->base, sizeof(t->base), name);
-	name_copy(t->comm, sizeof(t->comm), name);
+	name_copy(t->base, sizeof(t->base), copy);
+	name_copy(t->comm, sizeof(t->comm), copy);
 	return id;
 }
 

@@ -12,10 +12,71 @@
 #   aliases (two kallsyms names at one address, e.g. memset and __pi_memset): perf and kerntop
 #   may pick different ones, so both sides are mapped to the first name of the address group
 # (perf record -B -N: no build-id collection, which costs seconds and changes nothing here.)
+# This machine's kernel is monolithic (no loadable module), so the recorded comparison only
+# ever sees [user] and vmlinux + [idle]. Modules are compared first on a replayed fixture,
+# tests/data/accuracy (gen.py): perf script text whose samples fall in five modules (one
+# without any symbol, first and last bytes, addresses before a module's first symbol), in
+# vmlinux, idle routines, user space and kernel addresses no module holds, with the matching
+# kallsyms and modules files. perf report cannot read text, and a perf.data needs the running
+# kernel's modules, so the expected table is counted by the test itself from each line's dso
+# field (and sym field for the functions): exact agreement again.
 . "${top_srcdir:-..}/tests/lib.sh"
 
-command -v perf >/dev/null 2>&1 || skip_all "perf is not installed"
 command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
+
+# --- modules, replayed fixture ------------------------------------------------------------
+A="$DATA/accuracy"
+"$KERNTOP" --replay "$A/modules.perf" --speed max -b --format json --top 1000000 \
+	--kallsyms "$A/kallsyms" --modules "$A/modules" --idle-symbols default_idle,intel_idle \
+	-o "$TMP/mod.json" 2>"$TMP/mod.err"
+is "$?" 0 "kerntop replays the module fixture"
+like "$(cat "$TMP/mod.err")" "^$" "module fixture: nothing on stderr"
+python3 - "$A/modules.perf" "$TMP/mod.json" >"$TMP/cmp.mod" 2>&1 <<'PY'
+import json, re, sys
+from collections import Counter
+IDLE = ("default_idle", "intel_idle")  # the --idle-symbols given above
+want, wantf = Counter(), Counter()
+for l in open(sys.argv[1]):
+    m = re.search(r" [0-9a-f]+ (\S+) \(([^()]*)\)$", l)
+    sym, dso = m.group(1), m.group(2)
+    name = "(no symbol)" if sym == "[unknown]" else sym.split("+0x")[0]
+    if dso == "[kernel.kallsyms]":
+        mod = "[idle]" if name in IDLE else "vmlinux"
+    elif dso == "[unknown]":
+        mod = "[unknown]"
+    elif dso.startswith("[") and dso not in ("[vdso]", "[vsyscall]"):
+        mod = dso[1:-1]
+    else:
+        mod = "[user]"
+    want[mod] += 1
+    if mod != "[user]":  # an idle routine is a vmlinux function flagged idle
+        wantf["vmlinux" if mod == "[idle]" else mod, name] += 1
+d = json.loads(open(sys.argv[2]).readline())
+got = Counter({m["name"]: m["hits"] for m in d["modules"]})
+gotf = Counter()
+bad = []
+for f in d["functions"]:
+    if f["module"] != "[user]":
+        gotf[f["module"], "(no symbol)" if "+0x" in f["name"] else f["name"]] += f["hits"]
+        if f["idle"] != (f["name"] in IDLE):
+            bad.append("function %s: idle flag %s" % (f["name"], f["idle"]))
+print("# modules: %s" % ", ".join("%s=%d" % kv for kv in want.most_common()))
+bad += ["module %s: dso count %d, kerntop %d" % (k, want[k], got[k])
+        for k in sorted(set(want) | set(got)) if want[k] != got[k]]
+bad += ["function %s %s: sym count %d, kerntop %d" % (k + (wantf[k], gotf[k]))
+        for k in sorted(set(wantf) | set(gotf)) if wantf[k] != gotf[k]]
+if sum(1 for k in want if k not in ("vmlinux", "[idle]", "[user]", "[unknown]")) < 5:
+    bad.append("the fixture lost its modules")
+print("\n".join(bad[:30]))
+sys.exit(1 if bad else 0)
+PY
+rc=$?
+grep '^#' "$TMP/cmp.mod"
+ok $rc "module fixture: the module table equals the count of the dso field, each module's functions the count of the sym field, exactly"
+[ $rc -eq 0 ] || grep -v '^#' "$TMP/cmp.mod" | sed 's/^/#   /'
+
+# --- perf record on this machine ----------------------------------------------------------
+command -v perf >/dev/null 2>&1 || skip_all "perf is not installed"
 
 PIDS=
 trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT

@@ -44,13 +44,21 @@ elif ! command -v setpriv >/dev/null 2>&1; then
 	echo "ok $((T_N + 1)) - real refusal # SKIP setpriv is not installed (util-linux)"; T_N=$((T_N + 1))
 else
 	old=$(cat $P)
-	trap 'echo "$old" >'"$P"' 2>/dev/null; tm kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+	# Every way out restores the global setting: the normal path at once, the EXIT trap if
+	# the test fails on the way, and INT/TERM/HUP (sh runs no EXIT trap on a fatal signal).
+	restore() { [ "$(cat $P)" = "$old" ] || echo "$old" >$P 2>/dev/null; }
+	trap 'restore; tm kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+	trap 'restore; exit 129' HUP
+	trap 'restore; exit 130' INT
+	trap 'restore; exit 143' TERM
 	if ! echo 3 >$P 2>"$TMP/sysctl.err"; then
 		echo "ok $((T_N + 1)) - real refusal # SKIP cannot write $P: $(head -1 "$TMP/sysctl.err")"; T_N=$((T_N + 1))
 	else
 		rc=0
-		setpriv --reuid=65534 --regid=65534 --clear-groups "$KERNTOP" -b -n 1 -d 0.1 >"$TMP/out" 2>"$TMP/err" || rc=$?
-		echo "$old" >$P
+		# bounded: a kerntop that hung would otherwise keep the sysctl at 3
+		timeout 10 setpriv --reuid=65534 --regid=65534 --clear-groups "$KERNTOP" -b -n 1 -d 0.1 \
+			>"$TMP/out" 2>"$TMP/err" || rc=$?
+		restore
 		is "$(cat $P)" "$old" "perf_event_paranoid restored to $old"
 		refused "nobody under perf_event_paranoid=3"
 		like "$(cat "$TMP/err")" "\(it is 3" "nobody under perf_event_paranoid=3: the message quotes the current value"

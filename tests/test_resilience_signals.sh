@@ -23,9 +23,15 @@ storm() { # storm SIG COUNT PID: COUNT signals as fast as the shell sends them
 		i=$((i + 1))
 	done
 }
-wait_file() { # wait_file FILE SECONDS: until FILE is non-empty
-	n=$(( $2 * 20 ))
-	while [ $n -gt 0 ] && [ ! -s "$1" ]; do sleep 0.05; n=$((n - 1)); done
+# lines PID: whole report lines kerntop PID has written so far into its -o temp file in $TMP
+lines() { cat "$TMP"/.kerntop-"$1"-*.tmp 2>/dev/null | wc -l | tr -d ' '; }
+# wait_reports PID N SECONDS: until kerntop PID has written N reports, or SECONDS pass. The
+# timed part of a test starts from a report seen, not from a fixed sleep: on a loaded machine
+# kerntop's start-up alone takes most of a second.
+wait_reports() {
+	n=$(( $3 * 20 ))
+	while [ $n -gt 0 ] && [ "$(lines "$1")" -lt "$2" ]; do sleep 0.05; n=$((n - 1)); done
+	[ "$(lines "$1")" -ge "$2" ]
 }
 reports() { python3 -c '
 import json, sys
@@ -38,18 +44,20 @@ for sig in INT TERM; do
 	f="$TMP/batch-$sig.json"
 	"$KERNTOP" -b -d 0.2 --format json -o "$f" --record "$TMP/rec-$sig" 2>"$TMP/err-$sig" &
 	kp=$!
-	wait_file "$TMP/rec-$sig" 5
-	sleep 0.3
+	wait_reports $kp 1 30
+	ok $? "batch, $sig run: the first report is written"
 	storm WINCH 300 $kp
-	sleep 0.3
-	kill -0 $kp 2>/dev/null
-	ok $? "batch, $sig run: alive after 300 SIGWINCH"
+	seen=$(lines $kp)
+	wait_reports $kp $((seen + 1)) 10
+	ok $? "batch, $sig run: still reporting after 300 SIGWINCH ($(lines $kp) reports)"
+	seen=$(lines $kp)
 	storm $sig 100 $kp
 	wait $kp
 	is "$?" 0 "batch: a storm of 100 SIG$sig ends it with exit 0"
 	like "$(cat "$TMP/err-$sig")" "^$" "batch, SIG$sig: nothing on stderr"
 	n=$(reports "$f")
-	ok $([ "$n" != bad ] && [ "$n" -ge 2 ]; echo $?) "batch, SIG$sig: -o file published, $n whole JSON reports"
+	ok $([ "$n" != bad ] && [ "$n" -ge 2 ] && [ "$n" -gt "$seen" ]; echo $?) \
+		"batch, SIG$sig: -o file published, $n whole JSON reports ($seen before the signal, then a last one)"
 	is "$(ls -a "$TMP" | grep -c '^\.kerntop-')" 0 "batch, SIG$sig: no temp file left"
 	"$DUMP" "$TMP/rec-$sig" >"$TMP/dump-$sig" 2>&1
 	is "$?" 0 "batch, SIG$sig: the --record file replays"
@@ -59,8 +67,8 @@ done
 # Interleaved storms from two senders at once: SIGWINCH keeps coming while SIGINT arrives.
 "$KERNTOP" -b -d 0.2 --format json -o "$TMP/mixed.json" --record "$TMP/rec-mixed" 2>"$TMP/err-mixed" &
 kp=$!
-wait_file "$TMP/rec-mixed" 5
-sleep 0.3
+wait_reports $kp 1 30
+ok $? "batch, mixed storm: the first report is written"
 storm WINCH 2000 $kp &
 sp=$!
 sleep 0.1

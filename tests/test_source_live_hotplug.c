@@ -78,7 +78,7 @@ static void test_hotplug(const char *dir)
 	pid = fork();
 	if (pid == 0) {
 		close(pfd[0]);
-		msg[0] = '\0';
+		memset(msg, 0, sizeof(msg));
 		r = kt_source_open(&o, &s, err, sizeof(err));
 		write_file(dir, "sys/devices/system/cpu/online", "0-1\n");
 		if (r == 0 && setgroups(0, NULL) == 0 && setgid(65534) == 0 && setuid(65534) == 0)

@@ -16,8 +16,9 @@ PUMP=
 cleanup() { [ -n "$PUMP" ] && kill "$PUMP" 2>/dev/null; rm -rf "$TMP"; }
 trap cleanup EXIT
 
-# The pump runs through both live runs below (about 2 + 1 s of sampling plus start-up).
-python3 "$top_srcdir/tests/tools/tcp_pump.py" 6 --ready "$TMP/ready" 2>"$TMP/pump.err" &
+# The pump runs through every live run below (about 2 + 0.5 + 1 s of sampling plus start-ups,
+# which take most of a second each on a loaded machine) until the cleanup stops it.
+python3 "$top_srcdir/tests/tools/tcp_pump.py" 120 --ready "$TMP/ready" 2>"$TMP/pump.err" &
 PUMP=$!
 n=50
 while [ ! -e "$TMP/ready" ] && [ "$n" -gt 0 ]; do sleep 0.1; n=$((n - 1)); done

@@ -57,7 +57,7 @@ static int open_pipe(struct pipe *p, uint32_t max_stack, int cumulative)
 	struct kt_window_opts wo = {
 	    .span_ns = 10000000000ull, .slice_ns = 100000000ull, .cumulative = cumulative};
 	const struct kt_source_info *info;
-	struct kt_agg_params ap;
+	struct kt_agg_params ap = {0};
 	struct kt_sink sink = {.sample = on_sample, .comm = on_comm};
 	char err[KT_ERRLEN];
 	int r, timeout;
