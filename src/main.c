@@ -31,14 +31,15 @@ struct app {
 	struct kt_window *win;
 	struct kt_agg *agg;
 	struct kt_ui *ui;
-	FILE *out;             /* batch output */
+	FILE *out; /* batch output */
 	struct kt_atomic out_file;
-	uint64_t start_ns;     /* source clock at start */
+	uint64_t start_ns; /* source clock at start */
 	uint64_t reports;
 	int replay_done;
 	uint32_t locs[KT_MAX_STACK];
 	char err[KT_ERRLEN];
-	char last_notice[KT_ERRLEN]; /* printed on stderr in batch mode: not repeated as the error */
+	char
+	    last_notice[KT_ERRLEN]; /* printed on stderr in batch mode: not repeated as the error */
 };
 
 static void on_sample(void *ctx, const struct kt_sample *s)
@@ -79,18 +80,32 @@ static int open_pipeline(struct app *a)
 {
 	const struct kt_options *o = a->opts;
 	struct kt_source_opts so = {
-		.event = o->event, .freq_hz = o->freq_hz, .period = o->period, .cpus = o->cpus,
-		.user = o->user, .callchain = o->callchain, .max_stack = o->max_stack,
-		.record = o->record, .replay = o->replay, .speed = o->speed, .sysroot = o->sysroot,
-		.kallsyms_path = o->kallsyms, .modules_path = o->modules,
+	    .event = o->event,
+	    .freq_hz = o->freq_hz,
+	    .period = o->period,
+	    .cpus = o->cpus,
+	    .user = o->user,
+	    .callchain = o->callchain,
+	    .max_stack = o->max_stack,
+	    .record = o->record,
+	    .replay = o->replay,
+	    .speed = o->speed,
+	    .sysroot = o->sysroot,
+	    .kallsyms_path = o->kallsyms,
+	    .modules_path = o->modules,
 	};
 	struct kt_sym_opts sy = {
-		.sysroot = o->sysroot, .kallsyms = o->kallsyms, .modules = o->modules,
-		.builtin_ranges = o->builtin_ranges, .vmlinux = o->vmlinux, .module_dir = o->module_dir,
-		.idle_symbols = o->idle_symbols, .bucket = o->bucket,
+	    .sysroot = o->sysroot,
+	    .kallsyms = o->kallsyms,
+	    .modules = o->modules,
+	    .builtin_ranges = o->builtin_ranges,
+	    .vmlinux = o->vmlinux,
+	    .module_dir = o->module_dir,
+	    .idle_symbols = o->idle_symbols,
+	    .bucket = o->bucket,
 	};
 	const struct kt_source_info *info;
-	struct kt_window_opts wo = { 0 };
+	struct kt_window_opts wo = {0};
 	struct kt_agg_params ap;
 	double slice_s;
 	int r;
@@ -115,15 +130,16 @@ static int open_pipeline(struct app *a)
 	wo.span_ns = (uint64_t)(o->window_s * 1e9);
 	wo.slice_ns = (uint64_t)(slice_s * 1e9);
 	/* A batch replay at full speed reports once for the whole file unless -w was given. */
-	wo.cumulative = o->cumulative || (o->batch && o->replay && o->speed == 0 && !o->window_given);
+	wo.cumulative =
+	    o->cumulative || (o->batch && o->replay && o->speed == 0 && !o->window_given);
 	r = kt_window_new(&wo, &a->win);
 	if (r < 0) {
 		snprintf(a->err, sizeof(a->err), "cannot create the window (%s)", strerror(-r));
 		return r;
 	}
 
-	ap.freq_hz = info->freq_hz ? (double)info->freq_hz
-				   : (info->period ? 1e9 / (double)info->period : 0);
+	ap.freq_hz =
+	    info->freq_hz ? (double)info->freq_hz : (info->period ? 1e9 / (double)info->period : 0);
 	ap.ms_per_hit = info->freq_hz ? 1000.0 / (double)info->freq_hz : (double)info->period / 1e6;
 	ap.ncpus = info->ncpus;
 	ap.max_cpu = info->max_cpu;
@@ -156,13 +172,15 @@ static int drop_privileges(struct app *a)
 	/* The recording was created as root moments ago: hand it to the user who asked for it. */
 	if (a->opts->record &&
 	    fchownat(AT_FDCWD, a->opts->record, (uid_t)uid, (gid_t)gid, AT_SYMLINK_NOFOLLOW) < 0) {
-		snprintf(a->err, sizeof(a->err), "%s: cannot give the recording to SUDO_UID %ld (%s)",
-			 a->opts->record, uid, strerror(errno));
+		snprintf(a->err, sizeof(a->err),
+			 "%s: cannot give the recording to SUDO_UID %ld (%s)", a->opts->record, uid,
+			 strerror(errno));
 		return -EPERM;
 	}
 	if (setgroups(0, NULL) < 0 || setgid((gid_t)gid) < 0 || setuid((uid_t)uid) < 0) {
 		snprintf(a->err, sizeof(a->err),
-			 "cannot drop privileges to SUDO_UID %ld (%s); use --keep-privileges to stay root",
+			 "cannot drop privileges to SUDO_UID %ld (%s); use --keep-privileges to "
+			 "stay root",
 			 uid, strerror(errno));
 		return -EPERM;
 	}
@@ -183,10 +201,12 @@ static void report_ctx(struct app *a, struct kt_report_ctx *c)
 	c->source = info->kind;
 	c->path = info->path;
 	c->event = info->event;
-	c->freq_hz = info->freq_hz ? (double)info->freq_hz : 1e9 / (double)(info->period ? info->period : 1);
+	c->freq_hz =
+	    info->freq_hz ? (double)info->freq_hz : 1e9 / (double)(info->period ? info->period : 1);
 	c->window_s = o->window_s;
 	c->ncpus = info->ncpus;
 	c->throttled = st.throttled;
+	c->skipped = st.skipped;
 	c->report_no = a->reports;
 	c->time_s = (double)(kt_source_now(a->src) - a->start_ns) / 1e9;
 	c->stacks = o->callchain || info->callchain;
@@ -199,7 +219,8 @@ static int check_zoom(struct app *a)
 	char near[256];
 	uint32_t id;
 
-	if (!a->opts->zoom || kt_agg_module_find(a->agg, a->opts->zoom, &id, near, sizeof(near)) == 0)
+	if (!a->opts->zoom ||
+	    kt_agg_module_find(a->agg, a->opts->zoom, &id, near, sizeof(near)) == 0)
 		return 0;
 	snprintf(a->err, sizeof(a->err), "--zoom %s: no such module%s%s", a->opts->zoom,
 		 near[0] ? "; did you mean: " : " (kerntop -b -n 1 lists the modules)", near);
@@ -221,7 +242,8 @@ static int batch_report(struct app *a)
 		/* a write error: name the file and the way out */
 		snprintf(a->err, sizeof(a->err), "%s: %s%s",
 			 a->opts->output ? a->opts->output : "standard output", strerror(-r),
-			 r == -ENOSPC || r == -EDQUOT ? "; free space or write the report elsewhere" : "");
+			 r == -ENOSPC || r == -EDQUOT ? "; free space or write the report elsewhere"
+						      : "");
 	}
 	return r < 0 ? -1 : 0;
 }
@@ -296,6 +318,28 @@ static void startup_notices(struct app *a)
 	status_notice(a, n2);
 }
 
+/* The end of a replay: what the reader could not read (a damaged or cut recording) goes to
+ * stderr in batch mode and to the status line in the viewer. */
+static void replay_finished(struct app *a)
+{
+	char msg[KT_ERRLEN], both[KT_ERRLEN + 64];
+
+	a->replay_done = 1;
+	kt_source_refresh(a->src, msg, sizeof(msg));
+	if (!a->ui) {
+		status_notice(a, msg);
+		return;
+	}
+	kt_window_advance(a->win, kt_source_now(a->src));
+	if (msg[0])
+		snprintf(both, sizeof(both), "replay finished (q quits): %s", msg);
+	else
+		snprintf(both, sizeof(both),
+			 "replay finished: q quits, the last state stays on screen");
+	kt_ui_status(a->ui, both);
+	kt_ui_refresh(a->ui);
+}
+
 static double delay_s(const struct app *a)
 {
 	return a->ui ? kt_ui_delay(a->ui) : a->opts->delay_s;
@@ -304,7 +348,7 @@ static double delay_s(const struct app *a)
 /* The one event loop: perf rings, keys, signals and the refresh tick. */
 static int run_loop(struct app *a, int sigfd)
 {
-	static const struct kt_sink sink_ops = { 0 };
+	static const struct kt_sink sink_ops = {0};
 	struct kt_sink sink = sink_ops;
 	struct pollfd fds[MAX_POLLFDS];
 	uint64_t next_tick = kt_now_ns() + (uint64_t)(delay_s(a) * 1e9);
@@ -318,9 +362,9 @@ static int run_loop(struct app *a, int sigfd)
 		int n = 0, src_timeout = -1, timeout, r;
 		uint64_t now;
 
-		fds[n++] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
+		fds[n++] = (struct pollfd){.fd = sigfd, .events = POLLIN};
 		if (a->ui)
-			fds[n++] = (struct pollfd){ .fd = kt_ui_fd(a->ui), .events = POLLIN };
+			fds[n++] = (struct pollfd){.fd = kt_ui_fd(a->ui), .events = POLLIN};
 		if (!a->replay_done)
 			n += kt_source_pollfds(a->src, fds + n, MAX_POLLFDS - n);
 
@@ -329,12 +373,9 @@ static int run_loop(struct app *a, int sigfd)
 			if (r < 0)
 				return -1;
 			if (r == KT_SOURCE_EOF) {
-				a->replay_done = 1;
+				replay_finished(a);
 				if (!a->ui)
 					break;
-				kt_window_advance(a->win, kt_source_now(a->src));
-				kt_ui_status(a->ui, "replay finished: q quits, the last state stays on screen");
-				kt_ui_refresh(a->ui);
 			}
 		}
 		now = kt_now_ns();
@@ -360,11 +401,12 @@ static int run_loop(struct app *a, int sigfd)
 				}
 			}
 		}
-		if (a->ui && (fds[1].revents & (POLLIN | POLLHUP)) && kt_ui_input(a->ui) == KT_UI_QUIT)
+		if (a->ui && (fds[1].revents & (POLLIN | POLLHUP)) &&
+		    kt_ui_input(a->ui) == KT_UI_QUIT)
 			return 0;
 		now = kt_now_ns();
 		if (now >= next_tick && !batch_max) {
-			char msg[256];
+			char msg[KT_ERRLEN];
 
 			/* Drain the rings first so a report includes samples up to this tick. */
 			if (!a->opts->replay &&
@@ -432,7 +474,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else {
-		struct kt_ui_env env = { a.agg, a.win, a.sym, a.src, &opts };
+		struct kt_ui_env env = {a.agg, a.win, a.sym, a.src, &opts};
 
 		if (kt_ui_new(&env, &a.ui, a.err, sizeof(a.err)) < 0) {
 			fprintf(stderr, "kerntop: %s\n", a.err);

@@ -23,7 +23,7 @@ struct kt_source {
 	const struct kt_source_ops *ops;
 	struct kt_source_info info;
 	struct kt_source_stats stats;
-	char notice[256];
+	char notice[512];
 };
 
 /* Opens a live perf source (source_perf.c). */

@@ -32,7 +32,7 @@ struct replay {
 	int is_rec;
 	struct kt_rrec rec;
 	struct kt_pscript ps;
-	char *data;           /* the file: mapped, or malloc'd when owned */
+	char *data; /* the file: mapped, or malloc'd when owned */
 	size_t len;
 	int mapped;
 	char path[PATH_MAX];
@@ -42,7 +42,7 @@ struct replay {
 	uint32_t max_stack;
 	uint64_t wall0, rec0, clock;
 	int started, eof, have_pending;
-	char shown[256];       /* the last decoder notice passed to refresh */
+	char shown[512]; /* the last decoder notice passed to refresh */
 	struct kt_rp_event pending;
 };
 
@@ -123,16 +123,16 @@ static int rp_read(struct kt_source *s, const struct kt_sink *sink, int *timeout
 				r->eof = 1;
 				update_stats(r);
 				if (decoder_notice(r)[0])
-					snprintf(r->base.notice, sizeof(r->base.notice), "%.100s: %.150s", r->path,
-						 decoder_notice(r));
+					snprintf(r->base.notice, sizeof(r->base.notice),
+						 "%.150s: %.350s", r->path, decoder_notice(r));
 				return KT_SOURCE_EOF;
 			}
 			r->have_pending = 1;
 		}
 		if (r->pending.time_ns > vt &&
 		    (double)(r->pending.time_ns - vt) / r->speed > REPLAY_MAX_GAP_NS) {
-			/* Samples never stop on a live system: a long silence is a joined or damaged
-			 * file, and waiting it out would look like a hang. Skip it. */
+			/* Samples never stop on a live system: a long silence is a joined or
+			 * damaged file, and waiting it out would look like a hang. Skip it. */
 			r->rec0 += r->pending.time_ns - vt;
 			vt = r->pending.time_ns;
 		}
@@ -177,7 +177,8 @@ static int rp_pollfds(struct kt_source *s, struct pollfd *fds, int max)
 	return 0;
 }
 
-/* Shows, once, what the decoder found on the way (a torn tail, a bad block). */
+/* Shows, once, what the decoder found on the way: a recording's summary of what it could not
+ * read (complete at the end of the replay), or the skipped lines of a `perf script` file. */
 static int rp_refresh(struct kt_source *s, char *msg, size_t msglen)
 {
 	struct replay *r = (struct replay *)s;
@@ -186,7 +187,7 @@ static int rp_refresh(struct kt_source *s, char *msg, size_t msglen)
 	if (!n[0] || strcmp(n, r->shown) == 0 || (!r->is_rec && !r->eof))
 		return 0;
 	snprintf(r->shown, sizeof(r->shown), "%s", n);
-	snprintf(msg, msglen, "%s", n);
+	snprintf(msg, msglen, "%.150s: %.350s", r->path, n);
 	return 1;
 }
 
@@ -210,12 +211,12 @@ static void rp_free(struct kt_source *s)
 }
 
 static const struct kt_source_ops replay_ops = {
-	.name = "replay",
-	.free = rp_free,
-	.pollfds = rp_pollfds,
-	.read = rp_read,
-	.now = rp_now,
-	.refresh = rp_refresh,
+    .name = "replay",
+    .free = rp_free,
+    .pollfds = rp_pollfds,
+    .read = rp_read,
+    .now = rp_now,
+    .refresh = rp_refresh,
 };
 
 static int load(struct replay *r, const char *path, char *err, size_t errlen)
@@ -292,7 +293,8 @@ int kt_source_replay_open(const struct kt_source_opts *o, struct kt_source **out
 	else
 		e = kt_pscript_open(&r->ps, r->data, r->len, msg, sizeof(msg));
 	if (e < 0 && !r->is_rec && r->len && memchr(r->data, 0, r->len < 4096 ? r->len : 4096))
-		snprintf(msg, sizeof(msg), "wrong magic: neither a kerntop recording nor `perf script` "
+		snprintf(msg, sizeof(msg),
+			 "wrong magic: neither a kerntop recording nor `perf script` "
 			 "text (binary data)");
 	if (e < 0) {
 		snprintf(err, errlen, "%s: %s", o->replay, msg);
@@ -314,23 +316,24 @@ int kt_source_replay_open(const struct kt_source_opts *o, struct kt_source **out
 		return -ENOMEM;
 	}
 	r->base.info = (struct kt_source_info){
-		.kind = "replay",
-		.event = r->event,
-		.freq_hz = in->freq_hz,
-		.period = in->period,
-		.ncpus = in->ncpus,
-		.cpus = in->cpus,
-		.max_cpu = in->max_cpu ? in->max_cpu : 1,
-		.callchain = in->callchain,
-		.user = in->user,
-		.path = r->path,
-		.kallsyms = r->kallsyms,
-		.kallsyms_len = r->kallsyms ? in->kallsyms_len : 0,
-		.modules = r->modules,
-		.modules_len = r->modules ? in->modules_len : 0,
+	    .kind = "replay",
+	    .event = r->event,
+	    .freq_hz = in->freq_hz,
+	    .period = in->period,
+	    .ncpus = in->ncpus,
+	    .cpus = in->cpus,
+	    .max_cpu = in->max_cpu ? in->max_cpu : 1,
+	    .callchain = in->callchain,
+	    .user = in->user,
+	    .path = r->path,
+	    .kallsyms = r->kallsyms,
+	    .kallsyms_len = r->kallsyms ? in->kallsyms_len : 0,
+	    .modules = r->modules,
+	    .modules_len = r->modules ? in->modules_len : 0,
 	};
 	if (decoder_notice(r)[0]) {
-		snprintf(r->base.notice, sizeof(r->base.notice), "%.100s: %.150s", r->path, decoder_notice(r));
+		snprintf(r->base.notice, sizeof(r->base.notice), "%.150s: %.350s", r->path,
+			 decoder_notice(r));
 		snprintf(r->shown, sizeof(r->shown), "%s", decoder_notice(r));
 	}
 	/* Peek the first event: it sets the replayed clock's origin. */

@@ -67,13 +67,16 @@ static void test_text(void)
 
 	ctx_init(&c, KT_FORMAT_TEXT);
 	c.zoom = "tcp";
+	c.skipped = 3;
 	t = render(&c, &rc, err, sizeof(err));
 	is_int(rc, 0, "text report written");
 	ok(strstr(t, "Source:   replay fixture.perf\n") != NULL, "header names the source");
 	ok(strstr(t, "Event:    cpu-clock at 1000 Hz per CPU (1.000 ms per hit)\n") != NULL,
 	   "event and frequency");
-	ok(strstr(t, "Samples:  220 (110.0/s of 2000 possible), lost 0, throttled 0\n") != NULL,
-	   "samples and lost");
+	ok(strstr(t,
+		  "Samples:  220 (110.0/s of 2000 possible), lost 0, throttled 0, skipped 3\n") !=
+	       NULL,
+	   "samples, lost and (for a replay) skipped");
 	ok(strstr(t, "Module         Hits        msec  %Total     Hits/s\n") != NULL,
 	   "KernRate-like module table header");
 	ok(strstr(t, "tcp              70        70.0  31.82%       35.0\n") != NULL, "tcp row");
@@ -104,6 +107,7 @@ static void test_json_csv(void)
 	close(fd);
 	ctx_init(&c, KT_FORMAT_JSON);
 	c.zoom = "nosym";
+	c.skipped = 3;
 	t = render(&c, &rc, err, sizeof(err));
 	is_int(rc, 0, "json report written");
 	ok(strchr(t, '\n') == t + strlen(t) - 1, "exactly one line");
@@ -117,6 +121,7 @@ static void test_json_csv(void)
 		     "assert "
 		     "(d[\"samples\"],d[\"kernel\"],d[\"user\"],d[\"idle\"],d[\"lost\"])==(220,125,"
 		     "5,90,0)\n"
+		     "assert d[\"skipped\"]==3 and d[\"throttled\"]==0\n"
 		     "m={x[\"name\"]:x for x in d[\"modules\"]}\n"
 		     "assert m[\"tcp\"][\"hits\"]==70 and m[\"tcp\"][\"ms\"]==70 and "
 		     "m[\"[idle]\"][\"idle\"] is True\n"
