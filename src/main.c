@@ -432,6 +432,20 @@ static int run_loop(struct app *a, int sigfd)
 	return 0;
 }
 
+/* A clock period the kernel would silently raise is a usage error, like a bad -F. */
+static int check_period(const struct kt_options *o)
+{
+	if (o->replay || o->freq_hz || !o->period || o->period >= KT_SOURCE_MIN_CLOCK_PERIOD ||
+	    strcmp(o->event, "cycles") == 0)
+		return 0;
+	fprintf(stderr,
+		"kerntop: invalid value '%llu' for -c: %s samples at most every %u ns (the "
+		"kernel's timer floor); use -c %u or more, or -F HZ (see kerntop --help)\n",
+		(unsigned long long)o->period, o->event, KT_SOURCE_MIN_CLOCK_PERIOD,
+		KT_SOURCE_MIN_CLOCK_PERIOD);
+	return -1;
+}
+
 static void cleanup(struct app *a)
 {
 	kt_ui_free(a->ui);
@@ -451,6 +465,8 @@ int main(int argc, char **argv)
 	r = kt_options_parse(&opts, argc, argv, stdout, stderr);
 	if (r != KT_OPTIONS_RUN)
 		return r;
+	if (check_period(&opts) < 0)
+		return 2;
 	memset(&a, 0, sizeof(a));
 	a.opts = &opts;
 
