@@ -165,6 +165,47 @@ fi
 "$DUMP" "$TMP/r-flip-tail" >"$TMP/flip.dump" 2>&1
 like "$(sed -n 's/^skipped //p' "$TMP/flip.dump")" "^1$" "recording with a flipped byte: the source counts one skipped block"
 
+# --- huge or foreign inputs ---------------------------------------------------------------
+# Refused from their first 4 KiB, before anything maps or scans them: an endless stream of
+# zeros (once 46 s and 4.2 GB before failing), an 8 GiB sparse file (77 s, 8.4 GB), perf's
+# binary perf.data. timed NAME ARGS...: run, and the seconds it took in $secs.
+timed() {
+	t0=$(date +%s%N)
+	run "$@"
+	secs=$(( ($(date +%s%N) - t0) / 1000000000 ))
+}
+timed zero-dev --replay /dev/zero $SYM
+fatal zero-dev "--replay /dev/zero" "/dev/zero: wrong magic: neither a kerntop recording nor .perf script. text \(binary data\)$"
+ok $([ "$secs" -lt 5 ]; echo $?) "--replay /dev/zero: refused at once (${secs} s)"
+if truncate -s 8G "$TMP/sparse" 2>/dev/null; then
+	timed zero-sparse --replay "$TMP/sparse" $SYM
+	fatal zero-sparse "--replay of an 8 GiB sparse file" "sparse: wrong magic: .*\(binary data\)$"
+	ok $([ "$secs" -lt 5 ]; echo $?) "8 GiB sparse file: refused at once (${secs} s)"
+	rm -f "$TMP/sparse"
+else
+	echo "ok $((T_N + 1)) # SKIP 8 GiB sparse file: truncate refused on $TMP"; T_N=$((T_N + 1))
+fi
+printf 'PERFILE2\150\0\0\0\0\0\0\0' >"$TMP/perf.data"
+head -c 8192 /dev/urandom >>"$TMP/perf.data"
+run perfdata --replay "$TMP/perf.data" $SYM
+fatal perfdata "--replay of a perf.data file" "perf.data: a perf.data file \(perf record's binary format\): run perf script first \(perf script -i .*perf.data > file.txt\) and replay the text$"
+rc=0
+cat "$TMP/perf.data" | "$KERNTOP" -b --speed max --replay /dev/stdin >/dev/null 2>"$TMP/perfdata-pipe.err" || rc=$?
+is "$rc.$(grep -c 'a perf.data file' "$TMP/perfdata-pipe.err")" "1.1" "perf.data through a pipe: the same message"
+# A pipe of text that turns into zeros: read in steps, stopped at the first NUL byte.
+rc=0
+(head -c 5000 "$UI/ui.perf"; head -c 1000000 /dev/zero) |
+	"$KERNTOP" -b --speed max --replay /dev/stdin $SYM >/dev/null 2>"$TMP/nulpipe.err" || rc=$?
+is "$rc.$(cat "$TMP/nulpipe.err")" "1.kerntop: /dev/stdin: binary data (a NUL byte at byte 5000 of the text): not \`perf script\` output" \
+	"a pipe of text then zeros: stopped at the first NUL, naming its offset"
+# Through a pipe, a recording and perf script text still replay whole.
+rc=0
+cat "$TMP/ui.rec" | "$KERNTOP" -b --speed max --format json --replay /dev/stdin >"$TMP/pipe-rec.json" 2>&1 || rc=$?
+is "$rc.$(samples pipe-rec)" "0.385" "a recording through a pipe: every sample"
+rc=0
+cat "$UI/ui.perf" | "$KERNTOP" -b --speed max --format json --replay /dev/stdin $SYM >"$TMP/pipe-ps.json" 2>&1 || rc=$?
+is "$rc.$(samples pipe-ps)" "0.385" "perf script text through a pipe: every sample"
+
 # --- perf script text ---------------------------------------------------------------------
 # Garbage lines between records (a record is a sample line, its frames and a blank line):
 # every sample survives, every garbage line is counted.
