@@ -207,7 +207,7 @@ static void summarize(struct kt_rrec *d)
 			 (unsigned long long)d->bad_records);
 	if (d->bad_cpu)
 		add_part(d->notice, sizeof(d->notice), &n,
-			 "; %llu sample(s) of a CPU the header does not list skipped",
+			 "; %llu record(s) of a CPU the header does not list skipped",
 			 (unsigned long long)d->bad_cpu);
 	if (d->unknown_blocks)
 		add_part(d->notice, sizeof(d->notice), &n,
@@ -490,6 +490,12 @@ static int decode_other(struct kt_rrec *d, struct kt_rp_event *ev)
 	}
 	ev->time_ns = t;
 	d->p = p;
+	/* Like samples: per-CPU tables downstream are sized by the header. */
+	if (ev->type != KT_EV_COMM && ev->cpu >= d->info.max_cpu) {
+		d->skipped++;
+		d->bad_cpu++;
+		return 0;
+	}
 	return 1;
 }
 

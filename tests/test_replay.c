@@ -474,6 +474,74 @@ static void test_bad_headers(void)
 	ok(!s && e == -EISDIR, "directory: clear error");
 }
 
+static void count_lost(void *ctx, uint32_t cpu, uint64_t count, uint64_t t)
+{
+	uint64_t *c = ctx;
+
+	(void)t;
+	c[0] += count;
+	if (cpu >= 4)
+		c[2]++;
+}
+
+static void count_throttle(void *ctx, uint32_t cpu, int throttled, uint64_t t)
+{
+	uint64_t *c = ctx;
+
+	(void)throttled;
+	(void)t;
+	c[1]++;
+	if (cpu >= 4)
+		c[2]++;
+}
+
+/* Lost and throttle records of a CPU beyond the header's max_cpu never reach the sink. */
+static void test_bad_cpu_events(void)
+{
+	const char *path = tmp("badcpu.ktrec");
+	struct kt_source_info in;
+	struct kt_recorder *rec;
+	struct kt_sink k = {0};
+	struct kt_source *s;
+	char err[KT_ERRLEN];
+	uint64_t c[3] = {0, 0, 0};
+	struct kt_sample smp = {.time_ns = 1000,
+				.ip = 0xffffffff81000000ull,
+				.period = 1000000,
+				.pid = 1,
+				.tid = 1,
+				.cpu = 1};
+	int e;
+
+	synth_info(&in, 0);
+	e = kt_rec_open(path, &in, NULL, NULL, &rec, err, sizeof(err));
+	is_int(e, 0, "bad-CPU recording opened");
+	if (e)
+		return;
+	kt_rec_sample(rec, &smp);
+	kt_rec_lost(rec, 1, 7, 2000);
+	kt_rec_lost(rec, 4, 100, 2001);
+	kt_rec_lost(rec, 4000000, 100, 2002);
+	kt_rec_throttle(rec, 3, 1, 3000);
+	kt_rec_throttle(rec, 9999, 1, 3001);
+	is_int(kt_rec_close(rec, err, sizeof(err)), 0, "bad-CPU recording written");
+	s = open_replay(path, 0, 0, &e, err, sizeof(err));
+	if (!s)
+		return;
+	k.ctx = c;
+	k.lost = count_lost;
+	k.throttle = count_throttle;
+	ok(drain(s, &k) > 0, "bad-CPU recording: replays to EOF");
+	is_int(c[2], 0, "no lost or throttle event of a CPU >= max_cpu reaches the sink");
+	is_int(c[0], 7, "the valid lost record is delivered");
+	is_int(c[1], 1, "the valid throttle record is delivered");
+	is_int(s->stats.lost, 7, "stats.lost counts the delivered one");
+	is_int(s->stats.skipped, 3, "the three bad-CPU records are counted as skipped");
+	ok(strstr(s->notice, "3 record(s) of a CPU the header does not list skipped") != NULL,
+	   "the notice counts them");
+	s->ops->free(s);
+}
+
 static void test_pacing(void)
 {
 	const char *path = tmp("pace.ktrec");
@@ -676,6 +744,7 @@ int main(void)
 	test_round_trip();
 	test_truncation();
 	test_bad_headers();
+	test_bad_cpu_events();
 	test_pacing();
 	test_perf_script_fixtures();
 	{
