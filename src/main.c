@@ -76,6 +76,22 @@ static void on_lost(void *ctx, uint32_t cpu, uint64_t count, uint64_t t)
 	kt_window_add_lost(a->win, t, cpu, count);
 }
 
+/* The user kerntop drops to under sudo (SUDO_UID/SUDO_GID): 1 with the ids, or 0 when it
+ * stays as it is (not root, not sudo, sudo from root, --keep-privileges). */
+static int sudo_ids(const struct kt_options *o, long *uid, long *gid)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	char *end;
+
+	if (o->keep_privileges || geteuid() != 0 || !u || !g)
+		return 0;
+	*uid = strtol(u, &end, 10);
+	if (*end || *uid <= 0)
+		return 0;
+	*gid = strtol(g, &end, 10);
+	return !*end && *gid >= 0;
+}
+
 static int open_pipeline(struct app *a)
 {
 	const struct kt_options *o = a->opts;
@@ -110,6 +126,9 @@ static int open_pipeline(struct app *a)
 	double slice_s;
 	int r;
 
+	/* A user limited by sudo must not plant a file where only root may write. */
+	if (!sudo_ids(o, &so.record_uid, &so.record_gid))
+		so.record_uid = so.record_gid = 0;
 	r = kt_source_open(&so, &a->src, a->err, sizeof(a->err));
 	if (r < 0)
 		return r;
@@ -154,29 +173,14 @@ static int open_pipeline(struct app *a)
 }
 
 /* Under sudo, give up root once perf fds and kernel files are open: snapshots then belong
- * to the user and a bug in the viewer cannot act as root. */
+ * to the user and a bug in the viewer cannot act as root. The recording was already created
+ * as the user (kt_source_opts.record_uid). */
 static int drop_privileges(struct app *a)
 {
-	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
-	char *end;
 	long uid, gid;
 
-	if (a->opts->keep_privileges || geteuid() != 0 || !u || !g)
+	if (!sudo_ids(a->opts, &uid, &gid))
 		return 0;
-	uid = strtol(u, &end, 10);
-	if (*end || uid <= 0)
-		return 0;
-	gid = strtol(g, &end, 10);
-	if (*end || gid < 0)
-		return 0;
-	/* The recording was created as root moments ago: hand it to the user who asked for it. */
-	if (a->opts->record &&
-	    fchownat(AT_FDCWD, a->opts->record, (uid_t)uid, (gid_t)gid, AT_SYMLINK_NOFOLLOW) < 0) {
-		snprintf(a->err, sizeof(a->err),
-			 "%s: cannot give the recording to SUDO_UID %ld (%s)", a->opts->record, uid,
-			 strerror(errno));
-		return -EPERM;
-	}
 	if (setgroups(0, NULL) < 0 || setgid((gid_t)gid) < 0 || setuid((uid_t)uid) < 0) {
 		snprintf(a->err, sizeof(a->err),
 			 "cannot drop privileges to SUDO_UID %ld (%s); use --keep-privileges to "

@@ -509,7 +509,8 @@ static int open_record(struct perf_source *p, const struct kt_source_opts *o, ch
 		mp = access(mods, R_OK) == 0 ? mods : NULL;
 	}
 	snprintf(p->rec_path, sizeof(p->rec_path), "%s", o->record);
-	return kt_rec_open(o->record, &p->base.info, kp, mp, &p->rec, err, errlen);
+	return kt_rec_open_as(o->record, &p->base.info, kp, mp, o->record_uid, o->record_gid,
+			      &p->rec, err, errlen);
 }
 
 int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, char *err,

@@ -22,6 +22,8 @@ struct kt_source_opts {
 	int callchain;        /* PERF_SAMPLE_CALLCHAIN, kernel frames only */
 	uint32_t max_stack;
 	const char *record;   /* write a recording while sampling live, or NULL */
+	long record_uid;      /* > 0: create the recording as this user (sudo), not as root */
+	long record_gid;
 	const char *replay;   /* replay this file instead of sampling, or NULL */
 	double speed;         /* replay pacing factor; 0 = as fast as possible */
 	const char *sysroot;  /* for /sys/devices/system/cpu/online, /proc/PID/comm */
