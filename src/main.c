@@ -35,6 +35,7 @@ struct app {
 	struct kt_atomic out_file;
 	uint64_t start_ns; /* source clock at start */
 	uint64_t reports;
+	uint64_t ticks; /* batch refresh ticks (-n counts them) */
 	int replay_done;
 	uint32_t locs[KT_MAX_STACK];
 	char err[KT_ERRLEN];
@@ -148,9 +149,11 @@ static int open_pipeline(struct app *a)
 	slice_s = fmin(o->delay_s, o->window_s / 10.0);
 	wo.span_ns = (uint64_t)(o->window_s * 1e9);
 	wo.slice_ns = (uint64_t)(slice_s * 1e9);
-	/* A batch replay at full speed reports once for the whole file unless -w was given. */
+	/* A batch replay at full speed, and batch folded output, report once for the whole run
+	 * unless -w was given. */
 	wo.cumulative =
-	    o->cumulative || (o->batch && o->replay && o->speed == 0 && !o->window_given);
+	    o->cumulative || (o->batch && !o->window_given &&
+			      ((o->replay && o->speed == 0) || o->format == KT_FORMAT_FOLDED));
 	r = kt_window_new(&wo, &a->win);
 	if (r < 0) {
 		snprintf(a->err, sizeof(a->err), "cannot create the window (%s)", strerror(-r));
@@ -423,9 +426,12 @@ static int run_loop(struct app *a, int sigfd)
 			if (a->ui) {
 				kt_ui_refresh(a->ui);
 			} else {
-				if (batch_report(a) < 0)
+				/* Folded stacks are one profile, written at the end: reports of
+				 * overlapping windows would repeat every stack. */
+				a->ticks++;
+				if (a->opts->format != KT_FORMAT_FOLDED && batch_report(a) < 0)
 					return -1;
-				if (a->opts->iterations && (long)a->reports >= a->opts->iterations)
+				if (a->opts->iterations && (long)a->ticks >= a->opts->iterations)
 					return 0;
 			}
 			next_tick += (uint64_t)(delay_s(a) * 1e9);

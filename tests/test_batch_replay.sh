@@ -88,6 +88,20 @@ for l in lines:
 assert got == want, got
 PY
 
+# Folded output in batch mode is one profile, written at the end, over the whole run: a paced
+# replay with -n 3 (once three reports of overlapping windows, every stack repeated) and one
+# ended by the end of the file give the same exact profile of all 217 samples.
+FC="$top_srcdir/tests/tools/folded_check.py"
+kt --speed 1 -n 3 -d 0.05 --format folded >"$TMP/f3"
+is "$?" 0 "paced replay, -n 3, folded"
+check "paced replay, -n 3, folded: one strict profile (no stack repeated)" python3 "$FC" "$TMP/f3"
+kt --speed 2 --format folded >"$TMP/fend"
+check "paced replay to its end, folded: one strict profile of the whole file" python3 "$FC" "$TMP/fend" --samples 217
+is "$(sort "$TMP/fend" | md5sum)" "$(sort "$TMP/f" | md5sum)" "paced replay to its end: the same profile as --speed max"
+kt --speed 1 -w 0.1 -d 0.05 --format folded >"$TMP/fw"
+check "folded with -w 0.1 given: one strict profile of the last 0.1 s only (97 samples, as at --speed max)" \
+	python3 "$FC" "$TMP/fw" --samples 97
+
 kt --speed max --format csv >"$TMP/c"
 check "csv parses with one row per module and function" python3 - "$TMP/c" <<'PY'
 import csv, sys
@@ -129,6 +143,6 @@ kt --speed max -o "$TMP/exists" 2>"$TMP/err"
 is "$?" 1 "-o never overwrites"
 like "$(cat "$TMP/err")" 'already exists' "and says why"
 is "$(cat "$TMP/exists")" keep "the existing file is untouched"
-left=$(ls -A "$TMP" | grep -v -e '^report.json$' -e '^exists$' -e '^err$' -e '^[ojfc]$' -e '^check.out$')
+left=$(ls -A "$TMP" | grep -v -e '^report.json$' -e '^exists$' -e '^err$' -e '^[ojfc]$' -e '^f3$' -e '^fend$' -e '^fw$' -e '^check.out$')
 is "$left" "" "no temporary file left behind"
 done_testing

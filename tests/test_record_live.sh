@@ -38,6 +38,21 @@ is "$?" 0 "kerntop -b --replay of the recording"
 is "$(samples_line "$TMP/replay.out")" "$rec" "replay through the whole pipeline: same sample count"
 like "$(cat "$TMP/replay.out")" "Source: +replay $TMP/rec" "report names the replayed file"
 
+# Folded output in batch mode is one profile written at the end, over the whole run: after -n
+# ticks (once -n reports concatenated, repeating every stack) and on SIGINT. The recording of
+# the -n run replays to the very same profile.
+FC="$top_srcdir/tests/tools/folded_check.py"
+"$KERNTOP" -g -b -n 3 -d 0.4 --format folded --record "$TMP/frec" >"$TMP/f3.folded" 2>"$TMP/f3.err"
+is "$?" 0 "live -g -b -n 3 --format folded"
+check "live -n 3 folded: one strict profile (no stack repeated)" python3 "$FC" "$TMP/f3.folded"
+n3=$(python3 "$FC" "$TMP/f3.folded" | sed -n 's/.*samples=\([0-9]*\).*/\1/p')
+ok $([ "${n3:-0}" -gt 500 ]; echo $?) "live -n 3 folded covers the whole 1.2 s run ($n3 samples)"
+"$KERNTOP" -b --replay "$TMP/frec" --speed max --format folded >"$TMP/frec.folded" 2>&1
+is "$(sort "$TMP/frec.folded" | md5sum)" "$(sort "$TMP/f3.folded" | md5sum)" "its recording replays to the same profile"
+timeout -s INT 1.2 "$KERNTOP" -g -b -d 0.3 --format folded >"$TMP/fint.folded" 2>"$TMP/fint.err"
+is "$?" 124 "live folded run ended by SIGINT"
+check "live folded on SIGINT: one strict profile" python3 "$FC" "$TMP/fint.folded"
+
 # kill -9 in the middle: the blocks flushed at each refresh stay readable.
 "$KERNTOP" -b -d 0.3 --record "$TMP/killed" >/dev/null 2>&1 &
 KT=$!
