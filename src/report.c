@@ -233,6 +233,8 @@ void kt_rep_json_header(FILE *out, const struct kt_report_ctx *c, const struct k
 	jfield(out, "busy_pct", s->busy_pct);
 	jfield(out, "idle_pct", s->idle_pct);
 	jfield(out, "user_pct", s->user_pct);
+	fprintf(out, ",\"user_sampled\":%s", s->user_sampled ? "true" : "false");
+	jfield(out, "unsampled_pct", s->unsampled_pct);
 	jfield(out, "samples_per_s", s->samples_per_s);
 }
 

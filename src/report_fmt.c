@@ -145,6 +145,14 @@ void kt_rep_text_header(FILE *out, const struct kt_report_ctx *c, const struct k
 		(unsigned long long)s->kernel, s->busy_pct);
 	fprintf(out, "Idle:     %llu hits, %.2f %% of machine\n", (unsigned long long)s->idle,
 		s->idle_pct);
-	fprintf(out, "User:     %llu hits, %.2f %% of machine\n", (unsigned long long)s->user,
-		s->user_pct);
+	/* Without -u the kernel never takes user-mode samples: "0 hits" would read as no user
+	 * work. Say so, and how much of the machine went unsampled. */
+	if (s->user_sampled)
+		fprintf(out, "User:     %llu hits, %.2f %% of machine\n",
+			(unsigned long long)s->user, s->user_pct);
+	else
+		fprintf(out,
+			"User:     not sampled (-u to sample it); %.2f %% of the machine was not "
+			"sampled (user time, mostly)\n",
+			s->unsampled_pct);
 }
