@@ -35,7 +35,8 @@ struct app {
 	struct kt_atomic out_file;
 	uint64_t start_ns; /* source clock at start */
 	uint64_t reports;
-	uint64_t ticks; /* batch refresh ticks (-n counts them) */
+	uint64_t ticks;	 /* batch refresh ticks (-n counts them) */
+	int stdout_gone; /* batch output to a pipe whose reader has exited (EPIPE) */
 	int replay_done;
 	uint32_t locs[KT_MAX_STACK];
 	char err[KT_ERRLEN];
@@ -242,9 +243,15 @@ static int batch_report(struct app *a)
 
 	a->reports++;
 	report_ctx(a, &c);
+	errno = 0;
 	r = kt_report_write(a->out, a->agg, &c, a->err, sizeof(a->err));
 	if (r == 0 && fflush(a->out) != 0)
 		r = errno ? -errno : -EIO;
+	if (r == -EPIPE && !a->opts->output) {
+		/* The reader went away (kerntop -b | head): stop quietly, as top -b does. */
+		a->stdout_gone = 1;
+		return 0;
+	}
 	if (r < 0 && r != -ENOENT && r != -ENOMEM && r != -EINVAL) {
 		/* a write error: name the file and the way out */
 		snprintf(a->err, sizeof(a->err), "%s: %s%s",
@@ -270,7 +277,7 @@ static int open_output(struct app *a)
 static int close_output(struct app *a, int ok)
 {
 	if (!a->opts->output)
-		return fflush(stdout) == 0 ? 0 : -1;
+		return a->stdout_gone || fflush(stdout) == 0 || errno == EPIPE ? 0 : -1;
 	if (!ok) {
 		kt_atomic_abort(&a->out_file);
 		return 0;
@@ -431,6 +438,8 @@ static int run_loop(struct app *a, int sigfd)
 				a->ticks++;
 				if (a->opts->format != KT_FORMAT_FOLDED && batch_report(a) < 0)
 					return -1;
+				if (a->stdout_gone)
+					return 0;
 				if (a->opts->iterations && (long)a->ticks >= a->opts->iterations)
 					return 0;
 			}
@@ -520,7 +529,8 @@ int main(int argc, char **argv)
 			r = -1;
 		}
 	}
-	if (r == 0 && opts.batch && (!opts.iterations || (long)a.reports < opts.iterations)) {
+	if (r == 0 && opts.batch && !a.stdout_gone &&
+	    (!opts.iterations || (long)a.reports < opts.iterations)) {
 		kt_window_advance(a.win, kt_source_now(a.src));
 		r = batch_report(&a);
 	}

@@ -200,8 +200,22 @@ int kt_atomic_commit(struct kt_atomic *a, char *err, size_t errlen)
 	if (fclose(a->fp) != 0 && !e)
 		e = errno;
 	a->fp = NULL;
-	if (!e && link(a->tmp, a->path) < 0)
+	if (!e && link(a->tmp, a->path) < 0) {
+		/* Complete and synced, only the name is refused (taken while we ran): keep the
+		 * data under the temporary name rather than discard hours of reports. */
 		e = errno;
+		if (e == EEXIST)
+			snprintf(err, errlen,
+				 "%s: created by someone else while kerntop ran, not overwriting "
+				 "it; the "
+				 "reports are kept in %s: rename it",
+				 a->path, a->tmp);
+		else
+			snprintf(err, errlen, "%s: cannot publish (%s); the reports are kept in %s",
+				 a->path, strerror(e), a->tmp);
+		a->tmp[0] = 0;
+		return -e;
+	}
 	unlink(a->tmp);
 	a->tmp[0] = 0;
 	if (e) {

@@ -143,6 +143,30 @@ kt --speed max -o "$TMP/exists" 2>"$TMP/err"
 is "$?" 1 "-o never overwrites"
 like "$(cat "$TMP/err")" 'already exists' "and says why"
 is "$(cat "$TMP/exists")" keep "the existing file is untouched"
+# A name taken while kerntop runs: the reports are kept under the temporary name (named in
+# the message), not discarded, and the other file is untouched.
+kt --speed 0.5 -d 0.1 --format json -o "$TMP/taken.json" 2>"$TMP/taken.err" &
+kp=$!
+sleep 0.2
+echo other >"$TMP/taken.json"
+wait $kp
+is "$?" 1 "-o name taken during the run: exit 1"
+kept=$(sed -n 's/.*the reports are kept in \([^:]*\): rename it$/\1/p' "$TMP/taken.err")
+like "$(cat "$TMP/taken.err")" "^kerntop: .*taken.json: created by someone else while kerntop ran, not overwriting it; the reports are kept in .*/\.kerntop-[0-9]+-[0-9]+\.tmp: rename it$" \
+	"-o name taken: one line naming the kept temporary file"
+is "$(cat "$TMP/taken.json")" other "-o name taken: the other file is untouched"
+check "-o name taken: the kept file holds every report, the last with all 217 samples" python3 -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert len(r) >= 2 and r[-1]["samples"] == 217, [x["samples"] for x in r]
+' "$kept"
+rm -f "$kept" "$TMP/taken.json" "$TMP/taken.err"
+
+# The reader of stdout goes away (kerntop -b | head): exit 0, nothing on stderr.
+{ kt --speed 0.5 -d 0.05 --format json 2>"$TMP/pipe.err"; echo $? >"$TMP/pipe.rc"; } | head -c 100 >/dev/null
+is "$(cat "$TMP/pipe.rc").$(cat "$TMP/pipe.err")" "0." "stdout closed by its reader: exit 0 quietly, as top -b | head"
+rm -f "$TMP/pipe.rc" "$TMP/pipe.err"
+
 left=$(ls -A "$TMP" | grep -v -e '^report.json$' -e '^exists$' -e '^err$' -e '^[ojfc]$' -e '^f3$' -e '^fend$' -e '^fw$' -e '^check.out$')
 is "$left" "" "no temporary file left behind"
 done_testing

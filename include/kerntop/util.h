@@ -46,7 +46,9 @@ struct kt_atomic {
 };
 
 int kt_atomic_open(struct kt_atomic *a, const char *path, char *err, size_t errlen);
-/* Flushes, fsyncs and publishes; on failure (e.g. ENOSPC, EEXIST) removes the temp file. */
+/* Flushes, fsyncs and publishes. When writing fails (e.g. ENOSPC) the temp file is removed;
+ * when only publishing fails (the name was taken meanwhile: EEXIST) the complete temp file is
+ * kept and the message names it. */
 int kt_atomic_commit(struct kt_atomic *a, char *err, size_t errlen);
 /* Drops the temp file; safe after a failed or successful commit. */
 void kt_atomic_abort(struct kt_atomic *a);
