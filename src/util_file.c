@@ -135,6 +135,7 @@ int kt_ids_restore(struct kt_ids *saved)
 
 int kt_atomic_open(struct kt_atomic *a, const char *path, char *err, size_t errlen)
 {
+	struct stat st;
 	char dir[PATH_MAX];
 	int fd, r;
 
@@ -143,7 +144,8 @@ int kt_atomic_open(struct kt_atomic *a, const char *path, char *err, size_t errl
 		snprintf(err, errlen, "%s: path too long", path);
 		return -ENAMETOOLONG;
 	}
-	if (access(path, F_OK) == 0) {
+	/* lstat: a dangling symlink is a taken name too, refused now rather than at the end. */
+	if (lstat(path, &st) == 0) {
 		snprintf(err, errlen, "%s: already exists, not overwriting it; choose another name",
 			 path);
 		return -EEXIST;
