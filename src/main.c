@@ -8,9 +8,12 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kerntop/agg.h"
@@ -37,6 +40,7 @@ struct app {
 	uint64_t reports;
 	uint64_t ticks;	 /* batch refresh ticks (-n counts them) */
 	int stdout_gone; /* batch output to a pipe whose reader has exited (EPIPE) */
+	FILE *log;	 /* batch --log FILE: one line per refresh (the viewer keeps its own) */
 	int replay_done;
 	uint32_t locs[KT_MAX_STACK];
 	char err[KT_ERRLEN];
@@ -262,6 +266,78 @@ static int batch_report(struct app *a)
 	return r < 0 ? -1 : 0;
 }
 
+/* --log in batch mode: what a soak investigation needs, without touching the reports. */
+static int open_log(struct app *a)
+{
+	int fd;
+
+	if (!a->opts->log)
+		return 0;
+	fd = open(a->opts->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0 && !(a->log = fdopen(fd, "a")))
+		close(fd);
+	if (a->log)
+		return 0;
+	snprintf(a->err, sizeof(a->err), "--log %s: cannot open (%s); choose a writable file",
+		 a->opts->log, strerror(errno));
+	return -1;
+}
+
+static void batch_log(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void batch_log(struct app *a, const char *fmt, ...)
+{
+	struct timespec ts;
+	va_list ap;
+
+	if (!a->log)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fprintf(a->log, "%lld.%06ld batch: ", (long long)ts.tv_sec, ts.tv_nsec / 1000);
+	va_start(ap, fmt);
+	vfprintf(a->log, fmt, ap);
+	va_end(ap);
+	fputc('\n', a->log);
+	fflush(a->log);
+}
+
+/* Resident set size in KiB from /proc/self/statm, or -1. */
+static long rss_kb(void)
+{
+	long size, resident = -1;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (f) {
+		if (fscanf(f, "%ld %ld", &size, &resident) != 2)
+			resident = -1;
+		fclose(f);
+	}
+	return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* One line per batch refresh: the figures that show whether a long run stays bounded. */
+static void log_tick(struct app *a, const char *what)
+{
+	struct kt_source_stats st;
+	struct kt_summary sum;
+	struct kt_filter f;
+
+	if (!a->log)
+		return;
+	kt_source_stats(a->src, &st);
+	kt_filter_all(&f);
+	kt_agg_summary(a->agg, &f, &sum);
+	batch_log(a,
+		  "%s: ticks=%llu reports=%llu t=%.3fs window_samples=%llu samples=%llu lost=%llu "
+		  "skipped=%llu window_mem=%zu tasks=%u stacks=%u rss_kb=%ld",
+		  what, (unsigned long long)a->ticks, (unsigned long long)a->reports,
+		  (double)(kt_source_now(a->src) - a->start_ns) / 1e9,
+		  (unsigned long long)sum.samples, (unsigned long long)st.samples,
+		  (unsigned long long)st.lost, (unsigned long long)st.skipped,
+		  kt_window_mem(a->win), kt_window_ntasks(a->win), kt_window_nstacks(a->win),
+		  rss_kb());
+}
+
 static int open_output(struct app *a)
 {
 	if (!a->opts->output) {
@@ -314,6 +390,7 @@ static void status_notice(struct app *a, const char *msg)
 	} else {
 		fprintf(stderr, "kerntop: %s\n", msg);
 		snprintf(a->last_notice, sizeof(a->last_notice), "%s", msg);
+		batch_log(a, "notice: %s", msg);
 	}
 }
 
@@ -438,6 +515,7 @@ static int run_loop(struct app *a, int sigfd)
 				a->ticks++;
 				if (a->opts->format != KT_FORMAT_FOLDED && batch_report(a) < 0)
 					return -1;
+				log_tick(a, "tick");
 				if (a->stdout_gone)
 					return 0;
 				if (a->opts->iterations && (long)a->ticks >= a->opts->iterations)
@@ -467,6 +545,9 @@ static int check_period(const struct kt_options *o)
 
 static void cleanup(struct app *a)
 {
+	if (a->log)
+		fclose(a->log);
+	a->log = NULL;
 	kt_ui_free(a->ui);
 	kt_agg_free(a->agg);
 	kt_window_free(a->win);
@@ -503,7 +584,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (opts.batch) {
-		if (check_zoom(&a) < 0 || open_output(&a) < 0) {
+		if (check_zoom(&a) < 0 || open_log(&a) < 0 || open_output(&a) < 0) {
 			fprintf(stderr, "kerntop: %s\n", a.err);
 			cleanup(&a);
 			return 1;
@@ -517,8 +598,14 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	startup_notices(&a);
+	if (a.log) {
+		const struct kt_source_info *in = kt_source_info(a.src);
 
+		batch_log(&a, "start: %s%s%s, %s, %u CPUs, format %s, -d %.3g, -n %ld", in->kind,
+			  in->path ? " " : "", in->path ? in->path : "", in->event, in->ncpus,
+			  kt_format_name(opts.format), opts.delay_s, opts.iterations);
+	}
+	startup_notices(&a);
 	r = run_loop(&a, sigfd);
 	/* Stops sampling and closes a recording: a full disk on the last block is an error. */
 	{
@@ -533,6 +620,7 @@ int main(int argc, char **argv)
 	    (!opts.iterations || (long)a.reports < opts.iterations)) {
 		kt_window_advance(a.win, kt_source_now(a.src));
 		r = batch_report(&a);
+		log_tick(&a, "final");
 	}
 	if (opts.batch && close_output(&a, r == 0) < 0)
 		r = -1;
@@ -544,6 +632,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "kerntop: %s\n", a.err);
 		status = 1;
 	}
+	batch_log(&a, "end: exit %d%s%s", status, status ? ": " : "", status ? a.err : "");
 	cleanup(&a);
 	close(sigfd);
 	return status;

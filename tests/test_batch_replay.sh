@@ -167,6 +167,36 @@ rm -f "$kept" "$TMP/taken.json" "$TMP/taken.err"
 is "$(cat "$TMP/pipe.rc").$(cat "$TMP/pipe.err")" "0." "stdout closed by its reader: exit 0 quietly, as top -b | head"
 rm -f "$TMP/pipe.rc" "$TMP/pipe.err"
 
+# --log in batch mode: a start line, one line per refresh with the figures a soak needs
+# (samples, lost, window memory, tasks, stacks, RSS), the final report's line, the end.
+kt -g --speed 1 -d 0.05 --format json --log "$TMP/b.log" >/dev/null 2>&1
+is "$?" 0 "batch --log"
+is "$(stat -c %a "$TMP/b.log")" 600 "batch --log: mode 0600"
+check "batch --log: start, ticks with growing figures, final with all 217 samples, end" python3 - "$TMP/b.log" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert all(re.match(r"^\d+\.\d{6} batch: ", l) for l in lines), lines
+body = [l.split(" batch: ", 1)[1] for l in lines]
+assert body[0].startswith("start: replay ") and body[0].endswith(", cpu-clock, 2 CPUs, format json, -d 0.05, -n 0"), body[0]
+assert body[-1] == "end: exit 0", body[-1]
+pat = re.compile(r"^(tick|final): ticks=(\d+) reports=(\d+) t=[0-9.]+s window_samples=(\d+) samples=(\d+) lost=(\d+) "
+                 r"skipped=(\d+) window_mem=(\d+) tasks=(\d+) stacks=(\d+) rss_kb=(\d+)$")
+rows = [pat.match(b) for b in body[1:-1]]
+assert rows and all(rows), body
+ticks = [m for m in rows if m.group(1) == "tick"]
+assert len(ticks) >= 2 and rows[-1].group(1) == "final", body
+assert [int(m.group(2)) for m in ticks] == list(range(1, len(ticks) + 1))
+s = [int(m.group(5)) for m in rows]
+assert s == sorted(s) and s[-1] == 217, s
+f = rows[-1]
+assert int(f.group(4)) == 217 and int(f.group(6)) == 0 and int(f.group(7)) == 0
+assert int(f.group(8)) > 0 and int(f.group(9)) >= 4 and int(f.group(10)) >= 5 and int(f.group(11)) > 1000, body[-2]
+PY
+kt --speed max --log "$TMP/nodir/b.log" >/dev/null 2>"$TMP/err"
+is "$?.$(cat "$TMP/err")" "1.kerntop: --log $TMP/nodir/b.log: cannot open (No such file or directory); choose a writable file" \
+	"batch --log into a missing directory: a clear error"
+rm -f "$TMP/b.log"
+
 left=$(ls -A "$TMP" | grep -v -e '^report.json$' -e '^exists$' -e '^err$' -e '^[ojfc]$' -e '^f3$' -e '^fend$' -e '^fw$' -e '^check.out$')
 is "$left" "" "no temporary file left behind"
 done_testing
