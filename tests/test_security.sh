@@ -108,9 +108,18 @@ chown 65534:65534 "$TMP/user"
 chmod 0700 "$TMP/user"
 # uid_of PID: the Uid: and Gid: lines and the supplementary groups of a running process.
 ids_of() { awk '/^(Uid|Gid|Groups):/ { $1 = $1; printf "%s;", $0 }' "/proc/$1/status"; }
+# wait_setup DIR PID: until the -o temp file appears in DIR (opened once setup and the drop
+# are done; a sanitizer build takes longer to get there), at most 10 s.
+wait_setup() {
+	n=200
+	while [ $n -gt 0 ] && kill -0 "$2" 2>/dev/null && ! ls -A "$1" | grep -q '^\.kerntop-'; do
+		sleep 0.05
+		n=$((n - 1))
+	done
+}
 SUDO_UID=65534 SUDO_GID=65534 SUDO_USER=nobody "$KERNTOP" -b -n 4 -d 0.3 -o "$TMP/user/out.json" --format json 2>"$TMP/err" &
 kp=$!
-sleep 0.6
+wait_setup "$TMP/user" $kp
 ids=$(ids_of $kp)
 wait $kp
 is "$?" 0 "under sudo: kerntop runs to the end"
@@ -154,7 +163,7 @@ is "$(ls -A "$TMP/rootgroup" | wc -l | tr -d ' ')" 0 "under sudo, root-group dir
 
 SUDO_UID=65534 SUDO_GID=65534 "$KERNTOP" -b -n 4 -d 0.3 --keep-privileges -o "$TMP/d/kept.json" 2>"$TMP/err" &
 kp=$!
-sleep 0.6
+wait_setup "$TMP/d" $kp
 ids=$(ids_of $kp)
 wait $kp
 is "$?" 0 "--keep-privileges under sudo: kerntop runs"
