@@ -44,8 +44,7 @@ struct app {
 	int replay_done;
 	uint32_t locs[KT_MAX_STACK];
 	char err[KT_ERRLEN];
-	char
-	    last_notice[KT_ERRLEN]; /* printed on stderr in batch mode: not repeated as the error */
+	char last_notice[KT_ERRLEN]; /* on stderr in batch mode: not repeated as the error */
 };
 
 static void on_sample(void *ctx, const struct kt_sample *s)
