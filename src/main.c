@@ -8,9 +8,12 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kerntop/agg.h"
@@ -31,14 +34,17 @@ struct app {
 	struct kt_window *win;
 	struct kt_agg *agg;
 	struct kt_ui *ui;
-	FILE *out;             /* batch output */
+	FILE *out; /* batch output */
 	struct kt_atomic out_file;
-	uint64_t start_ns;     /* source clock at start */
+	uint64_t start_ns; /* source clock at start */
 	uint64_t reports;
+	uint64_t ticks;	 /* batch refresh ticks (-n counts them) */
+	int stdout_gone; /* batch output to a pipe whose reader has exited (EPIPE) */
+	FILE *log;	 /* batch --log FILE: one line per refresh (the viewer keeps its own) */
 	int replay_done;
 	uint32_t locs[KT_MAX_STACK];
 	char err[KT_ERRLEN];
-	char last_notice[KT_ERRLEN]; /* printed on stderr in batch mode: not repeated as the error */
+	char last_notice[KT_ERRLEN]; /* on stderr in batch mode: not repeated as the error */
 };
 
 static void on_sample(void *ctx, const struct kt_sample *s)
@@ -75,26 +81,59 @@ static void on_lost(void *ctx, uint32_t cpu, uint64_t count, uint64_t t)
 	kt_window_add_lost(a->win, t, cpu, count);
 }
 
+/* The user kerntop drops to under sudo (SUDO_UID/SUDO_GID): 1 with the ids, or 0 when it
+ * stays as it is (not root, not sudo, sudo from root, --keep-privileges). */
+static int sudo_ids(const struct kt_options *o, long *uid, long *gid)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	char *end;
+
+	if (o->keep_privileges || geteuid() != 0 || !u || !g)
+		return 0;
+	*uid = strtol(u, &end, 10);
+	if (*end || *uid <= 0)
+		return 0;
+	*gid = strtol(g, &end, 10);
+	return !*end && *gid >= 0;
+}
+
 static int open_pipeline(struct app *a)
 {
 	const struct kt_options *o = a->opts;
 	struct kt_source_opts so = {
-		.event = o->event, .freq_hz = o->freq_hz, .period = o->period, .cpus = o->cpus,
-		.user = o->user, .callchain = o->callchain, .max_stack = o->max_stack,
-		.record = o->record, .replay = o->replay, .speed = o->speed, .sysroot = o->sysroot,
-		.kallsyms_path = o->kallsyms, .modules_path = o->modules,
+	    .event = o->event,
+	    .freq_hz = o->freq_hz,
+	    .period = o->period,
+	    .cpus = o->cpus,
+	    .user = o->user,
+	    .callchain = o->callchain,
+	    .max_stack = o->max_stack,
+	    .record = o->record,
+	    .replay = o->replay,
+	    .speed = o->speed,
+	    .sysroot = o->sysroot,
+	    .kallsyms_path = o->kallsyms,
+	    .modules_path = o->modules,
 	};
 	struct kt_sym_opts sy = {
-		.sysroot = o->sysroot, .kallsyms = o->kallsyms, .modules = o->modules,
-		.builtin_ranges = o->builtin_ranges, .vmlinux = o->vmlinux, .module_dir = o->module_dir,
-		.idle_symbols = o->idle_symbols, .bucket = o->bucket,
+	    .sysroot = o->sysroot,
+	    .kallsyms = o->kallsyms,
+	    .modules = o->modules,
+	    .builtin_ranges = o->builtin_ranges,
+	    .vmlinux = o->vmlinux,
+	    .module_dir = o->module_dir,
+	    .idle_symbols = o->idle_symbols,
+	    .bucket = o->bucket,
 	};
 	const struct kt_source_info *info;
-	struct kt_window_opts wo = { 0 };
+	struct kt_window_opts wo = {0};
 	struct kt_agg_params ap;
 	double slice_s;
 	int r;
 
+	/* A user limited by sudo must not plant a file where only root may write. */
+	if (!sudo_ids(o, &so.record_uid, &so.record_gid))
+		so.record_uid = so.record_gid = 0;
 	r = kt_source_open(&so, &a->src, a->err, sizeof(a->err));
 	if (r < 0)
 		return r;
@@ -114,16 +153,19 @@ static int open_pipeline(struct app *a)
 	slice_s = fmin(o->delay_s, o->window_s / 10.0);
 	wo.span_ns = (uint64_t)(o->window_s * 1e9);
 	wo.slice_ns = (uint64_t)(slice_s * 1e9);
-	/* A batch replay at full speed reports once for the whole file unless -w was given. */
-	wo.cumulative = o->cumulative || (o->batch && o->replay && o->speed == 0 && !o->window_given);
+	/* A batch replay at full speed, and batch folded output, report once for the whole run
+	 * unless -w was given. */
+	wo.cumulative =
+	    o->cumulative || (o->batch && !o->window_given &&
+			      ((o->replay && o->speed == 0) || o->format == KT_FORMAT_FOLDED));
 	r = kt_window_new(&wo, &a->win);
 	if (r < 0) {
 		snprintf(a->err, sizeof(a->err), "cannot create the window (%s)", strerror(-r));
 		return r;
 	}
 
-	ap.freq_hz = info->freq_hz ? (double)info->freq_hz
-				   : (info->period ? 1e9 / (double)info->period : 0);
+	ap.freq_hz =
+	    info->freq_hz ? (double)info->freq_hz : (info->period ? 1e9 / (double)info->period : 0);
 	ap.ms_per_hit = info->freq_hz ? 1000.0 / (double)info->freq_hz : (double)info->period / 1e6;
 	ap.ncpus = info->ncpus;
 	ap.max_cpu = info->max_cpu;
@@ -138,31 +180,18 @@ static int open_pipeline(struct app *a)
 }
 
 /* Under sudo, give up root once perf fds and kernel files are open: snapshots then belong
- * to the user and a bug in the viewer cannot act as root. */
+ * to the user and a bug in the viewer cannot act as root. The recording was already created
+ * as the user (kt_source_opts.record_uid). */
 static int drop_privileges(struct app *a)
 {
-	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
-	char *end;
 	long uid, gid;
 
-	if (a->opts->keep_privileges || geteuid() != 0 || !u || !g)
+	if (!sudo_ids(a->opts, &uid, &gid))
 		return 0;
-	uid = strtol(u, &end, 10);
-	if (*end || uid <= 0)
-		return 0;
-	gid = strtol(g, &end, 10);
-	if (*end || gid < 0)
-		return 0;
-	/* The recording was created as root moments ago: hand it to the user who asked for it. */
-	if (a->opts->record &&
-	    fchownat(AT_FDCWD, a->opts->record, (uid_t)uid, (gid_t)gid, AT_SYMLINK_NOFOLLOW) < 0) {
-		snprintf(a->err, sizeof(a->err), "%s: cannot give the recording to SUDO_UID %ld (%s)",
-			 a->opts->record, uid, strerror(errno));
-		return -EPERM;
-	}
 	if (setgroups(0, NULL) < 0 || setgid((gid_t)gid) < 0 || setuid((uid_t)uid) < 0) {
 		snprintf(a->err, sizeof(a->err),
-			 "cannot drop privileges to SUDO_UID %ld (%s); use --keep-privileges to stay root",
+			 "cannot drop privileges to SUDO_UID %ld (%s); use --keep-privileges to "
+			 "stay root",
 			 uid, strerror(errno));
 		return -EPERM;
 	}
@@ -183,10 +212,12 @@ static void report_ctx(struct app *a, struct kt_report_ctx *c)
 	c->source = info->kind;
 	c->path = info->path;
 	c->event = info->event;
-	c->freq_hz = info->freq_hz ? (double)info->freq_hz : 1e9 / (double)(info->period ? info->period : 1);
+	c->freq_hz =
+	    info->freq_hz ? (double)info->freq_hz : 1e9 / (double)(info->period ? info->period : 1);
 	c->window_s = o->window_s;
 	c->ncpus = info->ncpus;
 	c->throttled = st.throttled;
+	c->skipped = st.skipped;
 	c->report_no = a->reports;
 	c->time_s = (double)(kt_source_now(a->src) - a->start_ns) / 1e9;
 	c->stacks = o->callchain || info->callchain;
@@ -199,7 +230,8 @@ static int check_zoom(struct app *a)
 	char near[256];
 	uint32_t id;
 
-	if (!a->opts->zoom || kt_agg_module_find(a->agg, a->opts->zoom, &id, near, sizeof(near)) == 0)
+	if (!a->opts->zoom ||
+	    kt_agg_module_find(a->agg, a->opts->zoom, &id, near, sizeof(near)) == 0)
 		return 0;
 	snprintf(a->err, sizeof(a->err), "--zoom %s: no such module%s%s", a->opts->zoom,
 		 near[0] ? "; did you mean: " : " (kerntop -b -n 1 lists the modules)", near);
@@ -214,16 +246,95 @@ static int batch_report(struct app *a)
 
 	a->reports++;
 	report_ctx(a, &c);
+	errno = 0;
 	r = kt_report_write(a->out, a->agg, &c, a->err, sizeof(a->err));
 	if (r == 0 && fflush(a->out) != 0)
 		r = errno ? -errno : -EIO;
+	if (r == -EPIPE && !a->opts->output) {
+		/* The reader went away (kerntop -b | head): stop quietly, as top -b does. */
+		a->stdout_gone = 1;
+		return 0;
+	}
 	if (r < 0 && r != -ENOENT && r != -ENOMEM && r != -EINVAL) {
 		/* a write error: name the file and the way out */
 		snprintf(a->err, sizeof(a->err), "%s: %s%s",
 			 a->opts->output ? a->opts->output : "standard output", strerror(-r),
-			 r == -ENOSPC || r == -EDQUOT ? "; free space or write the report elsewhere" : "");
+			 r == -ENOSPC || r == -EDQUOT ? "; free space or write the report elsewhere"
+						      : "");
 	}
 	return r < 0 ? -1 : 0;
+}
+
+/* --log in batch mode: what a soak investigation needs, without touching the reports. */
+static int open_log(struct app *a)
+{
+	int fd;
+
+	if (!a->opts->log)
+		return 0;
+	fd = open(a->opts->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0 && !(a->log = fdopen(fd, "a")))
+		close(fd);
+	if (a->log)
+		return 0;
+	snprintf(a->err, sizeof(a->err), "--log %s: cannot open (%s); choose a writable file",
+		 a->opts->log, strerror(errno));
+	return -1;
+}
+
+static void batch_log(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void batch_log(struct app *a, const char *fmt, ...)
+{
+	struct timespec ts;
+	va_list ap;
+
+	if (!a->log)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fprintf(a->log, "%lld.%06ld batch: ", (long long)ts.tv_sec, ts.tv_nsec / 1000);
+	va_start(ap, fmt);
+	vfprintf(a->log, fmt, ap);
+	va_end(ap);
+	fputc('\n', a->log);
+	fflush(a->log);
+}
+
+/* Resident set size in KiB from /proc/self/statm, or -1. */
+static long rss_kb(void)
+{
+	long size, resident = -1;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (f) {
+		if (fscanf(f, "%ld %ld", &size, &resident) != 2)
+			resident = -1;
+		fclose(f);
+	}
+	return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* One line per batch refresh: the figures that show whether a long run stays bounded. */
+static void log_tick(struct app *a, const char *what)
+{
+	struct kt_source_stats st;
+	struct kt_summary sum;
+	struct kt_filter f;
+
+	if (!a->log)
+		return;
+	kt_source_stats(a->src, &st);
+	kt_filter_all(&f);
+	kt_agg_summary(a->agg, &f, &sum);
+	batch_log(a,
+		  "%s: ticks=%llu reports=%llu t=%.3fs window_samples=%llu samples=%llu lost=%llu "
+		  "skipped=%llu window_mem=%zu tasks=%u stacks=%u rss_kb=%ld",
+		  what, (unsigned long long)a->ticks, (unsigned long long)a->reports,
+		  (double)(kt_source_now(a->src) - a->start_ns) / 1e9,
+		  (unsigned long long)sum.samples, (unsigned long long)st.samples,
+		  (unsigned long long)st.lost, (unsigned long long)st.skipped,
+		  kt_window_mem(a->win), kt_window_ntasks(a->win), kt_window_nstacks(a->win),
+		  rss_kb());
 }
 
 static int open_output(struct app *a)
@@ -241,7 +352,7 @@ static int open_output(struct app *a)
 static int close_output(struct app *a, int ok)
 {
 	if (!a->opts->output)
-		return fflush(stdout) == 0 ? 0 : -1;
+		return a->stdout_gone || fflush(stdout) == 0 || errno == EPIPE ? 0 : -1;
 	if (!ok) {
 		kt_atomic_abort(&a->out_file);
 		return 0;
@@ -278,6 +389,7 @@ static void status_notice(struct app *a, const char *msg)
 	} else {
 		fprintf(stderr, "kerntop: %s\n", msg);
 		snprintf(a->last_notice, sizeof(a->last_notice), "%s", msg);
+		batch_log(a, "notice: %s", msg);
 	}
 }
 
@@ -296,6 +408,28 @@ static void startup_notices(struct app *a)
 	status_notice(a, n2);
 }
 
+/* The end of a replay: what the reader could not read (a damaged or cut recording) goes to
+ * stderr in batch mode and to the status line in the viewer. */
+static void replay_finished(struct app *a)
+{
+	char msg[KT_ERRLEN], both[KT_ERRLEN + 64];
+
+	a->replay_done = 1;
+	kt_source_refresh(a->src, msg, sizeof(msg));
+	if (!a->ui) {
+		status_notice(a, msg);
+		return;
+	}
+	kt_window_advance(a->win, kt_source_now(a->src));
+	if (msg[0])
+		snprintf(both, sizeof(both), "replay finished (q quits): %s", msg);
+	else
+		snprintf(both, sizeof(both),
+			 "replay finished: q quits, the last state stays on screen");
+	kt_ui_status(a->ui, both);
+	kt_ui_refresh(a->ui);
+}
+
 static double delay_s(const struct app *a)
 {
 	return a->ui ? kt_ui_delay(a->ui) : a->opts->delay_s;
@@ -304,7 +438,7 @@ static double delay_s(const struct app *a)
 /* The one event loop: perf rings, keys, signals and the refresh tick. */
 static int run_loop(struct app *a, int sigfd)
 {
-	static const struct kt_sink sink_ops = { 0 };
+	static const struct kt_sink sink_ops = {0};
 	struct kt_sink sink = sink_ops;
 	struct pollfd fds[MAX_POLLFDS];
 	uint64_t next_tick = kt_now_ns() + (uint64_t)(delay_s(a) * 1e9);
@@ -318,9 +452,9 @@ static int run_loop(struct app *a, int sigfd)
 		int n = 0, src_timeout = -1, timeout, r;
 		uint64_t now;
 
-		fds[n++] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
+		fds[n++] = (struct pollfd){.fd = sigfd, .events = POLLIN};
 		if (a->ui)
-			fds[n++] = (struct pollfd){ .fd = kt_ui_fd(a->ui), .events = POLLIN };
+			fds[n++] = (struct pollfd){.fd = kt_ui_fd(a->ui), .events = POLLIN};
 		if (!a->replay_done)
 			n += kt_source_pollfds(a->src, fds + n, MAX_POLLFDS - n);
 
@@ -329,12 +463,9 @@ static int run_loop(struct app *a, int sigfd)
 			if (r < 0)
 				return -1;
 			if (r == KT_SOURCE_EOF) {
-				a->replay_done = 1;
+				replay_finished(a);
 				if (!a->ui)
 					break;
-				kt_window_advance(a->win, kt_source_now(a->src));
-				kt_ui_status(a->ui, "replay finished: q quits, the last state stays on screen");
-				kt_ui_refresh(a->ui);
 			}
 		}
 		now = kt_now_ns();
@@ -360,11 +491,12 @@ static int run_loop(struct app *a, int sigfd)
 				}
 			}
 		}
-		if (a->ui && (fds[1].revents & (POLLIN | POLLHUP)) && kt_ui_input(a->ui) == KT_UI_QUIT)
+		if (a->ui && (fds[1].revents & (POLLIN | POLLHUP)) &&
+		    kt_ui_input(a->ui) == KT_UI_QUIT)
 			return 0;
 		now = kt_now_ns();
 		if (now >= next_tick && !batch_max) {
-			char msg[256];
+			char msg[KT_ERRLEN];
 
 			/* Drain the rings first so a report includes samples up to this tick. */
 			if (!a->opts->replay &&
@@ -377,9 +509,15 @@ static int run_loop(struct app *a, int sigfd)
 			if (a->ui) {
 				kt_ui_refresh(a->ui);
 			} else {
-				if (batch_report(a) < 0)
+				/* Folded stacks are one profile, written at the end: reports of
+				 * overlapping windows would repeat every stack. */
+				a->ticks++;
+				if (a->opts->format != KT_FORMAT_FOLDED && batch_report(a) < 0)
 					return -1;
-				if (a->opts->iterations && (long)a->reports >= a->opts->iterations)
+				log_tick(a, "tick");
+				if (a->stdout_gone)
+					return 0;
+				if (a->opts->iterations && (long)a->ticks >= a->opts->iterations)
 					return 0;
 			}
 			next_tick += (uint64_t)(delay_s(a) * 1e9);
@@ -390,8 +528,25 @@ static int run_loop(struct app *a, int sigfd)
 	return 0;
 }
 
+/* A clock period the kernel would silently raise is a usage error, like a bad -F. */
+static int check_period(const struct kt_options *o)
+{
+	if (o->replay || o->freq_hz || !o->period || o->period >= KT_SOURCE_MIN_CLOCK_PERIOD ||
+	    strcmp(o->event, "cycles") == 0)
+		return 0;
+	fprintf(stderr,
+		"kerntop: invalid value '%llu' for -c: %s samples at most every %u ns (the "
+		"kernel's timer floor); use -c %u or more, or -F HZ (see kerntop --help)\n",
+		(unsigned long long)o->period, o->event, KT_SOURCE_MIN_CLOCK_PERIOD,
+		KT_SOURCE_MIN_CLOCK_PERIOD);
+	return -1;
+}
+
 static void cleanup(struct app *a)
 {
+	if (a->log)
+		fclose(a->log);
+	a->log = NULL;
 	kt_ui_free(a->ui);
 	kt_agg_free(a->agg);
 	kt_window_free(a->win);
@@ -409,6 +564,8 @@ int main(int argc, char **argv)
 	r = kt_options_parse(&opts, argc, argv, stdout, stderr);
 	if (r != KT_OPTIONS_RUN)
 		return r;
+	if (check_period(&opts) < 0)
+		return 2;
 	memset(&a, 0, sizeof(a));
 	a.opts = &opts;
 
@@ -426,13 +583,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (opts.batch) {
-		if (check_zoom(&a) < 0 || open_output(&a) < 0) {
+		if (check_zoom(&a) < 0 || open_log(&a) < 0 || open_output(&a) < 0) {
 			fprintf(stderr, "kerntop: %s\n", a.err);
 			cleanup(&a);
 			return 1;
 		}
 	} else {
-		struct kt_ui_env env = { a.agg, a.win, a.sym, a.src, &opts };
+		struct kt_ui_env env = {a.agg, a.win, a.sym, a.src, &opts};
 
 		if (kt_ui_new(&env, &a.ui, a.err, sizeof(a.err)) < 0) {
 			fprintf(stderr, "kerntop: %s\n", a.err);
@@ -440,8 +597,14 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	startup_notices(&a);
+	if (a.log) {
+		const struct kt_source_info *in = kt_source_info(a.src);
 
+		batch_log(&a, "start: %s%s%s, %s, %u CPUs, format %s, -d %.3g, -n %ld", in->kind,
+			  in->path ? " " : "", in->path ? in->path : "", in->event, in->ncpus,
+			  kt_format_name(opts.format), opts.delay_s, opts.iterations);
+	}
+	startup_notices(&a);
 	r = run_loop(&a, sigfd);
 	/* Stops sampling and closes a recording: a full disk on the last block is an error. */
 	{
@@ -452,9 +615,11 @@ int main(int argc, char **argv)
 			r = -1;
 		}
 	}
-	if (r == 0 && opts.batch && (!opts.iterations || (long)a.reports < opts.iterations)) {
+	if (r == 0 && opts.batch && !a.stdout_gone &&
+	    (!opts.iterations || (long)a.reports < opts.iterations)) {
 		kt_window_advance(a.win, kt_source_now(a.src));
 		r = batch_report(&a);
+		log_tick(&a, "final");
 	}
 	if (opts.batch && close_output(&a, r == 0) < 0)
 		r = -1;
@@ -466,6 +631,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "kerntop: %s\n", a.err);
 		status = 1;
 	}
+	batch_log(&a, "end: exit %d%s%s", status, status ? ": " : "", status ? a.err : "");
 	cleanup(&a);
 	close(sigfd);
 	return status;

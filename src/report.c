@@ -228,10 +228,13 @@ void kt_rep_json_header(FILE *out, const struct kt_report_ctx *c, const struct k
 		(unsigned long long)s->samples, (unsigned long long)s->kernel,
 		(unsigned long long)s->user, (unsigned long long)s->idle,
 		(unsigned long long)s->lost);
-	fprintf(out, ",\"throttled\":%llu", (unsigned long long)c->throttled);
+	fprintf(out, ",\"throttled\":%llu,\"skipped\":%llu", (unsigned long long)c->throttled,
+		(unsigned long long)c->skipped);
 	jfield(out, "busy_pct", s->busy_pct);
 	jfield(out, "idle_pct", s->idle_pct);
 	jfield(out, "user_pct", s->user_pct);
+	fprintf(out, ",\"user_sampled\":%s", s->user_sampled ? "true" : "false");
+	jfield(out, "unsampled_pct", s->unsampled_pct);
 	jfield(out, "samples_per_s", s->samples_per_s);
 }
 

@@ -133,14 +133,26 @@ void kt_rep_text_header(FILE *out, const struct kt_report_ctx *c, const struct k
 		fprintf(out, "Window:   %.3g s rolling (covers %.3f s)\n", c->window_s,
 			s->covered_s);
 	fprintf(out, "CPUs:     %u\n", c->ncpus);
-	fprintf(out, "Samples:  %llu (%.1f/s of %.0f possible), lost %llu, throttled %llu\n",
+	fprintf(out, "Samples:  %llu (%.1f/s of %.0f possible), lost %llu, throttled %llu",
 		(unsigned long long)s->samples, s->samples_per_s,
 		s->covered_s > 0 ? cap / s->covered_s : 0, (unsigned long long)s->lost,
 		(unsigned long long)c->throttled);
+	/* A damaged replay reads fewer samples than were taken: say how much was skipped. */
+	if (c->path)
+		fprintf(out, ", skipped %llu", (unsigned long long)c->skipped);
+	fputc('\n', out);
 	fprintf(out, "Kernel:   %llu hits, busy %.2f %% of machine\n",
 		(unsigned long long)s->kernel, s->busy_pct);
 	fprintf(out, "Idle:     %llu hits, %.2f %% of machine\n", (unsigned long long)s->idle,
 		s->idle_pct);
-	fprintf(out, "User:     %llu hits, %.2f %% of machine\n", (unsigned long long)s->user,
-		s->user_pct);
+	/* Without -u the kernel never takes user-mode samples: "0 hits" would read as no user
+	 * work. Say so, and how much of the machine went unsampled. */
+	if (s->user_sampled)
+		fprintf(out, "User:     %llu hits, %.2f %% of machine\n",
+			(unsigned long long)s->user, s->user_pct);
+	else
+		fprintf(out,
+			"User:     not sampled (-u to sample it); %.2f %% of the machine was not "
+			"sampled (user time, mostly)\n",
+			s->unsampled_pct);
 }

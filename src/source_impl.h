@@ -23,7 +23,7 @@ struct kt_source {
 	const struct kt_source_ops *ops;
 	struct kt_source_info info;
 	struct kt_source_stats stats;
-	char notice[256];
+	char notice[512];
 };
 
 /* Opens a live perf source (source_perf.c). */
@@ -42,6 +42,11 @@ struct kt_recorder;
  * kallsyms_path and modules_path, either may be NULL to omit it). */
 int kt_rec_open(const char *path, const struct kt_source_info *info, const char *kallsyms_path,
 		const char *modules_path, struct kt_recorder **out, char *err, size_t errlen);
+/* The same, creating (and on failure removing) the file as user uid, group gid (uid <= 0: as
+ * the process), while the symbol context is still read with the process's rights. */
+int kt_rec_open_as(const char *path, const struct kt_source_info *info, const char *kallsyms_path,
+		   const char *modules_path, long uid, long gid, struct kt_recorder **out,
+		   char *err, size_t errlen);
 int kt_rec_sample(struct kt_recorder *r, const struct kt_sample *s);
 int kt_rec_comm(struct kt_recorder *r, int32_t pid, int32_t tid, const char *comm, uint64_t t);
 int kt_rec_lost(struct kt_recorder *r, uint32_t cpu, uint64_t count, uint64_t t);

@@ -25,6 +25,9 @@
 #define MAX_STACK "/proc/sys/kernel/perf_event_max_stack"
 #define MLOCK_KB "/proc/sys/kernel/perf_event_mlock_kb"
 #define INJECT_ENV "KERNTOP_INJECT_PERF_ERRNO"
+/* Test hook: a ring mmap of more data pages than this fails with EPERM, as the mlock limit
+ * makes it for an unprivileged user. */
+#define INJECT_MMAP_ENV "KERNTOP_INJECT_MMAP_PAGES"
 
 /* Upper bound on CPU numbers we accept from sysfs or -C (kernel NR_CPUS is at most 8192). */
 #define MAX_CPUS 8192
@@ -37,6 +40,8 @@ static const struct kt_source_ops perf_ops;
 
 /* The injected errno (test hook), consumed by the first perf_event_open of an open. */
 static int inject_errno;
+/* The injected mmap limit in data pages (test hook), 0 for none. */
+static size_t inject_mmap_pages;
 
 static int sys_perf_event_open(struct perf_event_attr *attr, int cpu)
 {
@@ -321,37 +326,31 @@ static size_t ring_pages(const struct perf_source *p)
 	if (read_small(MLOCK_KB, v, sizeof(v)) == 0)
 		kb = strtol(v, NULL, 10);
 	return kt_perf_ring_pages(sample_rate(p), sz,
-				  p->attr.sample_type & PERF_SAMPLE_CALLCHAIN ? PERF_RING_MIN_BYTES_CG
-									     : PERF_RING_MIN_BYTES,
+				  p->attr.sample_type & PERF_SAMPLE_CALLCHAIN
+				      ? PERF_RING_MIN_BYTES_CG
+				      : PERF_RING_MIN_BYTES,
 				  sysconf(_SC_PAGESIZE), kb);
 }
 
+/* Maps p->pages data pages of c's ring: 0, or -errno of mmap. */
 static int map_ring(struct perf_source *p, struct perf_cpu *c)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	size_t len = (p->pages + 1) * (size_t)page;
+	void *m;
 
-	/* Unprivileged users are held to kernel.perf_event_mlock_kb per CPU: halve to fit. */
-	for (size_t pages = p->pages; pages >= 4; pages /= 2) {
-		size_t len = (pages + 1) * (size_t)page;
-		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
-
-		if (m == MAP_FAILED) {
-			if (errno == EPERM || errno == ENOMEM)
-				continue;
-			return -errno;
-		}
-		c->map = m;
-		c->map_len = len;
-		p->pages = pages; /* the next CPUs start from what fitted */
-		c->pc = m;
-		/* data_offset/data_size exist since 4.1; older kernels leave them 0. */
-		c->data =
-		    (unsigned char *)m + (c->pc->data_offset ? c->pc->data_offset : (uint64_t)page);
-		c->data_size =
-		    c->pc->data_size ? c->pc->data_size : (uint64_t)pages * (uint64_t)page;
-		return 0;
-	}
-	return -ENOMEM;
+	if (inject_mmap_pages && p->pages > inject_mmap_pages)
+		return -EPERM;
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	c->map = m;
+	c->map_len = len;
+	c->pc = m;
+	/* data_offset/data_size exist since 4.1; older kernels leave them 0. */
+	c->data = (unsigned char *)m + (c->pc->data_offset ? c->pc->data_offset : (uint64_t)page);
+	c->data_size = c->pc->data_size ? c->pc->data_size : (uint64_t)p->pages * (uint64_t)page;
+	return 0;
 }
 
 static void unmap_cpu(struct perf_cpu *c)
@@ -364,24 +363,33 @@ static void unmap_cpu(struct perf_cpu *c)
 	c->fd = -1;
 }
 
-/* Opens and maps one CPU; returns 0 or -errno (the raw errno of perf_event_open). */
+/* Opens and maps one CPU; returns 0 or -errno (the raw errno of perf_event_open). An
+ * unprivileged user is held to kernel.perf_event_mlock_kb: the ring is halved until it fits,
+ * and the event reopened each time, since the kernel takes the wakeup watermark (half the
+ * ring) from the attributes at mmap and clamps a too-large one to the whole ring. The next
+ * CPUs start from the size that fitted. */
 static int open_cpu(struct perf_source *p, uint32_t cpu, int enable)
 {
 	struct perf_cpu *c = &p->cpu[cpu];
 	long page = sysconf(_SC_PAGESIZE);
 	int r;
 
-	p->attr.wakeup_watermark = (uint32_t)(p->pages * (size_t)page / 2);
-	c->fd = sys_perf_event_open(&p->attr, (int)cpu);
-	if (c->fd < 0) {
-		r = -errno;
-		c->fd = -1;
-		return r;
-	}
-	r = map_ring(p, c);
-	if (r < 0) {
+	for (;;) {
+		p->attr.wakeup_watermark = (uint32_t)(p->pages * (size_t)page / 2);
+		c->fd = sys_perf_event_open(&p->attr, (int)cpu);
+		if (c->fd < 0) {
+			r = -errno;
+			c->fd = -1;
+			return r;
+		}
+		c->watermark = p->attr.wakeup_watermark;
+		r = map_ring(p, c);
+		if (r == 0)
+			break;
 		unmap_cpu(c);
-		return r;
+		if ((r != -EPERM && r != -ENOMEM) || p->pages / 2 < 4)
+			return r == -EPERM ? -ENOMEM : r;
+		p->pages /= 2;
 	}
 	if (enable)
 		ioctl(c->fd, PERF_EVENT_IOC_ENABLE, 0);
@@ -403,19 +411,29 @@ static int open_first(struct perf_source *p, uint32_t cpu, char *err, size_t err
 {
 	int r = open_cpu(p, cpu, 0);
 
-	if (r == -ENOENT || r == -EOPNOTSUPP || r == -ENODEV) {
-		if (!is_clock(p->event)) {
-			char msg[160];
+	if ((r == -ENOENT || r == -EOPNOTSUPP || r == -ENODEV) && !is_clock(p->event)) {
+		const char *why = r == -ENOENT	 ? "no such hardware event"
+				  : r == -ENODEV ? "no PMU"
+						 : "not supported by the PMU";
+		char msg[160];
 
-			snprintf(msg, sizeof(msg), "%s not supported here (%s): sampling cpu-clock",
-				 p->event,
-				 r == -ENOENT	? "no such hardware event"
-				 : r == -ENODEV ? "no PMU"
-						: "not supported by the PMU");
-			add_notice(p->base.notice, sizeof(p->base.notice), msg);
-			set_event(p, "cpu-clock");
-			r = open_cpu(p, cpu, 0);
+		if (!p->attr.freq) {
+			/* -c counted cycles: as a cpu-clock period it would mean nanoseconds. */
+			snprintf(
+			    err, errlen,
+			    "-e %s is not supported here (%s), and -c %llu counts cycles: sample "
+			    "cpu-clock with -F HZ, or with -c NS (nanoseconds, at least %u)",
+			    p->event, why, (unsigned long long)p->attr.sample_period,
+			    KT_SOURCE_MIN_CLOCK_PERIOD);
+			return -EINVAL;
 		}
+		snprintf(msg, sizeof(msg), "%s not supported here (%s): sampling cpu-clock",
+			 p->event, why);
+		add_notice(p->base.notice, sizeof(p->base.notice), msg);
+		set_event(p, "cpu-clock");
+		/* The ring was sized for the first event: size it again for this one. */
+		p->pages = ring_pages(p);
+		r = open_cpu(p, cpu, 0);
 	}
 	if (r == -ENOMEM) {
 		snprintf(err, errlen,
@@ -491,7 +509,8 @@ static int open_record(struct perf_source *p, const struct kt_source_opts *o, ch
 		mp = access(mods, R_OK) == 0 ? mods : NULL;
 	}
 	snprintf(p->rec_path, sizeof(p->rec_path), "%s", o->record);
-	return kt_rec_open(o->record, &p->base.info, kp, mp, &p->rec, err, errlen);
+	return kt_rec_open_as(o->record, &p->base.info, kp, mp, o->record_uid, o->record_gid,
+			      &p->rec, err, errlen);
 }
 
 int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, char *err,
@@ -504,6 +523,17 @@ int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, 
 
 	*out = NULL;
 	inject_errno = inj ? parse_errno_name(inj) : 0;
+	inj = getenv(INJECT_MMAP_ENV);
+	inject_mmap_pages = inj ? strtoul(inj, NULL, 10) : 0;
+	if (!o->freq_hz && o->period && o->period < KT_SOURCE_MIN_CLOCK_PERIOD &&
+	    is_clock(o->event ? o->event : "cpu-clock")) {
+		snprintf(err, errlen,
+			 "-c %llu: %s samples at most every %u ns (the kernel's timer floor): use "
+			 "-c %u or more, or -F HZ",
+			 (unsigned long long)o->period, o->event ? o->event : "cpu-clock",
+			 KT_SOURCE_MIN_CLOCK_PERIOD, KT_SOURCE_MIN_CLOCK_PERIOD);
+		return -EINVAL;
+	}
 	p = calloc(1, sizeof(*p));
 	online = calloc(MAX_CPUS, 1);
 	if (!p || !online) {

@@ -19,6 +19,7 @@ struct perf_cpu {
 	int fd;	    /* -1 when this CPU is not sampled */
 	int failed; /* open refused at a refresh: notice given once */
 	int gone;   /* went offline: closed by the next read, with its sink */
+	uint32_t watermark; /* wakeup_watermark the event was opened with: half its ring */
 	void *map;  /* control page + data pages */
 	size_t map_len;
 	struct perf_event_mmap_page *pc;

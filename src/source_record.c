@@ -22,14 +22,14 @@
 
 struct kt_recorder {
 	int fd;
-	int error;            /* sticky -errno after a failed write */
+	int error; /* sticky -errno after a failed write */
 	char msg[KT_ERRLEN];
 	char path[PATH_MAX];
 	uint64_t written;
 	uint8_t *buf;
 	size_t used;
-	size_t blk;           /* offset of the open block's header in buf */
-	uint32_t type;        /* of the open block, 0 when none */
+	size_t blk;    /* offset of the open block's header in buf */
+	uint32_t type; /* of the open block, 0 when none */
 	uint32_t nrec;
 	uint64_t t, ip, period; /* delta state of the open block */
 	uint32_t cpu;
@@ -40,12 +40,13 @@ static int fail(struct kt_recorder *r, int e, const char *what)
 {
 	if (e == ENOSPC || e == EDQUOT)
 		snprintf(r->msg, sizeof(r->msg),
-			 "%.300s: disk full after %llu bytes (%s); the recording is readable up to its last "
+			 "%.300s: disk full after %llu bytes (%s); the recording is readable up to "
+			 "its last "
 			 "complete block: free space or record to another filesystem",
 			 r->path, (unsigned long long)r->written, strerror(e));
 	else
-		snprintf(r->msg, sizeof(r->msg), "%.300s: %s failed after %llu bytes (%s)", r->path, what,
-			 (unsigned long long)r->written, strerror(e));
+		snprintf(r->msg, sizeof(r->msg), "%.300s: %s failed after %llu bytes (%s)", r->path,
+			 what, (unsigned long long)r->written, strerror(e));
 	r->error = -e;
 	return -e;
 }
@@ -97,7 +98,7 @@ static void close_block(struct kt_recorder *r)
 
 static int write_buf(struct kt_recorder *r)
 {
-	struct iovec iov = { r->buf, r->used };
+	struct iovec iov = {r->buf, r->used};
 	int e;
 
 	close_block(r);
@@ -272,7 +273,7 @@ int kt_rec_close(struct kt_recorder *r, char *err, size_t errlen)
 		p = kt_put_var(p, r->nthrottle);
 		blk_header(end, KT_BLK_END, (uint32_t)(p - end - KT_REC_BLK_HDR), 0,
 			   end + KT_REC_BLK_HDR);
-		iov = (struct iovec){ end, (size_t)(p - end) };
+		iov = (struct iovec){end, (size_t)(p - end)};
 		if (write_all(r, &iov, 1) == 0 && fsync(r->fd) < 0 && errno != EINVAL)
 			fail(r, errno, "fsync");
 	}
@@ -344,7 +345,7 @@ static int write_header(struct kt_recorder *r, const struct kt_source_info *info
 	for (uint32_t i = 0; i < ncpus; i++, p += 4)
 		kt_put_u32(p, info->cpus[i]);
 	kt_put_u32(p, kt_crc32(0, h, (size_t)(p - h)));
-	iov = (struct iovec){ h, hlen };
+	iov = (struct iovec){h, hlen};
 	e = write_all(r, &iov, 1);
 	free(h);
 	return e;
@@ -353,14 +354,53 @@ static int write_header(struct kt_recorder *r, const struct kt_source_info *info
 static int write_syms(struct kt_recorder *r, uint32_t type, const char *text, size_t len)
 {
 	uint8_t h[KT_REC_BLK_HDR];
-	struct iovec iov[2] = { { h, sizeof(h) }, { (void *)text, len } };
+	struct iovec iov[2] = {{h, sizeof(h)}, {(void *)text, len}};
 
 	blk_header(h, type, (uint32_t)len, 0, text ? text : "");
 	return write_all(r, iov, len ? 2 : 1);
 }
 
+/* Creates path as uid:gid (see kt_ids_assume), or as the process for uid <= 0. */
+static int create_as(const char *path, long uid, long gid, char *err, size_t errlen)
+{
+	struct kt_ids saved;
+	int fd = kt_ids_assume(uid, gid, &saved, err, errlen);
+
+	if (fd < 0)
+		return fd;
+	fd = kt_file_create(path, err, errlen);
+	if (kt_ids_restore(&saved) < 0) {
+		/* Never go on with a half-restored identity. */
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		snprintf(err, errlen, "%s: cannot return to root after creating it", path);
+		return -EPERM;
+	}
+	return fd;
+}
+
+static void unlink_as(const char *path, long uid, long gid)
+{
+	struct kt_ids saved;
+	char err[KT_ERRLEN];
+
+	if (kt_ids_assume(uid, gid, &saved, err, sizeof(err)) == 0) {
+		unlink(path);
+		kt_ids_restore(&saved);
+	}
+}
+
 int kt_rec_open(const char *path, const struct kt_source_info *info, const char *kallsyms_path,
 		const char *modules_path, struct kt_recorder **out, char *err, size_t errlen)
+{
+	return kt_rec_open_as(path, info, kallsyms_path, modules_path, 0, 0, out, err, errlen);
+}
+
+int kt_rec_open_as(const char *path, const struct kt_source_info *info, const char *kallsyms_path,
+		   const char *modules_path, long uid, long gid, struct kt_recorder **out,
+		   char *err, size_t errlen)
 {
 	struct kt_recorder *r;
 	char *ks = NULL, *mods = NULL;
@@ -387,7 +427,7 @@ int kt_rec_open(const char *path, const struct kt_source_info *info, const char 
 		return -ENOMEM;
 	}
 	snprintf(r->path, sizeof(r->path), "%s", path);
-	r->fd = kt_file_create(path, err, errlen);
+	r->fd = create_as(path, uid, gid, err, errlen);
 	if (r->fd < 0) {
 		e = r->fd;
 		free(r->buf);
@@ -406,14 +446,15 @@ int kt_rec_open(const char *path, const struct kt_source_info *info, const char 
 	if (e) {
 		/* Nothing usable was written yet: say so, and remove the stub. */
 		if (e == -ENOSPC || e == -EDQUOT)
-			snprintf(err, errlen,
-				 "%.300s: disk full before the recording could start (%s); nothing was "
-				 "kept: free space or record to another filesystem",
-				 path, strerror(-e));
+			snprintf(
+			    err, errlen,
+			    "%.300s: disk full before the recording could start (%s); nothing was "
+			    "kept: free space or record to another filesystem",
+			    path, strerror(-e));
 		else
 			snprintf(err, errlen, "%s; nothing was kept", r->msg);
 		close(r->fd);
-		unlink(path);
+		unlink_as(path, uid, gid);
 		free(r->buf);
 		free(r);
 		return e;

@@ -24,15 +24,19 @@
 #define REPLAY_MAX_WAIT_MS 1000
 /* A paced replay skips a silence longer than this (wall time at the chosen speed). */
 #define REPLAY_MAX_GAP_NS 10e9
-/* A --replay of a pipe or other non-regular file is read whole, up to this size. */
+/* A --replay of a pipe or other non-regular file is read whole, up to this size... */
 #define REPLAY_READ_MAX (4ull << 30)
+/* ...in steps of this size. */
+#define STREAM_STEP (64u << 10)
+/* Bytes looked at before any reader scans a file (perf.data magic, NUL bytes). */
+#define SNIFF_BYTES 4096
 
 struct replay {
 	struct kt_source base;
 	int is_rec;
 	struct kt_rrec rec;
 	struct kt_pscript ps;
-	char *data;           /* the file: mapped, or malloc'd when owned */
+	char *data; /* the file: mapped, or malloc'd when owned */
 	size_t len;
 	int mapped;
 	char path[PATH_MAX];
@@ -42,7 +46,7 @@ struct replay {
 	uint32_t max_stack;
 	uint64_t wall0, rec0, clock;
 	int started, eof, have_pending;
-	char shown[256];       /* the last decoder notice passed to refresh */
+	char shown[512]; /* the last decoder notice passed to refresh */
 	struct kt_rp_event pending;
 };
 
@@ -123,16 +127,16 @@ static int rp_read(struct kt_source *s, const struct kt_sink *sink, int *timeout
 				r->eof = 1;
 				update_stats(r);
 				if (decoder_notice(r)[0])
-					snprintf(r->base.notice, sizeof(r->base.notice), "%.100s: %.150s", r->path,
-						 decoder_notice(r));
+					snprintf(r->base.notice, sizeof(r->base.notice),
+						 "%.150s: %.350s", r->path, decoder_notice(r));
 				return KT_SOURCE_EOF;
 			}
 			r->have_pending = 1;
 		}
 		if (r->pending.time_ns > vt &&
 		    (double)(r->pending.time_ns - vt) / r->speed > REPLAY_MAX_GAP_NS) {
-			/* Samples never stop on a live system: a long silence is a joined or damaged
-			 * file, and waiting it out would look like a hang. Skip it. */
+			/* Samples never stop on a live system: a long silence is a joined or
+			 * damaged file, and waiting it out would look like a hang. Skip it. */
 			r->rec0 += r->pending.time_ns - vt;
 			vt = r->pending.time_ns;
 		}
@@ -177,7 +181,8 @@ static int rp_pollfds(struct kt_source *s, struct pollfd *fds, int max)
 	return 0;
 }
 
-/* Shows, once, what the decoder found on the way (a torn tail, a bad block). */
+/* Shows, once, what the decoder found on the way: a recording's summary of what it could not
+ * read (complete at the end of the replay), or the skipped lines of a `perf script` file. */
 static int rp_refresh(struct kt_source *s, char *msg, size_t msglen)
 {
 	struct replay *r = (struct replay *)s;
@@ -186,7 +191,7 @@ static int rp_refresh(struct kt_source *s, char *msg, size_t msglen)
 	if (!n[0] || strcmp(n, r->shown) == 0 || (!r->is_rec && !r->eof))
 		return 0;
 	snprintf(r->shown, sizeof(r->shown), "%s", n);
-	snprintf(msg, msglen, "%s", n);
+	snprintf(msg, msglen, "%.150s: %.350s", r->path, n);
 	return 1;
 }
 
@@ -210,18 +215,112 @@ static void rp_free(struct kt_source *s)
 }
 
 static const struct kt_source_ops replay_ops = {
-	.name = "replay",
-	.free = rp_free,
-	.pollfds = rp_pollfds,
-	.read = rp_read,
-	.now = rp_now,
-	.refresh = rp_refresh,
+    .name = "replay",
+    .free = rp_free,
+    .pollfds = rp_pollfds,
+    .read = rp_read,
+    .now = rp_now,
+    .refresh = rp_refresh,
 };
+
+/* Refuses, from its first bytes, a file no reader can use, before anything scans it: perf's
+ * binary perf.data, and binary data (NUL bytes in the first 4 KiB; text has none) that is no
+ * kerntop recording. Returns 0 when a reader may try it. */
+static int sniff(const char *b, size_t n, const char *path, char *err, size_t errlen)
+{
+	if (n >= 8 && (memcmp(b, "PERFILE2", 8) == 0 || memcmp(b, "PERFFILE", 8) == 0)) {
+		snprintf(
+		    err, errlen,
+		    "%s: a perf.data file (perf record's binary format): run perf script first "
+		    "(perf script -i %s > file.txt) and replay the text",
+		    path, path);
+		return -EINVAL;
+	}
+	if (!kt_rrec_is_recording(b, n) && memchr(b, 0, n < SNIFF_BYTES ? n : SNIFF_BYTES)) {
+		snprintf(
+		    err, errlen,
+		    "%s: wrong magic: neither a kerntop recording nor `perf script` text (binary "
+		    "data)",
+		    path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A pipe or device is read in bounded steps: the first ones are sniffed like a file, and text
+ * stops at its first NUL byte, so /dev/zero fails at once instead of filling memory. */
+static int read_stream(struct replay *r, int fd, const char *path, char *err, size_t errlen)
+{
+	size_t cap = STREAM_STEP, n = 0;
+	char *b = malloc(cap + 1), *nb, *nul;
+	int sniffed = 0, text = 0, e;
+
+	if (!b)
+		goto oom;
+	for (;;) {
+		ssize_t got;
+
+		if (n == cap) {
+			if (cap >= REPLAY_READ_MAX) {
+				snprintf(err, errlen, "%s: larger than %llu bytes", path,
+					 (unsigned long long)REPLAY_READ_MAX);
+				free(b);
+				return -EFBIG;
+			}
+			nb = realloc(b, cap * 2 + 1);
+			if (!nb)
+				goto oom;
+			b = nb;
+			cap *= 2;
+		}
+		got = read(fd, b + n, cap - n < STREAM_STEP ? cap - n : STREAM_STEP);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			e = errno;
+			snprintf(err, errlen, "%s: read failed (%s)", path, strerror(e));
+			free(b);
+			return -e;
+		}
+		if (!sniffed && (n + (size_t)got >= SNIFF_BYTES || got == 0)) {
+			sniffed = 1;
+			e = sniff(b, n + (size_t)got, path, err, errlen);
+			if (e < 0) {
+				free(b);
+				return e;
+			}
+			text = !kt_rrec_is_recording(b, n + (size_t)got);
+		}
+		nul = text ? memchr(b + n, 0, (size_t)got) : NULL;
+		if (nul) {
+			snprintf(err, errlen,
+				 "%s: binary data (a NUL byte at byte %zu of the text): not `perf "
+				 "script` "
+				 "output",
+				 path, (size_t)(nul - b));
+			free(b);
+			return -EINVAL;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	b[n] = 0;
+	r->data = b;
+	r->len = n;
+	return 0;
+oom:
+	free(b);
+	snprintf(err, errlen, "%s: out of memory", path);
+	return -ENOMEM;
+}
 
 static int load(struct replay *r, const char *path, char *err, size_t errlen)
 {
+	char head[SNIFF_BYTES];
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+	ssize_t n;
 
 	if (fd < 0) {
 		e = errno;
@@ -234,26 +333,39 @@ static int load(struct replay *r, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: cannot replay (%s)", path, strerror(e));
 		return -e;
 	}
-	if (S_ISREG(st.st_mode)) {
-		r->len = (size_t)st.st_size;
-		if (r->len) {
-			void *m = mmap(NULL, r->len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (!S_ISREG(st.st_mode)) {
+		e = read_stream(r, fd, path, err, errlen);
+		close(fd);
+		return e;
+	}
+	r->len = (size_t)st.st_size;
+	if (!r->len) {
+		close(fd);
+		return 0;
+	}
+	/* A huge sparse or zero-filled file would otherwise be mapped and scanned whole. */
+	n = pread(fd, head, sizeof(head), 0);
+	if (n < 0) {
+		e = errno;
+		close(fd);
+		snprintf(err, errlen, "%s: read failed (%s)", path, strerror(e));
+		return -e;
+	}
+	e = sniff(head, (size_t)n, path, err, errlen);
+	if (e == 0) {
+		void *m = mmap(NULL, r->len, PROT_READ, MAP_PRIVATE, fd, 0);
 
-			if (m == MAP_FAILED) {
-				e = errno;
-				close(fd);
-				snprintf(err, errlen, "%s: cannot map (%s)", path, strerror(e));
-				return -e;
-			}
+		if (m == MAP_FAILED) {
+			e = -errno;
+			snprintf(err, errlen, "%s: cannot map (%s)", path, strerror(-e));
+		} else {
 			madvise(m, r->len, MADV_SEQUENTIAL);
 			r->data = m;
 			r->mapped = 1;
 		}
-		close(fd);
-		return 0;
 	}
 	close(fd);
-	return kt_read_file(path, REPLAY_READ_MAX, &r->data, &r->len, err, errlen);
+	return e;
 }
 
 static char *dup_text(const char *p, size_t n)
@@ -291,9 +403,6 @@ int kt_source_replay_open(const struct kt_source_opts *o, struct kt_source **out
 		e = kt_rrec_open(&r->rec, r->data, r->len, 1, msg, sizeof(msg));
 	else
 		e = kt_pscript_open(&r->ps, r->data, r->len, msg, sizeof(msg));
-	if (e < 0 && !r->is_rec && r->len && memchr(r->data, 0, r->len < 4096 ? r->len : 4096))
-		snprintf(msg, sizeof(msg), "wrong magic: neither a kerntop recording nor `perf script` "
-			 "text (binary data)");
 	if (e < 0) {
 		snprintf(err, errlen, "%s: %s", o->replay, msg);
 		rp_free(&r->base);
@@ -314,23 +423,24 @@ int kt_source_replay_open(const struct kt_source_opts *o, struct kt_source **out
 		return -ENOMEM;
 	}
 	r->base.info = (struct kt_source_info){
-		.kind = "replay",
-		.event = r->event,
-		.freq_hz = in->freq_hz,
-		.period = in->period,
-		.ncpus = in->ncpus,
-		.cpus = in->cpus,
-		.max_cpu = in->max_cpu ? in->max_cpu : 1,
-		.callchain = in->callchain,
-		.user = in->user,
-		.path = r->path,
-		.kallsyms = r->kallsyms,
-		.kallsyms_len = r->kallsyms ? in->kallsyms_len : 0,
-		.modules = r->modules,
-		.modules_len = r->modules ? in->modules_len : 0,
+	    .kind = "replay",
+	    .event = r->event,
+	    .freq_hz = in->freq_hz,
+	    .period = in->period,
+	    .ncpus = in->ncpus,
+	    .cpus = in->cpus,
+	    .max_cpu = in->max_cpu ? in->max_cpu : 1,
+	    .callchain = in->callchain,
+	    .user = in->user,
+	    .path = r->path,
+	    .kallsyms = r->kallsyms,
+	    .kallsyms_len = r->kallsyms ? in->kallsyms_len : 0,
+	    .modules = r->modules,
+	    .modules_len = r->modules ? in->modules_len : 0,
 	};
 	if (decoder_notice(r)[0]) {
-		snprintf(r->base.notice, sizeof(r->base.notice), "%.100s: %.150s", r->path, decoder_notice(r));
+		snprintf(r->base.notice, sizeof(r->base.notice), "%.150s: %.350s", r->path,
+			 decoder_notice(r));
 		snprintf(r->shown, sizeof(r->shown), "%s", decoder_notice(r));
 	}
 	/* Peek the first event: it sets the replayed clock's origin. */

@@ -161,8 +161,15 @@ struct kt_rrec {
 	uint32_t cpu;
 	uint64_t samples, end_samples;
 	int have_end;
-	uint64_t skipped;
-	char notice[256];
+	uint64_t skipped;       /* every skip below, and a stop, counted once each */
+	uint64_t damaged;       /* event blocks with a bad checksum skipped */
+	size_t first_damaged;   /* byte offset of the first of them */
+	uint64_t damaged_recs;  /* their record counts (as their headers say) */
+	uint64_t bad_records, bad_cpu, unknown_blocks;
+	int syms_bad;           /* bit 0: kallsyms block damaged, bit 1: modules block */
+	char syms[240];         /* what replaces them (the notice at open) */
+	char stop[200];         /* why the replay stopped before the end of the data */
+	char notice[512];
 	char comm[256];
 	struct kt_rp_info info;
 	uint64_t frames[KT_MAX_STACK];
@@ -172,8 +179,10 @@ int kt_rrec_is_recording(const void *buf, size_t len);
 /* Parses the header and the symbol-context blocks. Returns 0 or -errno with a message. */
 int kt_rrec_open(struct kt_rrec *d, const void *buf, size_t len, int check_crc, char *err,
 		 size_t errlen);
-/* Next event: 1, or 0 at the end (an end marker, the end of the data, or a torn/bad block,
- * which is counted in skipped and explained in notice). */
+/* Next event: 1, or 0 at the end (an end marker, the end of the data, or a torn block or a
+ * damaged length, which is counted in skipped). A block with a bad checksum whose length
+ * still leads to a good block (or to the end of the data) is skipped, counted, and the
+ * replay goes on. At the end, notice sums up what was lost ("" for a clean recording). */
 int kt_rrec_next(struct kt_rrec *d, struct kt_rp_event *ev);
 void kt_rrec_close(struct kt_rrec *d);
 

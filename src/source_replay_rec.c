@@ -1,9 +1,11 @@
 /* Decoder of kerntop recordings (docs/recording-format.md) over a memory buffer. Everything
- * read from the file is bounds-checked: a torn or corrupt block ends the replay with a counted
- * skip and a notice, a bad record inside a good block skips the rest of that block. */
+ * read from the file is bounds-checked: a torn block or a damaged length ends the replay, a block
+ * whose checksum alone is bad is skipped, a bad record inside a good block skips the rest of
+ * that block; each is counted, and the notice at the end says what was lost. */
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +48,8 @@ static int parse_header(struct kt_rrec *d, char *err, size_t errlen)
 		return bad(err, errlen, -EINVAL, "kerntop recording has an invalid version 0");
 	hlen = kt_get_u32(h + 12);
 	if (hlen < KT_REC_HDR_FIXED + 4 || hlen > KT_REC_HDR_MAX)
-		return bad(err, errlen, -EINVAL, "kerntop recording header is corrupt (bad length)");
+		return bad(err, errlen, -EINVAL,
+			   "kerntop recording header is corrupt (bad length)");
 	if (hlen > d->len)
 		return bad(err, errlen, -EINVAL, "kerntop recording truncated inside its header");
 	if (d->check_crc && kt_crc32(0, h, hlen - 4) != kt_get_u32(h + hlen - 4))
@@ -74,7 +77,8 @@ static int parse_header(struct kt_rrec *d, char *err, size_t errlen)
 		uint32_t c = kt_get_u32(h + KT_REC_HDR_FIXED + evlen + 4 * i);
 
 		if (c >= KT_REC_MAX_CPU)
-			return bad(err, errlen, -EINVAL, "kerntop recording header is corrupt (cpu)");
+			return bad(err, errlen, -EINVAL,
+				   "kerntop recording header is corrupt (cpu)");
 		if (c >= in->max_cpu)
 			in->max_cpu = c + 1;
 		in->cpus[i] = c;
@@ -86,19 +90,40 @@ static int parse_header(struct kt_rrec *d, char *err, size_t errlen)
 	return 0;
 }
 
+static uint32_t block_max(uint32_t type)
+{
+	return type == KT_BLK_KALLSYMS || type == KT_BLK_MODULES ? KT_REC_SYMS_MAX : KT_REC_BLK_MAX;
+}
+
+/* A whole block at pos whose length fits and whose checksum matches. */
+static int block_good(const struct kt_rrec *d, size_t pos)
+{
+	const uint8_t *h = d->buf + pos;
+	size_t left = d->len - pos;
+	uint32_t blen;
+
+	if (left < KT_REC_BLK_HDR)
+		return 0;
+	blen = kt_get_u32(h + 4);
+	if (blen > block_max(kt_get_u32(h)) || blen > left - KT_REC_BLK_HDR)
+		return 0;
+	return !d->check_crc ||
+	       kt_crc32(kt_crc32(0, h, 12), h + KT_REC_BLK_HDR, blen) == kt_get_u32(h + 12);
+}
+
 /* Validates the block at d->pos. Returns 1 with its header fields, 0 at the clean end of the
- * data, -1 for a torn or corrupt block (notice set, counted). */
+ * data, 2 for a bad checksum whose length still leads to a good block or to the end of the
+ * data (the caller skips it), -1 for a torn block or a damaged length (stop set, counted). */
 static int block_at(struct kt_rrec *d, uint32_t *type, uint32_t *blen, uint32_t *nrec)
 {
 	const uint8_t *h = d->buf + d->pos;
-	size_t left = d->len - d->pos;
-	uint32_t max;
+	size_t left = d->len - d->pos, next;
 
 	if (!left)
 		return 0;
 	if (left < KT_REC_BLK_HDR) {
-		snprintf(d->notice, sizeof(d->notice),
-			 "recording truncated at byte %zu (torn last block, %zu bytes ignored)", d->pos,
+		snprintf(d->stop, sizeof(d->stop),
+			 "truncated at byte %zu (torn last block, %zu bytes ignored)", d->pos,
 			 left);
 		d->skipped++;
 		return -1;
@@ -106,23 +131,111 @@ static int block_at(struct kt_rrec *d, uint32_t *type, uint32_t *blen, uint32_t 
 	*type = kt_get_u32(h);
 	*blen = kt_get_u32(h + 4);
 	*nrec = kt_get_u32(h + 8);
-	max = *type == KT_BLK_KALLSYMS || *type == KT_BLK_MODULES ? KT_REC_SYMS_MAX : KT_REC_BLK_MAX;
-	if (*blen > max || *blen > left - KT_REC_BLK_HDR) {
-		snprintf(d->notice, sizeof(d->notice),
-			 "recording truncated or corrupt at byte %zu (block of %u bytes, %zu left): "
-			 "replayed up to there",
-			 d->pos, *blen, left - KT_REC_BLK_HDR);
+	if (*blen > block_max(*type) || *blen > left - KT_REC_BLK_HDR) {
+		snprintf(
+		    d->stop, sizeof(d->stop),
+		    "truncated or corrupt at byte %zu (a block of %u bytes, %zu left): the rest "
+		    "is not replayed",
+		    d->pos, *blen, left - KT_REC_BLK_HDR);
 		d->skipped++;
 		return -1;
 	}
-	if (d->check_crc &&
-	    kt_crc32(kt_crc32(0, h, 12), h + KT_REC_BLK_HDR, *blen) != kt_get_u32(h + 12)) {
-		snprintf(d->notice, sizeof(d->notice),
-			 "recording block at byte %zu has a bad checksum: replayed up to there", d->pos);
-		d->skipped++;
-		return -1;
-	}
-	return 1;
+	if (!d->check_crc ||
+	    kt_crc32(kt_crc32(0, h, 12), h + KT_REC_BLK_HDR, *blen) == kt_get_u32(h + 12))
+		return 1;
+	/* Only the checksum is wrong: if the length still lands on a good block, the damage
+	 * is inside this one, and the blocks after it decode on their own. */
+	next = d->pos + KT_REC_BLK_HDR + (size_t)*blen;
+	if (next == d->len || block_good(d, next))
+		return 2;
+	snprintf(d->stop, sizeof(d->stop),
+		 "bad checksum at byte %zu and no valid block after it: the remaining %zu bytes "
+		 "are not replayed",
+		 d->pos, left);
+	d->skipped++;
+	return -1;
+}
+
+static void add_part(char *dst, size_t len, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void add_part(char *dst, size_t len, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	if (*n >= len)
+		return;
+	va_start(ap, fmt);
+	w = vsnprintf(dst + *n, len - *n, fmt, ap);
+	va_end(ap);
+	if (w > 0)
+		*n += (size_t)w;
+}
+
+/* The end-of-replay notice: what was read and every reason some of the file was not. */
+static void summarize(struct kt_rrec *d)
+{
+	size_t n = 0;
+
+	d->notice[0] = 0;
+	if (!d->skipped && d->have_end && d->end_samples == d->samples)
+		return;
+	add_part(d->notice, sizeof(d->notice), &n, "replayed %llu samples",
+		 (unsigned long long)d->samples);
+	/* told in full at open */
+	if (d->syms_bad)
+		add_part(d->notice, sizeof(d->notice), &n,
+			 "; symbols from this machine's /proc (damaged %s block)",
+			 d->syms_bad == 3   ? "kallsyms and modules"
+			 : d->syms_bad == 1 ? "kallsyms"
+					    : "modules");
+	if (d->damaged)
+		add_part(d->notice, sizeof(d->notice), &n,
+			 "; %llu block(s) with a bad checksum skipped (first at byte %zu, %llu "
+			 "records lost)",
+			 (unsigned long long)d->damaged, d->first_damaged,
+			 (unsigned long long)d->damaged_recs);
+	if (d->stop[0])
+		add_part(d->notice, sizeof(d->notice), &n, "; %s", d->stop);
+	else if (!d->have_end)
+		add_part(d->notice, sizeof(d->notice), &n,
+			 "; no end marker (kerntop did not exit cleanly)");
+	if (d->bad_records)
+		add_part(d->notice, sizeof(d->notice), &n,
+			 "; %llu malformed record(s): rest of their block skipped",
+			 (unsigned long long)d->bad_records);
+	if (d->bad_cpu)
+		add_part(d->notice, sizeof(d->notice), &n,
+			 "; %llu record(s) of a CPU the header does not list skipped",
+			 (unsigned long long)d->bad_cpu);
+	if (d->unknown_blocks)
+		add_part(d->notice, sizeof(d->notice), &n,
+			 "; %llu block(s) of an unknown type skipped (a newer kerntop wrote them)",
+			 (unsigned long long)d->unknown_blocks);
+	if (d->have_end && d->end_samples != d->samples)
+		add_part(d->notice, sizeof(d->notice), &n, "; the end marker says %llu samples",
+			 (unsigned long long)d->end_samples);
+}
+
+/* A damaged kallsyms or modules block: the symbolizer reads this machine's files instead. */
+static void syms_damaged(struct kt_rrec *d, uint32_t type)
+{
+	const char *what = type == KT_BLK_KALLSYMS ? "kallsyms" : "modules";
+
+	d->skipped++;
+	d->syms_bad |= type == KT_BLK_KALLSYMS ? 1 : 2;
+	if (d->syms_bad == 3)
+		snprintf(d->syms, sizeof(d->syms),
+			 "the kallsyms and modules blocks are damaged (bad checksum): symbols come "
+			 "from this machine's /proc files, give --kallsyms and --modules of the "
+			 "recorded machine if it differs");
+	else
+		snprintf(
+		    d->syms, sizeof(d->syms),
+		    "the %s block is damaged (bad checksum at byte %zu): symbols come from this "
+		    "machine's /proc/%s, give --%s FILE of the recorded machine if it differs",
+		    what, d->pos, what, what);
 }
 
 int kt_rrec_open(struct kt_rrec *d, const void *buf, size_t len, int check_crc, char *err,
@@ -141,11 +254,15 @@ int kt_rrec_open(struct kt_rrec *d, const void *buf, size_t len, int check_crc, 
 	for (;;) {
 		uint32_t type, blen, nrec;
 		const char *payload;
+		int r = block_at(d, &type, &blen, &nrec);
 
-		if (block_at(d, &type, &blen, &nrec) <= 0)
+		if (r <= 0 || (type != KT_BLK_KALLSYMS && type != KT_BLK_MODULES))
 			break;
-		if (type != KT_BLK_KALLSYMS && type != KT_BLK_MODULES)
-			break;
+		if (r == 2) {
+			syms_damaged(d, type);
+			d->pos += KT_REC_BLK_HDR + (size_t)blen;
+			continue;
+		}
 		payload = (const char *)d->buf + d->pos + KT_REC_BLK_HDR;
 		if (type == KT_BLK_KALLSYMS) {
 			d->info.kallsyms = payload;
@@ -157,26 +274,31 @@ int kt_rrec_open(struct kt_rrec *d, const void *buf, size_t len, int check_crc, 
 		d->pos += KT_REC_BLK_HDR + (size_t)blen;
 	}
 	/* A torn block found here is found again (and counted once) when replay reaches it. */
-	d->skipped = 0;
-	d->notice[0] = 0;
+	if (d->stop[0]) {
+		d->skipped--;
+		d->stop[0] = 0;
+	}
+	if (d->syms[0])
+		snprintf(d->notice, sizeof(d->notice), "%s", d->syms);
 	/* Walk the block headers (lengths only) so that a torn tail is announced at open. */
 	for (size_t pos = d->pos; pos < len;) {
-		size_t left = len - pos;
+		size_t left = len - pos, n = strlen(d->notice);
 		uint32_t blen;
 
 		if (left < KT_REC_BLK_HDR) {
-			snprintf(d->notice, sizeof(d->notice),
-				 "recording truncated at byte %zu (torn last block): replaying the "
-				 "complete blocks before it",
-				 pos);
+			add_part(
+			    d->notice, sizeof(d->notice), &n,
+			    "%srecording truncated at byte %zu (torn last block): replaying the "
+			    "complete blocks before it",
+			    n ? "; " : "", pos);
 			break;
 		}
 		blen = kt_get_u32(d->buf + pos + 4);
 		if (blen > KT_REC_SYMS_MAX || blen > left - KT_REC_BLK_HDR) {
-			snprintf(d->notice, sizeof(d->notice),
-				 "recording truncated or corrupt at byte %zu: replaying the complete "
-				 "blocks before it",
-				 pos);
+			add_part(d->notice, sizeof(d->notice), &n,
+				 "%srecording truncated or corrupt at byte %zu: replaying the "
+				 "complete blocks before it",
+				 n ? "; " : "", pos);
 			break;
 		}
 		if (kt_get_u32(d->buf + pos) == KT_BLK_END)
@@ -195,17 +317,22 @@ static int next_block(struct kt_rrec *d)
 		if (d->done)
 			return 0;
 		r = block_at(d, &type, &blen, &nrec);
-		if (r == 0 && !d->have_end && !d->notice[0])
-			snprintf(d->notice, sizeof(d->notice),
-				 "recording has no end marker (kerntop did not exit cleanly): replayed "
-				 "all %llu samples of its complete blocks",
-				 (unsigned long long)d->samples);
 		if (r <= 0) {
 			d->done = 1;
+			summarize(d);
 			return 0;
 		}
 		d->p = d->buf + d->pos + KT_REC_BLK_HDR;
 		d->end = d->p + blen;
+		if (r == 2) {
+			d->skipped++;
+			if (!d->damaged++)
+				d->first_damaged = d->pos;
+			d->damaged_recs += nrec;
+			d->pos += KT_REC_BLK_HDR + (size_t)blen;
+			d->p = d->end;
+			continue;
+		}
 		d->pos += KT_REC_BLK_HDR + (size_t)blen;
 		d->type = type;
 		d->t = d->ip = d->period = 0;
@@ -222,13 +349,10 @@ static int next_block(struct kt_rrec *d)
 			if (kt_get_var(d->p, d->end, &n)) {
 				d->end_samples = n;
 				d->have_end = 1;
-				if (n != d->samples && !d->notice[0])
-					snprintf(d->notice, sizeof(d->notice),
-						 "recording says %llu samples, %llu were readable",
-						 (unsigned long long)n, (unsigned long long)d->samples);
 			}
 			d->done = 1;
 			d->p = d->end;
+			summarize(d);
 			return 0;
 		}
 		case KT_BLK_KALLSYMS:
@@ -238,9 +362,7 @@ static int next_block(struct kt_rrec *d)
 		default:
 			/* A block type from a compatible newer writer: skip it, counted. */
 			d->skipped++;
-			if (!d->notice[0])
-				snprintf(d->notice, sizeof(d->notice),
-					 "recording has unknown block type %u: skipped", type);
+			d->unknown_blocks++;
 			break;
 		}
 		d->p = d->end;
@@ -250,11 +372,7 @@ static int next_block(struct kt_rrec *d)
 static int record_error(struct kt_rrec *d)
 {
 	d->skipped++;
-	if (!d->notice[0])
-		snprintf(d->notice, sizeof(d->notice),
-			 "recording has a malformed record in the block ending at byte %zu: rest of "
-			 "block skipped",
-			 d->pos);
+	d->bad_records++;
 	d->p = d->end;
 	return 0;
 }
@@ -329,6 +447,7 @@ static int decode_sample(struct kt_rrec *d, struct kt_rp_event *ev)
 	/* Per-CPU tables downstream are sized by the header: never hand them a bigger CPU. */
 	if (s->cpu >= d->info.max_cpu) {
 		d->skipped++;
+		d->bad_cpu++;
 		return 0;
 	}
 	ev->type = KT_EV_SAMPLE;
@@ -354,8 +473,8 @@ static int decode_other(struct kt_rrec *d, struct kt_rp_event *ev)
 		ev->tid = (int32_t)kt_unzig(b);
 		ev->comm = d->comm;
 	} else if (d->type == KT_BLK_LOST) {
-		if (!(p = kt_get_var(p, end, &a)) || a > UINT32_MAX || !(p = kt_get_var(p, end, &b)) ||
-		    !(p = kt_get_var(p, end, &t)))
+		if (!(p = kt_get_var(p, end, &a)) || a > UINT32_MAX ||
+		    !(p = kt_get_var(p, end, &b)) || !(p = kt_get_var(p, end, &t)))
 			return record_error(d);
 		ev->type = KT_EV_LOST;
 		ev->cpu = (uint32_t)a;
@@ -371,6 +490,12 @@ static int decode_other(struct kt_rrec *d, struct kt_rp_event *ev)
 	}
 	ev->time_ns = t;
 	d->p = p;
+	/* Like samples: per-CPU tables downstream are sized by the header. */
+	if (ev->type != KT_EV_COMM && ev->cpu >= d->info.max_cpu) {
+		d->skipped++;
+		d->bad_cpu++;
+		return 0;
+	}
 	return 1;
 }
 

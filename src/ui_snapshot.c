@@ -55,6 +55,7 @@ static void snap_query(struct kt_ui *ui, enum kt_format fmt, struct kt_report_ct
 	c->window_s = (double)kt_window_span(ui->env.win) / 1e9;
 	c->ncpus = ui->sum.ncpus;
 	c->throttled = st.throttled;
+	c->skipped = st.skipped;
 	c->time_s = ui->replay_t0 ? (double)(kt_source_now(ui->env.src) - ui->replay_t0) / 1e9
 				  : (double)(kt_now_ns() - ui->start_ns) / 1e9;
 	c->filter = q->filter;

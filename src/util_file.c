@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,11 +37,13 @@ int kt_dir_check(const char *dir, char *err, size_t errlen)
 	}
 	if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
 		snprintf(err, errlen,
-			 "%s: world-writable without the sticky bit, refusing to write there; choose a private directory",
+			 "%s: world-writable without the sticky bit, refusing to write there; "
+			 "choose a private directory",
 			 dir);
 		return -EPERM;
 	}
-	if (access(dir, W_OK) < 0) {
+	/* The effective ids: under sudo the file is created as the user (kt_ids_assume). */
+	if (faccessat(AT_FDCWD, dir, W_OK, AT_EACCESS) < 0) {
 		int e = errno;
 		snprintf(err, errlen, "%s: not writable (%s); choose a writable directory", dir,
 			 strerror(e));
@@ -76,7 +79,8 @@ int kt_file_create(const char *path, char *err, size_t errlen)
 	if (fd < 0) {
 		int e = errno;
 		if (e == EEXIST)
-			snprintf(err, errlen, "%s: already exists, not overwriting it; choose another name",
+			snprintf(err, errlen,
+				 "%s: already exists, not overwriting it; choose another name",
 				 path);
 		else
 			snprintf(err, errlen, "%s: cannot create (%s)", path, strerror(e));
@@ -85,8 +89,53 @@ int kt_file_create(const char *path, char *err, size_t errlen)
 	return fd;
 }
 
+int kt_ids_assume(long uid, long gid, struct kt_ids *saved, char *err, size_t errlen)
+{
+	int n, e;
+
+	memset(saved, 0, sizeof(*saved));
+	if (uid <= 0)
+		return 0;
+	saved->euid = geteuid();
+	saved->egid = getegid();
+	n = getgroups(0, NULL);
+	saved->groups = calloc(n > 0 ? (size_t)n : 1, sizeof(gid_t));
+	if (n < 0 || !saved->groups || (saved->ngroups = getgroups(n, saved->groups)) < 0) {
+		free(saved->groups);
+		saved->groups = NULL;
+		snprintf(err, errlen, "cannot read the process's groups");
+		return -ENOMEM;
+	}
+	saved->active = 1;
+	if (setgroups(0, NULL) < 0 || setegid((gid_t)gid) < 0 || seteuid((uid_t)uid) < 0) {
+		e = errno;
+		kt_ids_restore(saved);
+		snprintf(err, errlen, "cannot act as user %ld, group %ld (%s)", uid, gid,
+			 strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+int kt_ids_restore(struct kt_ids *saved)
+{
+	int r = 0;
+
+	if (!saved->active)
+		return 0;
+	/* euid first: setting the groups and egid back needs root again. */
+	if (seteuid(saved->euid) < 0 || setegid(saved->egid) < 0 ||
+	    setgroups((size_t)saved->ngroups, saved->groups) < 0)
+		r = -errno;
+	free(saved->groups);
+	saved->groups = NULL;
+	saved->active = 0;
+	return r;
+}
+
 int kt_atomic_open(struct kt_atomic *a, const char *path, char *err, size_t errlen)
 {
+	struct stat st;
 	char dir[PATH_MAX];
 	int fd, r;
 
@@ -95,8 +144,10 @@ int kt_atomic_open(struct kt_atomic *a, const char *path, char *err, size_t errl
 		snprintf(err, errlen, "%s: path too long", path);
 		return -ENAMETOOLONG;
 	}
-	if (access(path, F_OK) == 0) {
-		snprintf(err, errlen, "%s: already exists, not overwriting it; choose another name", path);
+	/* lstat: a dangling symlink is a taken name too, refused now rather than at the end. */
+	if (lstat(path, &st) == 0) {
+		snprintf(err, errlen, "%s: already exists, not overwriting it; choose another name",
+			 path);
 		return -EEXIST;
 	}
 	strcpy(a->path, path);
@@ -115,7 +166,8 @@ int kt_atomic_open(struct kt_atomic *a, const char *path, char *err, size_t errl
 			break;
 		if (errno != EEXIST) {
 			int e = errno;
-			snprintf(err, errlen, "%s: cannot create a file there (%s)", dir, strerror(e));
+			snprintf(err, errlen, "%s: cannot create a file there (%s)", dir,
+				 strerror(e));
 			a->tmp[0] = 0;
 			return -e;
 		}
@@ -150,16 +202,32 @@ int kt_atomic_commit(struct kt_atomic *a, char *err, size_t errlen)
 	if (fclose(a->fp) != 0 && !e)
 		e = errno;
 	a->fp = NULL;
-	if (!e && link(a->tmp, a->path) < 0)
+	if (!e && link(a->tmp, a->path) < 0) {
+		/* Complete and synced, only the name is refused (taken while we ran): keep the
+		 * data under the temporary name rather than discard hours of reports. */
 		e = errno;
+		if (e == EEXIST)
+			snprintf(err, errlen,
+				 "%s: created by someone else while kerntop ran, not overwriting "
+				 "it; the "
+				 "reports are kept in %s: rename it",
+				 a->path, a->tmp);
+		else
+			snprintf(err, errlen, "%s: cannot publish (%s); the reports are kept in %s",
+				 a->path, strerror(e), a->tmp);
+		a->tmp[0] = 0;
+		return -e;
+	}
 	unlink(a->tmp);
 	a->tmp[0] = 0;
 	if (e) {
 		if (e == EEXIST)
-			snprintf(err, errlen, "%s: already exists, not overwriting it; choose another name",
+			snprintf(err, errlen,
+				 "%s: already exists, not overwriting it; choose another name",
 				 a->path);
 		else if (e == ENOSPC)
-			snprintf(err, errlen, "%s: no space left on the device; free space or write elsewhere",
+			snprintf(err, errlen,
+				 "%s: no space left on the device; free space or write elsewhere",
 				 a->path);
 		else
 			snprintf(err, errlen, "%s: write failed (%s)", a->path, strerror(e));

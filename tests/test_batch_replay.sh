@@ -13,7 +13,7 @@ like "$out" '^Source:   replay .*callchains.perf$' "header names the source"
 like "$out" '^Event:    cpu-clock at 997 Hz per CPU \(1.003 ms per hit\)$' "event, frequency, ms per hit"
 like "$out" '^Window:   cumulative since start \(covers 0.216 s\)$' "the whole file (no -w)"
 like "$out" '^CPUs:     2$' "CPUs"
-like "$out" '^Samples:  217 \(1004.6/s of 1994 possible\), lost 0, throttled 0$' "samples and lost"
+like "$out" '^Samples:  217 \(1004.6/s of 1994 possible\), lost 0, throttled 0, skipped 0$' "samples, lost, skipped"
 like "$out" '^Kernel:   122 hits, busy 28.33 % of machine$' "kernel busy share"
 like "$out" '^Idle:     90 hits, 20.90 % of machine$' "idle kept apart"
 like "$out" '^Module +Hits +msec +%Total +Hits/s$' "KernRate-like module header"
@@ -88,6 +88,20 @@ for l in lines:
 assert got == want, got
 PY
 
+# Folded output in batch mode is one profile, written at the end, over the whole run: a paced
+# replay with -n 3 (once three reports of overlapping windows, every stack repeated) and one
+# ended by the end of the file give the same exact profile of all 217 samples.
+FC="$top_srcdir/tests/tools/folded_check.py"
+kt --speed 1 -n 3 -d 0.05 --format folded >"$TMP/f3"
+is "$?" 0 "paced replay, -n 3, folded"
+check "paced replay, -n 3, folded: one strict profile (no stack repeated)" python3 "$FC" "$TMP/f3"
+kt --speed 2 --format folded >"$TMP/fend"
+check "paced replay to its end, folded: one strict profile of the whole file" python3 "$FC" "$TMP/fend" --samples 217
+is "$(sort "$TMP/fend" | md5sum)" "$(sort "$TMP/f" | md5sum)" "paced replay to its end: the same profile as --speed max"
+kt --speed 1 -w 0.1 -d 0.05 --format folded >"$TMP/fw"
+check "folded with -w 0.1 given: one strict profile of the last 0.1 s only (97 samples, as at --speed max)" \
+	python3 "$FC" "$TMP/fw" --samples 97
+
 kt --speed max --format csv >"$TMP/c"
 check "csv parses with one row per module and function" python3 - "$TMP/c" <<'PY'
 import csv, sys
@@ -129,6 +143,60 @@ kt --speed max -o "$TMP/exists" 2>"$TMP/err"
 is "$?" 1 "-o never overwrites"
 like "$(cat "$TMP/err")" 'already exists' "and says why"
 is "$(cat "$TMP/exists")" keep "the existing file is untouched"
-left=$(ls -A "$TMP" | grep -v -e '^report.json$' -e '^exists$' -e '^err$' -e '^[ojfc]$' -e '^check.out$')
+# A name taken while kerntop runs: the reports are kept under the temporary name (named in
+# the message), not discarded, and the other file is untouched.
+kt --speed 0.5 -d 0.1 --format json -o "$TMP/taken.json" 2>"$TMP/taken.err" &
+kp=$!
+sleep 0.2
+echo other >"$TMP/taken.json"
+wait $kp
+is "$?" 1 "-o name taken during the run: exit 1"
+kept=$(sed -n 's/.*the reports are kept in \([^:]*\): rename it$/\1/p' "$TMP/taken.err")
+like "$(cat "$TMP/taken.err")" "^kerntop: .*taken.json: created by someone else while kerntop ran, not overwriting it; the reports are kept in .*/\.kerntop-[0-9]+-[0-9]+\.tmp: rename it$" \
+	"-o name taken: one line naming the kept temporary file"
+is "$(cat "$TMP/taken.json")" other "-o name taken: the other file is untouched"
+check "-o name taken: the kept file holds every report, the last with all 217 samples" python3 -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert len(r) >= 2 and r[-1]["samples"] == 217, [x["samples"] for x in r]
+' "$kept"
+rm -f "$kept" "$TMP/taken.json" "$TMP/taken.err"
+
+# The reader of stdout goes away (kerntop -b | head): exit 0, nothing on stderr.
+{ kt --speed 0.5 -d 0.05 --format json 2>"$TMP/pipe.err"; echo $? >"$TMP/pipe.rc"; } | head -c 100 >/dev/null
+is "$(cat "$TMP/pipe.rc").$(cat "$TMP/pipe.err")" "0." "stdout closed by its reader: exit 0 quietly, as top -b | head"
+rm -f "$TMP/pipe.rc" "$TMP/pipe.err"
+
+# --log in batch mode: a start line, one line per refresh with the figures a soak needs
+# (samples, lost, window memory, tasks, stacks, RSS), the final report's line, the end.
+kt -g --speed 1 -d 0.05 --format json --log "$TMP/b.log" >/dev/null 2>&1
+is "$?" 0 "batch --log"
+is "$(stat -c %a "$TMP/b.log")" 600 "batch --log: mode 0600"
+check "batch --log: start, ticks with growing figures, final with all 217 samples, end" python3 - "$TMP/b.log" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert all(re.match(r"^\d+\.\d{6} batch: ", l) for l in lines), lines
+body = [l.split(" batch: ", 1)[1] for l in lines]
+assert body[0].startswith("start: replay ") and body[0].endswith(", cpu-clock, 2 CPUs, format json, -d 0.05, -n 0"), body[0]
+assert body[-1] == "end: exit 0", body[-1]
+pat = re.compile(r"^(tick|final): ticks=(\d+) reports=(\d+) t=[0-9.]+s window_samples=(\d+) samples=(\d+) lost=(\d+) "
+                 r"skipped=(\d+) window_mem=(\d+) tasks=(\d+) stacks=(\d+) rss_kb=(\d+)$")
+rows = [pat.match(b) for b in body[1:-1]]
+assert rows and all(rows), body
+ticks = [m for m in rows if m.group(1) == "tick"]
+assert len(ticks) >= 2 and rows[-1].group(1) == "final", body
+assert [int(m.group(2)) for m in ticks] == list(range(1, len(ticks) + 1))
+s = [int(m.group(5)) for m in rows]
+assert s == sorted(s) and s[-1] == 217, s
+f = rows[-1]
+assert int(f.group(4)) == 217 and int(f.group(6)) == 0 and int(f.group(7)) == 0
+assert int(f.group(8)) > 0 and int(f.group(9)) >= 4 and int(f.group(10)) >= 5 and int(f.group(11)) > 1000, body[-2]
+PY
+kt --speed max --log "$TMP/nodir/b.log" >/dev/null 2>"$TMP/err"
+is "$?.$(cat "$TMP/err")" "1.kerntop: --log $TMP/nodir/b.log: cannot open (No such file or directory); choose a writable file" \
+	"batch --log into a missing directory: a clear error"
+rm -f "$TMP/b.log"
+
+left=$(ls -A "$TMP" | grep -v -e '^report.json$' -e '^exists$' -e '^err$' -e '^[ojfc]$' -e '^f3$' -e '^fend$' -e '^fw$' -e '^check.out$')
 is "$left" "" "no temporary file left behind"
 done_testing

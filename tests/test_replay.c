@@ -100,14 +100,15 @@ static void ck_throttle(void *ctx, uint32_t cpu, int throttled, uint64_t t)
 	struct check *c = ctx;
 
 	c->throttles++;
-	if (expect(c, SY_THROTTLE) && (cpu != c->g.cpu || throttled != c->g.throttled || t != c->g.t))
+	if (expect(c, SY_THROTTLE) &&
+	    (cpu != c->g.cpu || throttled != c->g.throttled || t != c->g.t))
 		mismatch(c, "throttle");
 }
 
 static struct kt_source *open_replay(const char *path, double speed, uint32_t max_stack, int *e,
 				     char *err, size_t errlen)
 {
-	struct kt_source_opts o = { .replay = path, .speed = speed, .max_stack = max_stack };
+	struct kt_source_opts o = {.replay = path, .speed = speed, .max_stack = max_stack};
 	struct kt_source *s = NULL;
 
 	*e = kt_source_replay_open(&o, &s, err, errlen);
@@ -132,8 +133,8 @@ static int drain(struct kt_source *s, const struct kt_sink *k)
 static void test_round_trip(void)
 {
 	const char *path = tmp("rt.ktrec");
-	struct kt_sink k = { 0 };
-	struct check c = { 0 };
+	struct kt_sink k = {0};
+	struct check c = {0};
 	char err[KT_ERRLEN] = "", *ks, *mods;
 	size_t kslen, modlen;
 	struct kt_source *s;
@@ -167,10 +168,10 @@ static void test_round_trip(void)
 	kt_read_file(tap_data("replay/kallsyms"), 1 << 20, &ks, &kslen, err, sizeof(err));
 	kt_read_file(tap_data("replay/modules"), 1 << 20, &mods, &modlen, err, sizeof(err));
 	ok(s->info.kallsyms && s->info.kallsyms_len == kslen &&
-		   memcmp(s->info.kallsyms, ks, kslen) == 0 && s->info.kallsyms[kslen] == 0,
+	       memcmp(s->info.kallsyms, ks, kslen) == 0 && s->info.kallsyms[kslen] == 0,
 	   "recorded kallsyms exposed in info, NUL-terminated");
 	ok(s->info.modules && s->info.modules_len == modlen &&
-		   memcmp(s->info.modules, mods, modlen) == 0,
+	       memcmp(s->info.modules, mods, modlen) == 0,
 	   "recorded modules exposed in info");
 	free(ks);
 	free(mods);
@@ -180,7 +181,7 @@ static void test_round_trip(void)
 
 	synth_init(&c.g, n, 2000000000ull);
 	c.callchain = 1;
-	k = (struct kt_sink){ &c, ck_sample, ck_comm, ck_lost, ck_throttle };
+	k = (struct kt_sink){&c, ck_sample, ck_comm, ck_lost, ck_throttle};
 	e = s->ops->read(s, &k, &to, err, sizeof(err));
 	is_int(e, 0, "speed max: first read returns a batch");
 	is_int(c.samples, 65536, "speed max: batch is bounded to 65536 samples");
@@ -190,7 +191,8 @@ static void test_round_trip(void)
 	is_int(c.comms, 60, "every comm replayed");
 	is_int(c.lost, n / 1000, "every lost record replayed");
 	is_int(c.throttles, n / 5000, "every throttle record replayed");
-	is_int(c.mismatches, 0, "every field identical (time, ip, period, pid, tid, cpu, flags, frames)");
+	is_int(c.mismatches, 0,
+	       "every field identical (time, ip, period, pid, tid, cpu, flags, frames)");
 	if (c.mismatches)
 		printf("# first mismatch: %s\n", c.first);
 	ok(!synth_next(&c.g, 1), "nothing missing at the end");
@@ -279,7 +281,8 @@ static void test_truncation(void)
 		}
 		if (got != want)
 			bad_count++;
-		if (d.skipped != (uint64_t)(boundary || off == kt_get_u32((uint8_t *)buf + 12) ? 0 : 1))
+		if (d.skipped !=
+		    (uint64_t)(boundary || off == kt_get_u32((uint8_t *)buf + 12) ? 0 : 1))
 			bad_skip++;
 		if (!d.notice[0])
 			bad_msg++;
@@ -295,7 +298,7 @@ static void test_truncation(void)
 	{
 		int fd = open(cut, O_WRONLY | O_CREAT | O_EXCL, 0600);
 		size_t off = ends[nblk / 2] - 5;
-		struct kt_sink k = { 0 };
+		struct kt_sink k = {0};
 		struct kt_source *s;
 
 		ok(fd >= 0 && write(fd, buf, off) == (ssize_t)off, "cut copy written");
@@ -305,7 +308,8 @@ static void test_truncation(void)
 		if (s) {
 			ok(strstr(s->notice, "truncated") != NULL, "open announces the torn tail");
 			ok(drain(s, &k) > 0, "cut recording replays to EOF");
-			is_int(s->stats.samples, nsamp[nblk / 2 - 1], "cut recording: complete blocks only");
+			is_int(s->stats.samples, nsamp[nblk / 2 - 1],
+			       "cut recording: complete blocks only");
 			is_int(s->stats.skipped, 1, "cut recording: one counted skip");
 			s->ops->free(s);
 		}
@@ -330,9 +334,9 @@ static void test_bad_headers(void)
 	size_t len, ends[256];
 	uint64_t nsamp[256];
 	struct kt_source *s;
-	struct kt_sink k = { 0 };
+	struct kt_sink k = {0};
 	uint32_t hlen;
-	int e, nblk;
+	int e, nblk, b;
 
 	synth_write(tmp("good.ktrec"), 300, 1000000, 0, NULL, NULL, 50, err, sizeof(err));
 	kt_read_file(tmp("good.ktrec"), 1 << 20, &buf, &len, err, sizeof(err));
@@ -347,7 +351,8 @@ static void test_bad_headers(void)
 	buf[6] = 0;
 	write_file(path, buf, len);
 	s = open_replay(path, 0, 0, &e, err, sizeof(err));
-	ok(!s && e == -EINVAL && strstr(err, "wrong magic"), "magic damaged at its end: clear error");
+	ok(!s && e == -EINVAL && strstr(err, "wrong magic"),
+	   "magic damaged at its end: clear error");
 	printf("# %s\n", err);
 	buf[6] = '\n';
 
@@ -367,20 +372,91 @@ static void test_bad_headers(void)
 	ok(!s && strstr(err, "header checksum"), "corrupt header: clear error");
 	buf[20] ^= 1;
 
-	/* A flipped byte in the payload of the third block. */
+	/* A flipped byte in the payload of a sample block b (not the first): only it is lost. */
 	nblk = block_ends((uint8_t *)buf, len, ends, nsamp, 256);
-	buf[ends[1] + KT_REC_BLK_HDR + 3] ^= 0x40;
+	for (b = 2; b + 2 < nblk && nsamp[b] == nsamp[b - 1]; b++)
+		;
+	ok(b + 2 < nblk && nsamp[b] > nsamp[b - 1] && nsamp[b - 1] > 0,
+	   "good recording has several sample blocks");
+	buf[ends[b - 1] + KT_REC_BLK_HDR + 3] ^= 0x40;
 	write_file(path, buf, len);
 	s = open_replay(path, 0, 0, &e, err, sizeof(err));
 	is_int(e, 0, "bad block CRC: opens");
 	if (s) {
 		ok(drain(s, &k) > 0, "bad block CRC: replays to EOF");
-		is_int(s->stats.samples, nsamp[1], "bad block CRC: the blocks before it are replayed");
+		is_int(s->stats.samples, 300 - (nsamp[b] - nsamp[b - 1]),
+		       "bad block CRC: every block but the damaged one is replayed");
 		is_int(s->stats.skipped, 1, "bad block CRC: one counted skip");
-		ok(strstr(s->notice, "bad checksum") != NULL, "bad block CRC: notice");
+		ok(strstr(s->notice, "1 block(s) with a bad checksum skipped") != NULL &&
+		       strstr(s->notice, "the end marker says 300 samples") != NULL,
+		   "bad block CRC: the notice counts the block and names what the end marker says");
+		printf("# %s\n", s->notice);
 		s->ops->free(s);
 	}
-	ok(nblk > 3, "good recording has several blocks");
+	/* The next block damaged too: its own length cannot be trusted, so the replay stops. */
+	buf[ends[b] + KT_REC_BLK_HDR + 3] ^= 0x40;
+	write_file(path, buf, len);
+	s = open_replay(path, 0, 0, &e, err, sizeof(err));
+	if (s) {
+		ok(drain(s, &k) > 0, "two damaged blocks in a row: replays to EOF");
+		is_int(s->stats.samples, nsamp[b - 1],
+		       "two damaged blocks in a row: stops at the first");
+		is_int(s->stats.skipped, 1, "two damaged blocks in a row: one counted stop");
+		ok(strstr(s->notice, "no valid block after it") != NULL,
+		   "two damaged blocks: notice");
+		s->ops->free(s);
+	}
+	buf[ends[b] + KT_REC_BLK_HDR + 3] ^= 0x40;
+	buf[ends[b - 1] + KT_REC_BLK_HDR + 3] ^= 0x40;
+	/* A damaged length: the blocks after it cannot be found. */
+	kt_put_u32((uint8_t *)buf + ends[b - 1] + 4,
+		   kt_get_u32((uint8_t *)buf + ends[b - 1] + 4) + 3);
+	write_file(path, buf, len);
+	s = open_replay(path, 0, 0, &e, err, sizeof(err));
+	if (s) {
+		ok(drain(s, &k) > 0, "damaged block length: replays to EOF");
+		is_int(s->stats.samples, nsamp[b - 1],
+		       "damaged block length: the blocks before it");
+		is_int(s->stats.skipped, 1, "damaged block length: one counted stop");
+		s->ops->free(s);
+	}
+	kt_put_u32((uint8_t *)buf + ends[b - 1] + 4,
+		   kt_get_u32((uint8_t *)buf + ends[b - 1] + 4) - 3);
+	/* The END block damaged: every sample, and the notice says it has no end marker. */
+	buf[len - 1] ^= 1;
+	write_file(path, buf, len);
+	s = open_replay(path, 0, 0, &e, err, sizeof(err));
+	if (s) {
+		ok(drain(s, &k) > 0, "damaged end block: replays to EOF");
+		is_int(s->stats.samples, 300, "damaged end block: every sample");
+		is_int(s->stats.skipped, 1, "damaged end block: one counted skip");
+		ok(strstr(s->notice, "no end marker") != NULL, "damaged end block: notice");
+		s->ops->free(s);
+	}
+	free(buf);
+
+	/* A damaged kallsyms block: every sample, and symbols must come from elsewhere. */
+	synth_write(tmp("ks.ktrec"), 300, 1000000, 0, tap_data("replay/kallsyms"), NULL, 50, err,
+		    sizeof(err));
+	kt_read_file(tmp("ks.ktrec"), 1 << 20, &buf, &len, err, sizeof(err));
+	hlen = kt_get_u32((uint8_t *)buf + 12);
+	is_int(kt_get_u32((uint8_t *)buf + hlen), KT_BLK_KALLSYMS, "kallsyms is the first block");
+	buf[hlen + KT_REC_BLK_HDR + 10] ^= 0x01;
+	write_file(path, buf, len);
+	s = open_replay(path, 0, 0, &e, err, sizeof(err));
+	is_int(e, 0, "damaged kallsyms block: opens");
+	if (s) {
+		ok(s->info.kallsyms == NULL,
+		   "damaged kallsyms block: not handed to the symbolizer");
+		ok(strstr(s->notice, "kallsyms block is damaged") &&
+		       strstr(s->notice, "/proc/kallsyms"),
+		   "damaged kallsyms block: the open notice says the live /proc/kallsyms is used");
+		ok(drain(s, &k) > 0, "damaged kallsyms block: replays to EOF");
+		is_int(s->stats.samples, 300, "damaged kallsyms block: every sample");
+		is_int(s->stats.skipped, 1, "damaged kallsyms block: one counted skip");
+		ok(strstr(s->notice, "damaged kallsyms block") != NULL, "and the end notice too");
+		s->ops->free(s);
+	}
 	free(buf);
 
 	write_file(path, "", 0);
@@ -398,12 +474,80 @@ static void test_bad_headers(void)
 	ok(!s && e == -EISDIR, "directory: clear error");
 }
 
+static void count_lost(void *ctx, uint32_t cpu, uint64_t count, uint64_t t)
+{
+	uint64_t *c = ctx;
+
+	(void)t;
+	c[0] += count;
+	if (cpu >= 4)
+		c[2]++;
+}
+
+static void count_throttle(void *ctx, uint32_t cpu, int throttled, uint64_t t)
+{
+	uint64_t *c = ctx;
+
+	(void)throttled;
+	(void)t;
+	c[1]++;
+	if (cpu >= 4)
+		c[2]++;
+}
+
+/* Lost and throttle records of a CPU beyond the header's max_cpu never reach the sink. */
+static void test_bad_cpu_events(void)
+{
+	const char *path = tmp("badcpu.ktrec");
+	struct kt_source_info in;
+	struct kt_recorder *rec;
+	struct kt_sink k = {0};
+	struct kt_source *s;
+	char err[KT_ERRLEN];
+	uint64_t c[3] = {0, 0, 0};
+	struct kt_sample smp = {.time_ns = 1000,
+				.ip = 0xffffffff81000000ull,
+				.period = 1000000,
+				.pid = 1,
+				.tid = 1,
+				.cpu = 1};
+	int e;
+
+	synth_info(&in, 0);
+	e = kt_rec_open(path, &in, NULL, NULL, &rec, err, sizeof(err));
+	is_int(e, 0, "bad-CPU recording opened");
+	if (e)
+		return;
+	kt_rec_sample(rec, &smp);
+	kt_rec_lost(rec, 1, 7, 2000);
+	kt_rec_lost(rec, 4, 100, 2001);
+	kt_rec_lost(rec, 4000000, 100, 2002);
+	kt_rec_throttle(rec, 3, 1, 3000);
+	kt_rec_throttle(rec, 9999, 1, 3001);
+	is_int(kt_rec_close(rec, err, sizeof(err)), 0, "bad-CPU recording written");
+	s = open_replay(path, 0, 0, &e, err, sizeof(err));
+	if (!s)
+		return;
+	k.ctx = c;
+	k.lost = count_lost;
+	k.throttle = count_throttle;
+	ok(drain(s, &k) > 0, "bad-CPU recording: replays to EOF");
+	is_int(c[2], 0, "no lost or throttle event of a CPU >= max_cpu reaches the sink");
+	is_int(c[0], 7, "the valid lost record is delivered");
+	is_int(c[1], 1, "the valid throttle record is delivered");
+	is_int(s->stats.lost, 7, "stats.lost counts the delivered one");
+	is_int(s->stats.skipped, 3, "the three bad-CPU records are counted as skipped");
+	ok(strstr(s->notice, "3 record(s) of a CPU the header does not list skipped") != NULL,
+	   "the notice counts them");
+	s->ops->free(s);
+}
+
 static void test_pacing(void)
 {
 	const char *path = tmp("pace.ktrec");
 	char err[KT_ERRLEN];
-	struct kt_sink k = { 0 };
-	struct check c = { 0 };
+	struct kt_sink k = {0};
+	struct check c = {0};
 	struct kt_source *s;
 	uint64_t t0, dt, prev = 0;
 	int e, to, r, backwards = 0, waits = 0;
@@ -415,7 +559,7 @@ static void test_pacing(void)
 	if (!s)
 		return;
 	synth_init(&c.g, 1000, 1000000000ull);
-	k = (struct kt_sink){ &c, ck_sample, ck_comm, ck_lost, ck_throttle };
+	k = (struct kt_sink){&c, ck_sample, ck_comm, ck_lost, ck_throttle};
 	t0 = kt_now_ns();
 	do {
 		uint64_t now;
@@ -441,11 +585,13 @@ static void test_pacing(void)
 
 	/* Two joined perf script files: a 1000 s silence is skipped, not waited out. */
 	{
-		static const char two[] =
-			"dd 1 [000] 100.000000: 1003009 cpu-clock:  ffffffff81d7d697 read_zero+0x77 ([kernel.kallsyms])\n"
-			"dd 1 [000] 100.001000: 1003009 cpu-clock:  ffffffff81d7d697 read_zero+0x77 ([kernel.kallsyms])\n"
-			"dd 1 [000] 1100.000000: 1003009 cpu-clock:  ffffffff81d7d697 read_zero+0x77 ([kernel.kallsyms])\n";
-		struct kt_sink k2 = { 0 };
+		static const char two[] = "dd 1 [000] 100.000000: 1003009 cpu-clock:  "
+					  "ffffffff81d7d697 read_zero+0x77 ([kernel.kallsyms])\n"
+					  "dd 1 [000] 100.001000: 1003009 cpu-clock:  "
+					  "ffffffff81d7d697 read_zero+0x77 ([kernel.kallsyms])\n"
+					  "dd 1 [000] 1100.000000: 1003009 cpu-clock:  "
+					  "ffffffff81d7d697 read_zero+0x77 ([kernel.kallsyms])\n";
+		struct kt_sink k2 = {0};
 
 		write_file(tmp("gap.txt"), two, sizeof(two) - 1);
 		s = open_replay(tmp("gap.txt"), 1, 0, &e, err, sizeof(err));
@@ -458,7 +604,8 @@ static void test_pacing(void)
 				poll(NULL, 0, to);
 		} while (r == 0 && kt_now_ns() - t0 < 30000000000ull);
 		dt = kt_now_ns() - t0;
-		ok(r == KT_SOURCE_EOF && dt < 2000000000ull, "a 1000 s silence is skipped at --speed 1");
+		ok(r == KT_SOURCE_EOF && dt < 2000000000ull,
+		   "a 1000 s silence is skipped at --speed 1");
 		is_int(s->stats.samples, 3, "samples around the silence delivered");
 		is_int(s->ops->now(s), 1100000000000ull, "clock reaches the last sample");
 		s->ops->free(s);
@@ -504,7 +651,7 @@ static void col_comm(void *ctx, int32_t pid, int32_t tid, const char *comm, uint
 static void test_perf_script_fixtures(void)
 {
 	static struct col c;
-	struct kt_sink k = { &c, col_sample, col_comm, NULL, NULL };
+	struct kt_sink k = {&c, col_sample, col_comm, NULL, NULL};
 	char err[KT_ERRLEN];
 	struct kt_source *s;
 	int e;
@@ -525,20 +672,24 @@ static void test_perf_script_fixtures(void)
 	ok(drain(s, &k) > 0, "perf script -g fixture replays to EOF");
 	is_int(c.n, 8, "perf script -g: exactly 8 samples");
 	is_int(s->stats.samples, 8, "perf script -g: stats.samples");
-	is_int(s->stats.skipped, 4, "perf script -g: 4 garbage lines counted (2 lines, 1 stray frame, 1 bad frame)");
+	is_int(s->stats.skipped, 4,
+	       "perf script -g: 4 garbage lines counted (2 lines, 1 stray frame, 1 bad frame)");
 	is_int(c.s[0].time_ns, 966294147000ull, "sample 0 time");
 	is_int(c.s[0].cpu, 0, "sample 0 cpu");
 	ok(c.s[0].pid == 12448 && c.s[0].tid == 12448, "sample 0 pid/tid (tid alone: pid = tid)");
-	ok(c.s[0].ip == 0xffffffff815fc5adull && c.s[0].flags == 0, "sample 0 kernel ip from the first frame");
+	ok(c.s[0].ip == 0xffffffff815fc5adull && c.s[0].flags == 0,
+	   "sample 0 kernel ip from the first frame");
 	is_int(c.s[0].period, 1003009, "sample 0 period");
 	is_int(c.s[0].nr_frames, 5, "sample 0: the 5 kernel frames, the user one dropped");
 	ok(c.frames[0][0] == 0xffffffff815fc5adull && c.frames[0][1] == 0xffffffff815fd6fdull &&
-		   c.frames[0][4] == 0xffffffff81000130ull,
+	       c.frames[0][4] == 0xffffffff81000130ull,
 	   "sample 0 frames leaf first");
-	ok(c.s[1].cpu == 1 && c.s[1].tid == 12445 && c.s[1].ip == 0xffffffff81d7d697ull, "sample 1");
+	ok(c.s[1].cpu == 1 && c.s[1].tid == 12445 && c.s[1].ip == 0xffffffff81d7d697ull,
+	   "sample 1");
 	ok(c.s[2].flags == KT_SAMPLE_USER && c.s[2].ip == 0x150af && c.s[2].nr_frames == 0,
 	   "sample 2: user-mode leaf, no kernel frames");
-	ok(c.s[3].tid == 4242 && c.s[3].cpu == 1 && c.s[3].nr_frames == 2, "sample 3 (comm with a blank)");
+	ok(c.s[3].tid == 4242 && c.s[3].cpu == 1 && c.s[3].nr_frames == 2,
+	   "sample 3 (comm with a blank)");
 	ok(c.s[4].nr_frames == 3 && c.frames[4][1] == 0xffffffffc0a0105aull,
 	   "sample 4: module frame kept as kernel");
 	ok(c.s[5].tid == 0 && c.s[5].cpu == 1, "sample 5: swapper");
@@ -566,7 +717,7 @@ static void test_perf_script_fixtures(void)
 	is_int(s->info.callchain, 0, "perf script -F: no chains");
 	ok(c.s[0].flags == KT_SAMPLE_USER && c.s[0].ip == 0x7f2310a73f38ull, "-F sample 0 user");
 	ok(c.s[2].pid == 12445 && c.s[2].tid == 12446 && c.s[2].cpu == 1 &&
-		   c.s[2].ip == 0xffffffff81d7d697ull && c.s[2].time_ns == 973930100000ull,
+	       c.s[2].ip == 0xffffffff81d7d697ull && c.s[2].time_ns == 973930100000ull,
 	   "-F sample 2: pid/tid, cpu, ip, time");
 	is_int(c.s[2].period, s->info.period, "-F: no period column, the estimate is used");
 	is_str(c.comm[3], "kworker/1:2-ev", "-F comm 3");
@@ -579,7 +730,7 @@ static void test_perf_script_fixtures(void)
 		return;
 	drain(s, &k);
 	ok(c.n == 3 && c.s[1].ip == 0xffffffff822613ebull && c.s[1].flags == 0 &&
-		   c.s[0].flags == KT_SAMPLE_USER && s->stats.skipped == 0,
+	       c.s[0].flags == KT_SAMPLE_USER && s->stats.skipped == 0,
 	   "perf script without -g: 3 samples, ip on the sample line");
 	s->ops->free(s);
 }
@@ -593,6 +744,7 @@ int main(void)
 	test_round_trip();
 	test_truncation();
 	test_bad_headers();
+	test_bad_cpu_events();
 	test_pacing();
 	test_perf_script_fixtures();
 	{

@@ -37,14 +37,19 @@ for f in g gF n nF; do
 	check "replay of perf script ($f) succeeds" "$DUMP" "$TMP/$f.txt"
 	"$DUMP" "$TMP/$f.txt" >"$TMP/$f.out" 2>&1
 done
+# Sample lines of a -g file followed by no frame line: perf had no address for them (an empty
+# call chain, now and then, with no ip column); the reader skips them, counted.
+noaddr() { awk 'h && !/^\t/ { n++ } { h = !/^\t/ && / \[[0-9]+\] +[0-9]+\.[0-9]+:/ } END { print n + 0 }' "$1"; }
 for f in g n; do
 	data="$TMP/$f.data"
 	want=$(nsamples "$TMP/$f.txt")
-	ok $([ "$want" -gt 500 ]; echo $?) "perf recorded enough samples ($f: $want)"
-	is "$(field samples "$TMP/$f.out")" "$want" "$f: sample count equals perf's sample lines"
-	is "$(field samples "$TMP/${f}F.out")" "$want" "$f -F: sample count equals perf's sample lines"
-	is "$(field skipped "$TMP/$f.out")" 0 "$f: no line skipped"
-	is "$(field skipped "$TMP/${f}F.out")" 0 "$f -F: no line skipped"
+	na=0
+	[ $f = g ] && na=$(noaddr "$TMP/g.txt")
+	ok $([ "$want" -gt 500 ]; echo $?) "perf recorded enough samples ($f: $want, $na without an address)"
+	is "$(field samples "$TMP/$f.out")" "$((want - na))" "$f: sample count equals perf's sample lines with an address"
+	is "$(field samples "$TMP/${f}F.out")" "$((want - na))" "$f -F: sample count equals perf's sample lines with an address"
+	is "$(field skipped "$TMP/$f.out")" "$na" "$f: only the samples without an address skipped ($na)"
+	is "$(field skipped "$TMP/${f}F.out")" "$na" "$f -F: only the samples without an address skipped ($na)"
 	is "$(field cpus "$TMP/$f.out")" "$(perf_cpus "$data")" "$f: cpus equal perf's"
 	is "$(field ncpus "$TMP/$f.out")" 2 "$f: both CPUs sampled"
 	is "$(LC_ALL=C field comms "$TMP/$f.out")" "$(perf_comms "$data")" "$f: comms equal perf's"

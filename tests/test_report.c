@@ -67,13 +67,16 @@ static void test_text(void)
 
 	ctx_init(&c, KT_FORMAT_TEXT);
 	c.zoom = "tcp";
+	c.skipped = 3;
 	t = render(&c, &rc, err, sizeof(err));
 	is_int(rc, 0, "text report written");
 	ok(strstr(t, "Source:   replay fixture.perf\n") != NULL, "header names the source");
 	ok(strstr(t, "Event:    cpu-clock at 1000 Hz per CPU (1.000 ms per hit)\n") != NULL,
 	   "event and frequency");
-	ok(strstr(t, "Samples:  220 (110.0/s of 2000 possible), lost 0, throttled 0\n") != NULL,
-	   "samples and lost");
+	ok(strstr(t,
+		  "Samples:  220 (110.0/s of 2000 possible), lost 0, throttled 0, skipped 3\n") !=
+	       NULL,
+	   "samples, lost and (for a replay) skipped");
 	ok(strstr(t, "Module         Hits        msec  %Total     Hits/s\n") != NULL,
 	   "KernRate-like module table header");
 	ok(strstr(t, "tcp              70        70.0  31.82%       35.0\n") != NULL, "tcp row");
@@ -104,6 +107,7 @@ static void test_json_csv(void)
 	close(fd);
 	ctx_init(&c, KT_FORMAT_JSON);
 	c.zoom = "nosym";
+	c.skipped = 3;
 	t = render(&c, &rc, err, sizeof(err));
 	is_int(rc, 0, "json report written");
 	ok(strchr(t, '\n') == t + strlen(t) - 1, "exactly one line");
@@ -117,6 +121,7 @@ static void test_json_csv(void)
 		     "assert "
 		     "(d[\"samples\"],d[\"kernel\"],d[\"user\"],d[\"idle\"],d[\"lost\"])==(220,125,"
 		     "5,90,0)\n"
+		     "assert d[\"skipped\"]==3 and d[\"throttled\"]==0\n"
 		     "m={x[\"name\"]:x for x in d[\"modules\"]}\n"
 		     "assert m[\"tcp\"][\"hits\"]==70 and m[\"tcp\"][\"ms\"]==70 and "
 		     "m[\"[idle]\"][\"idle\"] is True\n"
@@ -299,6 +304,69 @@ static void test_snapshot(void)
 	ok(system(p2) == 0, "cleanup");
 }
 
+/* Without -u no user sample is ever taken: the header says "not sampled" and how much of the
+ * machine that leaves out, instead of "User: 0 hits". */
+static void test_user_unsampled(void)
+{
+	struct kt_window_opts wo = {.span_ns = 10 * S, .slice_ns = 1 * S};
+	struct kt_agg_params ap = {.freq_hz = 1000, .ms_per_hit = 1.0, .ncpus = 2, .max_cpu = 2};
+	struct kt_window *w;
+	struct kt_agg *a, *saved = agg;
+	struct kt_report_ctx c;
+	struct kt_summary sum;
+	struct kt_filter f;
+	char err[512], want[256], *t;
+	uint32_t task;
+	int rc;
+
+	kt_window_new(&wo, &w);
+	kt_agg_new(w, sym, &ap, &a);
+	task = kt_window_task(w, 300, 300);
+	kt_window_add(w, 100 * S, kt_sym_lookup(sym, addr[XMIT]), 0, 0, task, 600);
+	kt_window_add(w, 100 * S, kt_sym_lookup(sym, addr[IDLE]), 0, 1, task, 401);
+	kt_window_advance(w, 101 * S);
+	kt_filter_all(&f);
+	kt_agg_summary(a, &f, &sum);
+	ok(!sum.user_sampled && sum.unsampled_pct > 0 &&
+	       sum.unsampled_pct + sum.busy_pct + sum.idle_pct > 99.999 &&
+	       sum.unsampled_pct + sum.busy_pct + sum.idle_pct < 100.001,
+	   "summary: user not sampled, the rest of the capacity unsampled");
+	agg = a;
+	ctx_init(&c, KT_FORMAT_TEXT);
+	c.stacks = 0;
+	t = render(&c, &rc, err, sizeof(err));
+	snprintf(
+	    want, sizeof(want),
+	    "\nUser:     not sampled (-u to sample it); %.2f %% of the machine was not sampled "
+	    "(user time, mostly)\n",
+	    sum.unsampled_pct);
+	ok(rc == 0 && strstr(t, want) != NULL, "text: user not sampled, with the unsampled share");
+	ok(strstr(t, "User:     0 hits") == NULL, "text: never 'User: 0 hits' without -u");
+	printf("# %s", want + 1);
+	free(t);
+	ctx_init(&c, KT_FORMAT_JSON);
+	c.stacks = 0;
+	t = render(&c, &rc, err, sizeof(err));
+	snprintf(want, sizeof(want), "\"user_sampled\":false,\"unsampled_pct\":%.4f",
+		 sum.unsampled_pct);
+	ok(rc == 0 && strstr(t, want) != NULL, "json: user_sampled false and unsampled_pct");
+	free(t);
+	agg = saved;
+	kt_agg_free(a);
+	kt_window_free(w);
+
+	/* The fixture has user hits: sampled, so hits and % as before. */
+	ctx_init(&c, KT_FORMAT_JSON);
+	t = render(&c, &rc, err, sizeof(err));
+	ok(strstr(t, "\"user_sampled\":true,\"unsampled_pct\":0,") != NULL,
+	   "json: user_sampled true and unsampled_pct 0 with user hits");
+	free(t);
+	ctx_init(&c, KT_FORMAT_TEXT);
+	t = render(&c, &rc, err, sizeof(err));
+	ok(strstr(t, "\nUser:     5 hits, ") != NULL, "text: user hits with -u");
+	free(t);
+}
+
 int main(void)
 {
 	load();
@@ -306,6 +374,7 @@ int main(void)
 	test_json_csv();
 	test_folded();
 	test_snapshot();
+	test_user_unsampled();
 	kt_agg_free(agg);
 	kt_window_free(win);
 	kt_sym_free(sym);

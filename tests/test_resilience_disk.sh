@@ -1,6 +1,8 @@
 #!/bin/sh
 # A full disk, end to end through the kerntop binary, on a 64 KiB tmpfs mounted in a private
 # mount namespace (unshare -m: nothing outside the test sees it, it goes away with the test).
+#  - the viewer's w key on a full --snapshot-dir: a status-line error, no temp file, the viewer
+#    still draws, and w works once space is freed;
 #  - batch -o on a full disk: one clear ENOSPC line, exit 1, no file published, no temp left;
 #  - --record on a full disk: one clear ENOSPC line, exit 1, and what docs/recording-format.md
 #    promises: no file at all when not even the header and symbol blocks fit, otherwise a file
@@ -12,12 +14,63 @@ UI="$DATA/ui"
 
 [ "$(id -u)" -eq 0 ] || skip_all "mounting a tmpfs needs root"
 command -v unshare >/dev/null 2>&1 || skip_all "unshare is not installed (util-linux)"
+
+# --- the viewer's snapshot key (w) on a full disk --------------------------------------------
+# The viewer runs in the tmux pane inside its own mount namespace with a full 64 KiB tmpfs as
+# its --snapshot-dir; the test looks into that namespace with nsenter. w must fail on the
+# status line naming the problem, leave no temp file, keep the viewer drawing, and work once
+# space is freed.
+if command -v tmux >/dev/null 2>&1 && command -v nsenter >/dev/null 2>&1; then
+	. "$top_srcdir/tests/ui_lib.sh"
+	SM="$TMP/snapmnt"
+	mkdir "$SM"
+	{
+		echo '#!/bin/sh'
+		echo "exec unshare -m sh -c 'mount -t tmpfs -o size=64k,mode=0755 kt-snap \"$SM\" || exit 97"
+		echo "dd if=/dev/zero of=\"$SM/fill\" bs=4k 2>/dev/null"
+		echo "echo \$\$ >\"$TMP/snap.pid\""
+		echo "exec \"\$0\" \"\$@\"' \"$KERNTOP\" \"\$@\""
+	} >"$TMP/snapwrap.sh"
+	chmod +x "$TMP/snapwrap.sh"
+	K0=$KERNTOP
+	KERNTOP="$TMP/snapwrap.sh"
+	ui_start 200 30 -- --replay "$UI/ui.perf" --speed max --kallsyms "$UI/kallsyms" \
+		--modules "$UI/modules" --snapshot-dir "$SM"
+	KERNTOP=$K0
+	see "vmlinux" "viewer on a full snapshot directory: up" 10
+	kpid=$(cat "$TMP/snap.pid" 2>/dev/null)
+	inns() { nsenter -t "$kpid" -m "$@"; }
+	like "$(inns df -k "$SM" 2>&1 | tail -1)" " 0 +100% " "the viewer's snapshot tmpfs is full"
+	keys w
+	see "snapshot failed: .*snapmnt/kerntop-[0-9-]+\.txt: no space left on the device; free space or write elsewhere" \
+		"w on a full disk: the status line names the file, ENOSPC and the fix" 5
+	is "$(inns ls -A "$SM" | tr '\n' ' ')" "fill " "w on a full disk: no snapshot and no temp file left"
+	keys c
+	see "^\[?CPU\]? +Hits" "w on a full disk: the viewer still draws (CPU screen)" 5
+	keys Escape
+	see "^Module +\[?Hits" "and goes back to the modules" 5
+	inns rm "$SM/fill"
+	keys w
+	see "snapshot written to .*snapmnt/kerntop-[0-9-]+\.txt" "after freeing space, w writes the snapshot" 5
+	snap=$(inns ls -A "$SM" | grep '^kerntop-')
+	like "$snap" '^kerntop-[0-9]{8}-[0-9]{6}(-[0-9]+)?\.txt$' "one snapshot file, no temp file ($snap)"
+	is "$(inns stat -c %a "$SM/$snap" 2>/dev/null)" 600 "the snapshot is mode 0600"
+	like "$(inns cat "$SM/$snap" 2>/dev/null)" "^Module +Hits" "the snapshot holds the module table"
+	keys q
+	see "^EXIT=0" "viewer quits" 5
+	no_stderr
+else
+	echo "ok $((T_N + 1)) - snapshot key on a full disk # SKIP needs tmux and nsenter"; T_N=$((T_N + 1))
+fi
+
 if ! "$KERNTOP" -b -n 1 -d 0.1 >/dev/null 2>"$TMP/probe.err"; then
-	skip_all "live sampling refused: $(head -1 "$TMP/probe.err")"
+	echo "ok $((T_N + 1)) - -o and --record on a full disk # SKIP live sampling refused: $(head -1 "$TMP/probe.err")"
+	T_N=$((T_N + 1))
+	done_testing
 fi
 mkdir "$TMP/mnt"
 LOAD=
-trap 'kill $LOAD 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'kill $LOAD 2>/dev/null; command -v tm >/dev/null && tm kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 dd if=/dev/zero of=/dev/null bs=64k 2>/dev/null &
 LOAD=$!
 

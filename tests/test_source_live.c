@@ -255,10 +255,11 @@ static void test_high_rate(int ncpus)
 		kb = strtol(v, NULL, 10);
 	p = (struct perf_source *)s;
 	ring = p->cpu[p->sampled[0]].data_size;
-	is_int(ring,
-	       (uint64_t)kt_perf_ring_pages(20000, PERF_SAMPLE_BYTES, PERF_RING_MIN_BYTES, page, kb) *
-		   (uint64_t)page,
-	       "20000 Hz: ring sized by the rule");
+	is_int(
+	    ring,
+	    (uint64_t)kt_perf_ring_pages(20000, PERF_SAMPLE_BYTES, PERF_RING_MIN_BYTES, page, kb) *
+		(uint64_t)page,
+	    "20000 Hz: ring sized by the rule");
 	printf("# ring %llu KiB per CPU (mlock_kb %ld)\n", (unsigned long long)ring / 1024, kb);
 	/* Sampling starts at the first read (not at open), so the caller's start-up work
 	 * between open and its loop loses nothing and counts nothing. */
@@ -356,11 +357,39 @@ static void test_cycles(void)
 	kt_source_free(s);
 	ok(c.samples > 0, "cycles: the fallback samples");
 
+	/* -c with cycles: the count would turn into nanoseconds of cpu-clock; refused. */
+	o.freq_hz = 0;
+	o.period = 1000;
+	if (cycles_supported())
+		setenv("KERNTOP_INJECT_PERF_ERRNO", "ENOENT", 1);
+	r = kt_source_open(&o, &s, err, sizeof(err));
+	unsetenv("KERNTOP_INJECT_PERF_ERRNO");
+	is_int(r, -EINVAL, "cycles -c 1000 without cycles: refused");
+	ok(strstr(err, "-c 1000 counts cycles") && strstr(err, "-F HZ"),
+	   "cycles -c without cycles: says why and what to use");
+	printf("# %s\n", err);
+	o.freq_hz = 997;
+	o.period = 0;
+
 	o.event = "cpu-clock";
 	setenv("KERNTOP_INJECT_PERF_ERRNO", "ENOENT", 1);
 	r = kt_source_open(&o, &s, err, sizeof(err));
 	unsetenv("KERNTOP_INJECT_PERF_ERRNO");
 	is_int(r, -ENOENT, "cpu-clock missing: no fallback, an error");
+
+	/* Below the hrtimer floor the kernel samples every 10 us anyway: refused. */
+	o.freq_hz = 0;
+	o.period = KT_SOURCE_MIN_CLOCK_PERIOD - 1;
+	r = kt_source_open(&o, &s, err, sizeof(err));
+	is_int(r, -EINVAL, "-c below 10000 ns for cpu-clock: refused");
+	ok(strstr(err, "at most every 10000 ns") != NULL, "-c below the floor: names it");
+	o.period = KT_SOURCE_MIN_CLOCK_PERIOD;
+	r = kt_source_open(&o, &s, err, sizeof(err));
+	is_int(r, 0, "-c 10000 for cpu-clock: opens");
+	if (r == 0)
+		kt_source_free(s);
+	o.freq_hz = 997;
+	o.period = 0;
 
 	o.freq_hz = 10000000;
 	r = kt_source_open(&o, &s, err, sizeof(err));
@@ -376,6 +405,45 @@ static void test_cycles(void)
 	ok(strstr(err, "kernel.perf_event_max_stack") != NULL,
 	   "--max-stack above the cap: names the sysctl");
 	printf("# %s\n", err);
+}
+
+/* A ring that had to shrink to fit the mlock limit (injected) wakes us at half of what it
+ * really is, on every CPU; the old code kept the watermark of the size it asked for. */
+static void test_small_ring(void)
+{
+	struct kt_source_opts o = base_opts();
+	struct kt_source *s;
+	struct perf_source *p;
+	struct counts c;
+	char err[KT_ERRLEN];
+	long page = sysconf(_SC_PAGESIZE);
+	int r, good = 1;
+
+	memset(&c, 0, sizeof(c));
+	setenv("KERNTOP_INJECT_MMAP_PAGES", "8", 1);
+	r = kt_source_open(&o, &s, err, sizeof(err));
+	unsetenv("KERNTOP_INJECT_MMAP_PAGES");
+	is_int(r, 0, "ring capped at 8 pages: opens");
+	if (r)
+		return;
+	p = (struct perf_source *)s;
+	is_int(p->pages, 8, "ring capped at 8 pages: halved down to 8");
+	for (uint32_t i = 0; i < s->info.ncpus; i++) {
+		const struct perf_cpu *pc = &p->cpu[s->info.cpus[i]];
+
+		if (pc->data_size != 8 * (uint64_t)page || pc->watermark != 4 * (uint32_t)page)
+			good = 0;
+	}
+	ok(good, "ring capped at 8 pages: every CPU's watermark is half of its 8-page ring");
+	pump(s, &c, 300);
+	ok(c.samples > 0, "ring capped at 8 pages: samples");
+	kt_source_free(s);
+
+	setenv("KERNTOP_INJECT_MMAP_PAGES", "2", 1);
+	r = kt_source_open(&o, &s, err, sizeof(err));
+	unsetenv("KERNTOP_INJECT_MMAP_PAGES");
+	is_int(r, -ENOMEM, "no ring fits: refused");
+	ok(strstr(err, "perf_event_mlock_kb") != NULL, "no ring fits: names the sysctl");
 }
 
 static void check_denied(int r, const char *err, const char *what)
@@ -607,7 +675,8 @@ static void test_tcp_callchain(void)
 	/* The pump shares the CPUs with the dd loads and with whatever else the suite runs in
 	 * parallel (make -j2): alone it gets a third to a half of the samples, under a loaded
 	 * machine far less, so only a floor that a broken chain parser cannot reach is asserted. */
-	ok(chains_tcp * 50 >= c.samples, "tcp: at least 2% of the chains go through tcp send/receive");
+	ok(chains_tcp * 50 >= c.samples,
+	   "tcp: at least 2% of the chains go through tcp send/receive");
 	ok(send_caller + recv_caller > 0, "tcp: callers appear above the hot tcp functions");
 	is_int(c.leaf_mismatch, 0, "tcp: frames[0] is the ip");
 	free(ksyms);
@@ -641,6 +710,7 @@ int main(void)
 	test_tcp_callchain();
 	test_cpu0();
 	test_cycles();
+	test_small_ring();
 	test_denied();
 	for (int i = 0; i < ncpus; i++)
 		stop(dd[i]);

@@ -1,6 +1,7 @@
 # End to end: when perf_event_open is refused, kerntop exits 1 with one line explaining
 # perf_event_paranoid, CAP_PERFMON and root (via the KERNTOP_INJECT_PERF_ERRNO test hook,
-# and for real as nobody when we are root under perf_event_paranoid >= 1).
+# and for real as nobody when we are root under perf_event_paranoid >= 1). Sampling settings
+# the kernel would not honour as asked are refused too, before sampling starts.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo unreadable)
@@ -24,6 +25,27 @@ denied "injected EACCES, viewer" env KERNTOP_INJECT_PERF_ERRNO=EACCES TERM=dumb 
 err=$(KERNTOP_INJECT_PERF_ERRNO=EMFILE "$KERNTOP" -b -n 1 -d 0.1 2>&1 >/dev/null); rc=$?
 is "$rc" 1 "too many files: exit 1"
 like "$err" "too many open files; raise the limit \(ulimit -n\)" "too many files: names the fix"
+
+# A clock period under the kernel's 10 us hrtimer floor: a usage error (exit 2), not a run
+# that reports 1 MHz, absurd busy figures and thousands of lost samples.
+for ev in cpu-clock task-clock; do
+	err=$("$KERNTOP" -b -n 1 -d 0.1 -e $ev -c 1000 2>&1 >/dev/null); rc=$?
+	is "$rc" 2 "-e $ev -c 1000: usage error, exit 2"
+	is "$err" "kerntop: invalid value '1000' for -c: $ev samples at most every 10000 ns (the kernel's timer floor); use -c 10000 or more, or -F HZ (see kerntop --help)" \
+		"-e $ev -c 1000: one line naming the floor and the fix"
+done
+out=$("$KERNTOP" -b -n 1 -d 0.2 -c 10000 --format json 2>"$TMP/err"); rc=$?
+is "$rc" 0 "-c 10000: runs"
+like "$out" '"freq_hz":100000,' "-c 10000: reported as 100000 Hz"
+# -c with cycles where the PMU has none (or the hook says so): the count would silently become
+# nanoseconds of cpu-clock, so it is refused; with -F the fallback is only a notice.
+err=$(KERNTOP_INJECT_PERF_ERRNO=ENOENT "$KERNTOP" -b -n 1 -d 0.1 -e cycles -c 1000 2>&1 >/dev/null); rc=$?
+is "$rc" 1 "-e cycles -c 1000 without cycles: refused, exit 1"
+like "$err" "^kerntop: -e cycles is not supported here \(no such hardware event\), and -c 1000 counts cycles: sample cpu-clock with -F HZ" \
+	"-e cycles -c without cycles: says why and what to use"
+err=$(KERNTOP_INJECT_PERF_ERRNO=ENOENT "$KERNTOP" -b -n 1 -d 0.1 -e cycles -F 500 2>&1 >/dev/null); rc=$?
+is "$rc.$err" "0.kerntop: cycles not supported here (no such hardware event): sampling cpu-clock" \
+	"-e cycles -F without cycles: a notice, then cpu-clock"
 
 if [ "$(id -u)" = 0 ] && [ "$paranoid" != unreadable ] && [ "$paranoid" -ge 1 ] && command -v setpriv >/dev/null; then
 	denied "as nobody" setpriv --reuid=65534 --regid=65534 --clear-groups "$KERNTOP" -b -n 1 -d 0.1

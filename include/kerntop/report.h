@@ -21,6 +21,7 @@ struct kt_report_ctx {
 	double window_s;         /* configured span */
 	uint32_t ncpus;
 	uint64_t throttled;
+	uint64_t skipped;        /* replay: damaged blocks, records or lines skipped */
 	uint64_t report_no;      /* 1, 2, ... in batch mode */
 	double time_s;           /* seconds since start (source clock) */
 	struct kt_filter filter;

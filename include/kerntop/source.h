@@ -22,6 +22,8 @@ struct kt_source_opts {
 	int callchain;        /* PERF_SAMPLE_CALLCHAIN, kernel frames only */
 	uint32_t max_stack;
 	const char *record;   /* write a recording while sampling live, or NULL */
+	long record_uid;      /* > 0: create the recording as this user (sudo), not as root */
+	long record_gid;
 	const char *replay;   /* replay this file instead of sampling, or NULL */
 	double speed;         /* replay pacing factor; 0 = as fast as possible */
 	const char *sysroot;  /* for /sys/devices/system/cpu/online, /proc/PID/comm */
@@ -56,12 +58,18 @@ struct kt_source_stats {
 	uint64_t bytes;       /* replay: bytes read; live: bytes drained */
 };
 
+/* Shortest period of the clock events (cpu-clock, task-clock) in ns: the kernel's hrtimer
+ * floor; a shorter -c is silently raised to it by the kernel, so it is refused. */
+#define KT_SOURCE_MIN_CLOCK_PERIOD 10000
+
 /* Return of kt_source_read when a replay has delivered its last sample. */
 #define KT_SOURCE_EOF 1
 
 /* Opens the source described by o (replay when o->replay is set); live sampling starts at
  * the first kt_source_read, so setup time is never lost to full rings. Returns 0, or -errno
- * with a one-line message naming the cause and the fix (e.g. perf_event_paranoid). */
+ * with a one-line message naming the cause and the fix (e.g. perf_event_paranoid); -EINVAL
+ * for a clock period below KT_SOURCE_MIN_CLOCK_PERIOD, or for -c with cycles where the PMU
+ * has no cycles (the count would silently become nanoseconds of cpu-clock). */
 int kt_source_open(const struct kt_source_opts *o, struct kt_source **out, char *err, size_t errlen);
 void kt_source_free(struct kt_source *s);
 

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define KT_ERRLEN 512
 
@@ -14,12 +15,27 @@
 uint64_t kt_now_ns(void);
 
 /* Refuses (-EPERM) a directory that is world-writable without the sticky bit, and
- * reports a missing or unwritable one; err gets a one-line message naming dir and fix. */
+ * reports a missing or unwritable one (for the effective user); err gets a one-line message
+ * naming dir and fix. */
 int kt_dir_check(const char *dir, char *err, size_t errlen);
 
 /* Creates path exclusively (O_EXCL|O_NOFOLLOW, mode 0600) after kt_dir_check on its directory.
  * Returns an fd, or -errno with a message in err. Never truncates an existing file. */
 int kt_file_create(const char *path, char *err, size_t errlen);
+
+/* The identity a root process acts as for a moment: under sudo, files the user asked for
+ * are created (and removed) as that user, so a directory the user cannot write is refused.
+ * kt_ids_assume takes uid/gid as effective ids with no supplementary groups (uid <= 0: a
+ * no-op) and fills *saved; kt_ids_restore goes back. Both return 0 or -errno. */
+struct kt_ids {
+	int active;
+	uid_t euid;
+	gid_t egid;
+	int ngroups;
+	gid_t *groups;
+};
+int kt_ids_assume(long uid, long gid, struct kt_ids *saved, char *err, size_t errlen);
+int kt_ids_restore(struct kt_ids *saved);
 
 /* A file written under a temporary name and published under its final name only when
  * complete, without ever replacing an existing file. */
@@ -30,7 +46,9 @@ struct kt_atomic {
 };
 
 int kt_atomic_open(struct kt_atomic *a, const char *path, char *err, size_t errlen);
-/* Flushes, fsyncs and publishes; on failure (e.g. ENOSPC, EEXIST) removes the temp file. */
+/* Flushes, fsyncs and publishes. When writing fails (e.g. ENOSPC) the temp file is removed;
+ * when only publishing fails (the name was taken meanwhile: EEXIST) the complete temp file is
+ * kept and the message names it. */
 int kt_atomic_commit(struct kt_atomic *a, char *err, size_t errlen);
 /* Drops the temp file; safe after a failed or successful commit. */
 void kt_atomic_abort(struct kt_atomic *a);
