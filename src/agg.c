@@ -753,3 +753,27 @@ int kt_agg_module_find(const struct kt_agg *a, const char *name, uint32_t *id, c
 	}
 	return -ENOENT;
 }
+
+uint32_t kt_cpuset_format(const uint64_t *set, uint32_t max, char *buf, size_t len)
+{
+	uint32_t k = 0;
+	size_t n = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (uint32_t c = 0; c < max; c++) {
+		uint32_t e = c;
+
+		if (!kt_cpuset_has(set, c))
+			continue;
+		while (e + 1 < max && kt_cpuset_has(set, e + 1))
+			e++;
+		k += e - c + 1;
+		if (n < len && e == c)
+			n += (size_t)snprintf(buf + n, len - n, "%s%u", n ? "," : "", c);
+		else if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%u-%u", n ? "," : "", c, e);
+		c = e;
+	}
+	return k;
+}

@@ -286,18 +286,13 @@ static void batch_log(struct app *a, const char *fmt, ...) __attribute__((format
 
 static void batch_log(struct app *a, const char *fmt, ...)
 {
-	struct timespec ts;
 	va_list ap;
 
 	if (!a->log)
 		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	fprintf(a->log, "%lld.%06ld batch: ", (long long)ts.tv_sec, ts.tv_nsec / 1000);
 	va_start(ap, fmt);
-	vfprintf(a->log, fmt, ap);
+	kt_log_vline(a->log, "batch", fmt, ap);
 	va_end(ap);
-	fputc('\n', a->log);
-	fflush(a->log);
 }
 
 /* Resident set size in KiB from /proc/self/statm, or -1. */

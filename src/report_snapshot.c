@@ -87,27 +87,15 @@ static int children(const struct kt_snapshot *sn, const struct kt_query *q,
 static int cpuset_title(const struct kt_snapshot *sn, const uint64_t *set, char *buf, size_t len)
 {
 	uint32_t max = kt_agg_params(sn->agg)->max_cpu, k = 0;
-	size_t n = 0;
+	int n;
 
 	for (uint32_t c = 0; c < max; c++)
 		k += kt_cpuset_has(set, c);
-	n = (size_t)snprintf(buf, len, " on cpu%s ", k == 1 ? "" : "s");
-	for (uint32_t c = 0; c < max && n < len; c++) {
-		uint32_t e = c;
-
-		if (!kt_cpuset_has(set, c))
-			continue;
-		while (e + 1 < max && kt_cpuset_has(set, e + 1))
-			e++;
-		if (e == c)
-			n += (size_t)snprintf(buf + n, len - n, "%s%u",
-					      buf[n - 1] == ' ' ? "" : ",", c);
-		else
-			n += (size_t)snprintf(buf + n, len - n, "%s%u-%u",
-					      buf[n - 1] == ' ' ? "" : ",", c, e);
-		c = e;
-	}
-	return n < len ? (int)n : (int)len - 1;
+	n = snprintf(buf, len, " on cpu%s ", k == 1 ? "" : "s");
+	if (n < 0 || (size_t)n >= len)
+		return n < 0 ? 0 : (int)len - 1;
+	kt_cpuset_format(set, max, buf + n, len - (size_t)n);
+	return (int)strlen(buf);
 }
 
 static void title(const struct kt_snapshot *sn, const struct kt_query *q, char *buf, size_t len)

@@ -77,18 +77,13 @@ void kt_ui_emergency_restore(void)
 
 void ui_log(struct kt_ui *ui, const char *fmt, ...)
 {
-	struct timespec ts;
 	va_list ap;
 
 	if (!ui->log)
 		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	fprintf(ui->log, "%lld.%06ld ui: ", (long long)ts.tv_sec, ts.tv_nsec / 1000);
 	va_start(ap, fmt);
-	vfprintf(ui->log, fmt, ap);
+	kt_log_vline(ui->log, "ui", fmt, ap);
 	va_end(ap);
-	fputc('\n', ui->log);
-	fflush(ui->log);
 }
 
 static FILE *open_log(const char *path)

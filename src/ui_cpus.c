@@ -31,27 +31,14 @@ void ui_cpus_toggle(struct kt_ui *ui, uint32_t cpu)
 
 void ui_cpus_fmt(const struct kt_ui *ui, char *buf, size_t len)
 {
-	size_t n;
+	int n;
 
 	buf[0] = 0;
 	if (!ui->ncpuset)
 		return;
-	n = (size_t)snprintf(buf, len, "%s ", ui->ncpuset == 1 ? "cpu" : "cpus");
-	for (uint32_t c = 0; c < ui->max_cpu && n < len; c++) {
-		uint32_t e = c;
-
-		if (!ui_cpus_has(ui, c))
-			continue;
-		while (e + 1 < ui->max_cpu && ui_cpus_has(ui, e + 1))
-			e++;
-		if (e == c)
-			n += (size_t)snprintf(buf + n, len - n, "%s%u",
-					      buf[n - 1] == ' ' ? "" : ",", c);
-		else
-			n += (size_t)snprintf(buf + n, len - n, "%s%u-%u",
-					      buf[n - 1] == ' ' ? "" : ",", c, e);
-		c = e;
-	}
+	n = snprintf(buf, len, "%s ", ui->ncpuset == 1 ? "cpu" : "cpus");
+	if (n > 0 && (size_t)n < len)
+		kt_cpuset_format(ui->cpuset, ui->max_cpu, buf + n, len - (size_t)n);
 }
 
 uint32_t ui_cpus_sampled(const struct kt_ui *ui)

@@ -13,6 +13,17 @@
 
 #include "kerntop/util.h"
 
+void kt_log_vline(FILE *f, const char *who, const char *fmt, va_list ap)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fprintf(f, "%lld.%06ld %s: ", (long long)ts.tv_sec, ts.tv_nsec / 1000, who);
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
+	fflush(f);
+}
+
 uint64_t kt_now_ns(void)
 {
 	struct timespec ts;

@@ -15,7 +15,8 @@
 # with -g (stack interning too) and one JSON report per second; RSS (VmRSS) is read from
 # /proc/PID/status every SOAK_INTERVAL seconds (default 60).
 #   tests/soak.sh [MINUTES]        env: KERNTOP=path/to/kerntop, SOAK_INTERVAL=60,
-#                                  SOAK_CHURN=0 (only the dd load: no new pids, few new functions)
+#                                  SOAK_CHURN=0 (only the dd load: no new pids, few new functions),
+#                                  SOAK_LOG=FILE (kerntop's --log: memory figures per report)
 set -u
 min=${1:-30}
 interval=${SOAK_INTERVAL:-60}
@@ -42,7 +43,8 @@ if [ "${SOAK_CHURN:-1}" != 0 ]; then
 	PIDS="$PIDS $!"
 fi
 
-"$K" -b -g -d 1 --format json >"$TMP/reports.json" 2>"$TMP/err" &
+# SOAK_LOG=FILE keeps kerntop's --log: window memory, tasks, stacks and RSS per report
+"$K" -b -g -d 1 --format json ${SOAK_LOG:+--log "$SOAK_LOG"} >"$TMP/reports.json" 2>"$TMP/err" &
 kp=$!
 PIDS="$kp $PIDS"
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$kp/status" 2>/dev/null; }

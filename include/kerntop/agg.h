@@ -36,6 +36,8 @@ static inline int kt_cpuset_has(const uint64_t *set, uint32_t cpu)
 {
 	return (set[cpu / 64] >> (cpu % 64)) & 1;
 }
+/* Writes the CPUs of set below max as "0,2-3" into buf; returns how many there are. */
+uint32_t kt_cpuset_format(const uint64_t *set, uint32_t max, char *buf, size_t len);
 /* The [idle] pseudo-module id in queries and rows (real module ids come from the symbolizer). */
 #define KT_AGG_IDLE_MODULE (UINT32_MAX - 1)
 

@@ -4,12 +4,16 @@
 #define KERNTOP_UTIL_H
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
 #define KT_ERRLEN 512
+
+/* One line of the --log debug log: wall-clock time, "who: ", the message; flushed. */
+void kt_log_vline(FILE *f, const char *who, const char *fmt, va_list ap);
 
 /* Monotonic clock in ns (the live source's sample clock too). */
 uint64_t kt_now_ns(void);
