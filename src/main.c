@@ -209,6 +209,7 @@ static void report_ctx(struct app *a, struct kt_report_ctx *c)
 	c->format = o->format;
 	c->top = o->top;
 	c->zoom = o->zoom;
+	c->nzoom = o->nzoom;
 	c->source = info->kind;
 	c->path = info->path;
 	c->event = info->event;
@@ -230,12 +231,17 @@ static int check_zoom(struct app *a)
 	char near[256];
 	uint32_t id;
 
-	if (!a->opts->zoom ||
-	    kt_agg_module_find(a->agg, a->opts->zoom, &id, near, sizeof(near)) == 0)
-		return 0;
-	snprintf(a->err, sizeof(a->err), "--zoom %s: no such module%s%s", a->opts->zoom,
-		 near[0] ? "; did you mean: " : " (kerntop -b -n 1 lists the modules)", near);
-	return -ENOENT;
+	for (unsigned i = 0; i < a->opts->nzoom; i++) {
+		const char *z = a->opts->zoom[i];
+
+		if (kt_agg_module_find(a->agg, z, &id, near, sizeof(near)) == 0)
+			continue;
+		snprintf(a->err, sizeof(a->err), "--zoom %s: no such module%s%s", z,
+			 near[0] ? "; did you mean: " : " (kerntop -b -n 1 lists the modules)",
+			 near);
+		return -ENOENT;
+	}
+	return 0;
 }
 
 static int batch_report(struct app *a)
@@ -586,7 +592,7 @@ int main(int argc, char **argv)
 	} else {
 		struct kt_ui_env env = {a.agg, a.win, a.sym, a.src, &opts};
 
-		if (kt_ui_new(&env, &a.ui, a.err, sizeof(a.err)) < 0) {
+		if (check_zoom(&a) < 0 || kt_ui_new(&env, &a.ui, a.err, sizeof(a.err)) < 0) {
 			fprintf(stderr, "kerntop: %s\n", a.err);
 			cleanup(&a);
 			return 1;

@@ -140,7 +140,8 @@ void kt_options_usage(FILE *out)
 	    "  -n, --iterations N      batch reports before exiting (default: until SIGINT,\n"
 	    "                          SIGTERM or the end of a replay)\n"
 	    "  -o, --output FILE       batch output file (default stdout)\n"
-	    "  -z, --zoom MODULE       also list MODULE's functions (KernRate's -z)\n"
+	    "  -z, --zoom MODULE       also list MODULE's functions (KernRate's -z; repeatable;\n"
+	    "                          the viewer opens on the first)\n"
 	    "      --top N             rows per table (default 30)\n"
 	    "      --format FMT        text (default), json, csv or folded\n"
 	    "\n"
@@ -192,6 +193,18 @@ static int bad_value(FILE *err, int c, const char *arg, const char *want)
 	fprintf(err, "kerntop: invalid value '%s' for %s: expected %s (see kerntop --help)\n", arg,
 		option_name(c, name, sizeof(name)), want);
 	return 2;
+}
+
+/* -z repeats like KernRate's: each module once, in command-line order. */
+static int add_zoom(struct kt_options *o, const char *name)
+{
+	for (unsigned i = 0; i < o->nzoom; i++)
+		if (strcmp(o->zoom[i], name) == 0)
+			return 0;
+	if (o->nzoom >= KT_MAX_ZOOM)
+		return -1;
+	o->zoom[o->nzoom++] = name;
+	return 0;
 }
 
 /* getopt_long leaves optopt at the option's value when its argument is missing, 0 when unknown. */
@@ -415,7 +428,13 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 			o->output = optarg;
 			break;
 		case 'z':
-			o->zoom = optarg;
+			if (add_zoom(o, optarg) < 0) {
+				fprintf(err,
+					"kerntop: too many -z options: at most %d modules are "
+					"zoomed per report\n",
+					KT_MAX_ZOOM);
+				return 2;
+			}
 			break;
 		case OPT_TOP:
 			if (parse_u64(optarg, 1, 1000000, &u))

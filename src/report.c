@@ -305,17 +305,61 @@ static int zoom_module(struct kt_agg *agg, const char *zoom, uint32_t *id, char 
 	return -ENOENT;
 }
 
+/* The function table of each --zoom module, in command-line order. */
+struct zooms {
+	unsigned n;
+	uint32_t id[KT_MAX_ZOOM];
+	struct kt_result res[KT_MAX_ZOOM];
+};
+
+static int zoom_query(struct kt_agg *agg, const struct kt_report_ctx *c, struct zooms *z)
+{
+	struct kt_query q = {.view = KT_VIEW_FUNCS, .func = KT_ANY, .sort = KT_SORT_HITS};
+	int r = 0;
+
+	q.filter = c->filter;
+	q.limit = c->top;
+	for (unsigned i = 0; i < z->n && !r; i++) {
+		q.module = z->id[i];
+		r = kt_agg_query(agg, &q, &z->res[i]);
+	}
+	return r;
+}
+
+static void zoom_text(FILE *out, struct kt_agg *agg, uint32_t zid, const struct kt_result *zoom)
+{
+	struct kt_symbols *s = kt_agg_symbols(agg);
+	const struct kt_sym_module *m = kt_sym_module(s, zid);
+
+	fprintf(out, "\nZoom: %s (%zu functions with hits%s, bucket size %u bytes)\n",
+		kt_agg_module_name(agg, zid), zoom->total_rows,
+		m && !m->nfuncs && zid != KT_AGG_IDLE_MODULE ? ", no symbols: address buckets" : "",
+		kt_sym_bucket(s));
+	kt_rep_text_table(out, agg, KT_VIEW_FUNCS, zoom, "");
+}
+
+static void zoom_json(FILE *out, struct kt_agg *agg, uint32_t zid, const struct kt_result *zoom)
+{
+	fputs("{\"module\":", out);
+	kt_rep_json_str(out, kt_agg_module_name(agg, zid));
+	fprintf(out, ",\"bucket\":%u,\"total_rows\":%zu", kt_sym_bucket(kt_agg_symbols(agg)),
+		zoom->total_rows);
+	json_rows(out, agg, "functions", KT_VIEW_FUNCS, zoom);
+	fputc('}', out);
+}
+
 int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c, char *err,
 		    size_t errlen)
 {
-	struct kt_result mods = {0}, funcs = {0}, cpus = {0}, zoom = {0}, stacks = {0};
+	struct kt_result mods = {0}, funcs = {0}, cpus = {0}, stacks = {0};
 	struct kt_query q = {.module = KT_ANY, .func = KT_ANY};
 	struct kt_summary sum;
-	uint32_t zid = 0;
+	struct zooms z = {0};
 	int r = 0;
 
-	if (c->zoom && zoom_module(agg, c->zoom, &zid, err, errlen) < 0)
-		return -ENOENT;
+	for (unsigned i = 0; i < c->nzoom && i < KT_MAX_ZOOM; i++, z.n++)
+		if (zoom_module(agg, c->zoom[i], &z.id[i], err, errlen) < 0)
+			return -ENOENT;
 	if (c->format == KT_FORMAT_FOLDED) {
 		r = kt_rep_folded(out, agg, c, NULL);
 		if (r < 0)
@@ -337,12 +381,8 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 		r = kt_agg_query(agg, &q, &cpus);
 	q.sort = KT_SORT_HITS;
 	q.limit = c->top;
-	if (!r && c->zoom) {
-		q.view = KT_VIEW_FUNCS;
-		q.module = zid;
-		r = kt_agg_query(agg, &q, &zoom);
-		q.module = KT_ANY;
-	}
+	if (!r)
+		r = zoom_query(agg, c, &z);
 	if (!r && c->stacks) {
 		q.view = KT_VIEW_STACKS;
 		r = kt_agg_query(agg, &q, &stacks);
@@ -360,19 +400,8 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 		kt_rep_text_table(out, agg, KT_VIEW_TOPFUNCS, &funcs, "");
 		fputs("\nCPUs\n", out);
 		kt_rep_text_table(out, agg, KT_VIEW_CPUS, &cpus, "");
-		if (c->zoom) {
-			struct kt_symbols *s = kt_agg_symbols(agg);
-			const struct kt_sym_module *m = kt_sym_module(s, zid);
-
-			fprintf(out,
-				"\nZoom: %s (%zu functions with hits%s, bucket size %u bytes)\n",
-				kt_agg_module_name(agg, zid), zoom.total_rows,
-				m && !m->nfuncs && zid != KT_AGG_IDLE_MODULE
-				    ? ", no symbols: address buckets"
-				    : "",
-				kt_sym_bucket(s));
-			kt_rep_text_table(out, agg, KT_VIEW_FUNCS, &zoom, "");
-		}
+		for (unsigned i = 0; i < z.n; i++)
+			zoom_text(out, agg, z.id[i], &z.res[i]);
 		if (c->stacks) {
 			fputs("\nHottest stacks\n", out);
 			kt_rep_text_table(out, agg, KT_VIEW_STACKS, &stacks, "");
@@ -384,13 +413,17 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 		json_rows(out, agg, "modules", KT_VIEW_MODULES, &mods);
 		json_rows(out, agg, "functions", KT_VIEW_TOPFUNCS, &funcs);
 		json_rows(out, agg, "cpu", KT_VIEW_CPUS, &cpus);
-		if (c->zoom) {
-			fputs(",\"zoom\":{\"module\":", out);
-			kt_rep_json_str(out, kt_agg_module_name(agg, zid));
-			fprintf(out, ",\"bucket\":%u,\"total_rows\":%zu",
-				kt_sym_bucket(kt_agg_symbols(agg)), zoom.total_rows);
-			json_rows(out, agg, "functions", KT_VIEW_FUNCS, &zoom);
-			fputc('}', out);
+		/* "zoom" is the first -z module; "zooms" lists every one, in order */
+		if (z.n) {
+			fputs(",\"zoom\":", out);
+			zoom_json(out, agg, z.id[0], &z.res[0]);
+			fputs(",\"zooms\":[", out);
+			for (unsigned i = 0; i < z.n; i++) {
+				if (i)
+					fputc(',', out);
+				zoom_json(out, agg, z.id[i], &z.res[i]);
+			}
+			fputc(']', out);
 		}
 		if (c->stacks)
 			json_rows(out, agg, "stacks", KT_VIEW_STACKS, &stacks);
@@ -402,8 +435,8 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 			      out);
 		csv_rows(out, c, "module", KT_VIEW_MODULES, &mods);
 		csv_rows(out, c, "function", KT_VIEW_TOPFUNCS, &funcs);
-		if (c->zoom)
-			csv_rows(out, c, "zoom", KT_VIEW_FUNCS, &zoom);
+		for (unsigned i = 0; i < z.n; i++)
+			csv_rows(out, c, "zoom", KT_VIEW_FUNCS, &z.res[i]);
 		break;
 	case KT_FORMAT_FOLDED:
 		break;
@@ -412,7 +445,8 @@ done:
 	kt_result_free(&mods);
 	kt_result_free(&funcs);
 	kt_result_free(&cpus);
-	kt_result_free(&zoom);
+	for (unsigned i = 0; i < z.n; i++)
+		kt_result_free(&z.res[i]);
 	kt_result_free(&stacks);
 	if (!r && ferror(out)) {
 		int e = errno ? errno : EIO;

@@ -415,6 +415,25 @@ static int setup_fds(struct kt_ui *ui, char *err, size_t errlen)
 	return 0;
 }
 
+/* -z MODULE: start in that module's function list (Backspace goes up to the modules), as
+ * KernRate's -z zooms into it. main.c has already refused an unknown name. */
+static int open_zoom(struct kt_ui *ui, const struct kt_ui_env *env)
+{
+	struct ui_screen *n;
+	char near[8];
+	uint32_t id;
+
+	if (!env->opts->nzoom || !env->agg ||
+	    kt_agg_module_find(env->agg, env->opts->zoom[0], &id, near, sizeof(near)) < 0)
+		return 0;
+	n = ui_screen_new(ui, &ui_funcs_ops, id, kt_agg_module_name(env->agg, id));
+	if (!n)
+		return -ENOMEM;
+	n->below = ui->top;
+	ui->top = n;
+	return 0;
+}
+
 int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t errlen)
 {
 	const char *nocolor;
@@ -458,7 +477,7 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 		return r;
 	}
 	ui->top = ui_screen_new(ui, &ui_modules_ops, KT_ANY, "modules");
-	if (!ui->top) {
+	if (!ui->top || open_zoom(ui, env) < 0) {
 		snprintf(err, errlen, "viewer: out of memory");
 		kt_ui_free(ui);
 		return -ENOMEM;

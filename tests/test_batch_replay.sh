@@ -33,6 +33,16 @@ like "$out" '^Zoom: nosym \(3 functions with hits, no symbols: address buckets, 
 	"zoom into a module without symbols says so"
 like "$out" '^nosym\+0x40 +8 ' "and lists its buckets"
 
+# -z repeats, as in KernRate: one zoom table per module, in order; a repeated name counts once
+out=$(kt --speed max -z tcp -z nosym -z tcp)
+is "$(printf '%s\n' "$out" | grep -o '^Zoom: [a-z]*' | tr '\n' ' ')" "Zoom: tcp Zoom: nosym " \
+	"two -z modules: two zoom tables, in command-line order"
+kt --speed max -z a -z b -z c -z d -z e -z f -z g -z h -z i >"$TMP/o" 2>"$TMP/err"
+is "$?" 2 "a ninth -z is a usage error"
+like "$(cat "$TMP/err")" '^kerntop: too many -z options: at most 8 modules' "saying the limit"
+kt --speed max -z tcp -z tpc >"$TMP/o" 2>"$TMP/err"
+like "$(cat "$TMP/err")" '^kerntop: --zoom tpc: no such module' "every -z module is checked"
+
 kt --speed max -z tpc >"$TMP/o" 2>"$TMP/err"
 is "$?" 1 "unknown --zoom module fails"
 like "$(cat "$TMP/err")" '^kerntop: --zoom tpc: no such module; did you mean: tcp$' "naming the near module"

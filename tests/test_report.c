@@ -62,11 +62,13 @@ static int write_file(const char *path, const char *s)
 static void test_text(void)
 {
 	struct kt_report_ctx c;
+	const char *zt[] = {"tcp", "nosym"};
 	char err[512] = "", *t;
 	int rc;
 
 	ctx_init(&c, KT_FORMAT_TEXT);
-	c.zoom = "tcp";
+	c.zoom = zt;
+	c.nzoom = 2;
 	c.skipped = 3;
 	t = render(&c, &rc, err, sizeof(err));
 	is_int(rc, 0, "text report written");
@@ -84,12 +86,16 @@ static void test_text(void)
 	   "zoom table title");
 	ok(strstr(t, "tcp_write_xmit         60        60.0  27.27%  85.71%       30.0\n") != NULL,
 	   "zoom row with % of module");
+	ok(strstr(t, "Zoom: nosym (3 functions with hits, no symbols: address buckets, bucket size "
+		     "64 bytes)\n") != NULL,
+	   "a second -z: its own zoom table");
+	ok(strstr(t, "Zoom: tcp") < strstr(t, "Zoom: nosym"), "zoom tables in command-line order");
 	ok(strstr(t, "cpu1           98         63          5         30   3.1%  vmlinux          "
 		     "read_zero\n") != NULL,
 	   "cpu row with split and tops");
 	free(t);
 
-	c.zoom = "tpc";
+	zt[1] = "tpc";
 	t = render(&c, &rc, err, sizeof(err));
 	is_int(rc, -ENOENT, "unknown zoom module fails");
 	ok(strstr(err, "--zoom tpc: no such module; did you mean: tcp") != NULL,
@@ -100,13 +106,15 @@ static void test_text(void)
 
 static void test_json_csv(void)
 {
+	static const char *const zj[] = {"nosym", "tcp"};
 	struct kt_report_ctx c;
 	char err[512], *t, path[] = "/tmp/kt-report-json-XXXXXX";
 	int rc, fd = mkstemp(path);
 
 	close(fd);
 	ctx_init(&c, KT_FORMAT_JSON);
-	c.zoom = "nosym";
+	c.zoom = zj;
+	c.nzoom = 2;
 	c.skipped = 3;
 	t = render(&c, &rc, err, sizeof(err));
 	is_int(rc, 0, "json report written");
@@ -132,6 +140,9 @@ static void test_json_csv(void)
 		     "idle\",90,True)\n"
 		     "assert [(x[\"cpu\"],x[\"hits\"],x[\"kernel\"],x[\"user\"],x[\"idle\"]) for x "
 		     "in d[\"cpu\"]]==[(0,122,62,0,60),(1,98,63,5,30)]\n"
+		     "assert [x[\"module\"] for x in d[\"zooms\"]]==[\"nosym\",\"tcp\"] and "
+		     "d[\"zooms\"][0]==d[\"zoom\"]\n"
+		     "assert d[\"zooms\"][1][\"functions\"][0][\"name\"]==\"tcp_write_xmit\"\n"
 		     "z=d[\"zoom\"]\n"
 		     "assert z[\"module\"]==\"nosym\" and [x[\"name\"] for x in "
 		     "z[\"functions\"]]==[\"nosym+0x40\",\"nosym+0x80\",\"nosym+0xc0\"]\n"
@@ -159,6 +170,16 @@ static void test_json_csv(void)
 	t = render(&c, &rc, err, sizeof(err));
 	ok(strncmp(t, "report,", 7) != 0, "later batch reports have no second header");
 	free(t);
+	c.report_no = 1;
+	c.zoom = zj;
+	c.nzoom = 2;
+	t = render(&c, &rc, err, sizeof(err));
+	write_file(path, t);
+	ok(python_ok(path, "import csv,sys\n"
+			   "r=list(csv.DictReader(open(sys.argv[1])))\n"
+			   "z=[(x[\"module\"],x[\"name\"]) for x in r if x[\"kind\"]==\"zoom\"]\n"
+			   "assert [m for m,n in z]==[\"nosym\"]*3+[\"tcp\"]*2, z\n"),
+	   "csv: zoom rows of every -z module, in order");
 	unlink(path);
 }
 

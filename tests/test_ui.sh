@@ -294,5 +294,17 @@ see 'invalid delay' "d rejects a bad delay"
 
 keys q
 
+# -z MODULE opens on that module's functions, as KernRate's -z zooms; Backspace goes up
+ui_replay 100 30 -- -z e1000e -z vmlinux
+see '^modules > e1000e +1/[0-9]+$' "-z e1000e: the viewer opens on its functions"
+see '^Function +\[Hits\]' "a function list"
+keys BSpace
+see '^modules +1/5$' "Backspace: up to the module list"
+keys q
+ui_replay 100 30 -- -z e1000f
+see 'EXIT=1' "-z with an unknown module: the viewer does not start"
+like "$(cat "$TMP/stderr")" "kerntop: --zoom e1000f: no such module; did you mean: e1000e" "and says which module is meant"
+: >"$TMP/stderr"
+
 no_stderr
 done_testing

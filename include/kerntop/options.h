@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Most -z options on one command line. */
+#define KT_MAX_ZOOM 8
+
 enum kt_format {
 	KT_FORMAT_TEXT,
 	KT_FORMAT_JSON,
@@ -45,7 +48,8 @@ struct kt_options {
 	int batch;                /* -b */
 	long iterations;          /* -n, 0 = until SIGINT/SIGTERM or end of replay */
 	const char *output;       /* -o FILE, NULL for stdout */
-	const char *zoom;         /* -z MODULE */
+	const char *zoom[KT_MAX_ZOOM]; /* -z MODULE, repeatable (KernRate's -z), in order */
+	unsigned nzoom;           /* how many -z */
 	uint32_t top;             /* --top N, default 30 */
 	enum kt_format format;    /* --format */
 

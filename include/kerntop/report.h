@@ -13,7 +13,8 @@
 struct kt_report_ctx {
 	enum kt_format format;
 	uint32_t top;            /* rows per table */
-	const char *zoom;        /* module name whose functions are listed too, or NULL */
+	const char *const *zoom; /* nzoom module names whose functions are listed too */
+	unsigned nzoom;
 	const char *source;      /* "live" or "replay" */
 	const char *path;        /* replayed file, or NULL */
 	const char *event;
