@@ -329,13 +329,13 @@ static void log_tick(struct app *a, const char *what)
 	kt_agg_summary(a->agg, &f, &sum);
 	batch_log(a,
 		  "%s: ticks=%llu reports=%llu t=%.3fs window_samples=%llu samples=%llu lost=%llu "
-		  "skipped=%llu window_mem=%zu tasks=%u stacks=%u rss_kb=%ld",
+		  "skipped=%llu window_mem=%zu tasks=%u stacks=%u cum=%u locs=%u rss_kb=%ld",
 		  what, (unsigned long long)a->ticks, (unsigned long long)a->reports,
 		  (double)(kt_source_now(a->src) - a->start_ns) / 1e9,
 		  (unsigned long long)sum.samples, (unsigned long long)st.samples,
 		  (unsigned long long)st.lost, (unsigned long long)st.skipped,
 		  kt_window_mem(a->win), kt_window_ntasks(a->win), kt_window_nstacks(a->win),
-		  rss_kb());
+		  kt_window_ncum(a->win), kt_sym_nlocs(a->sym), rss_kb());
 }
 
 static int open_output(struct app *a)

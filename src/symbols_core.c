@@ -256,7 +256,7 @@ int kt_sym_new(const struct kt_sym_opts *o, struct kt_symbols **out, char *err, 
 	s->locs[0] = (struct kt_sym_loc){0, 0, KT_MOD_USER, 0};
 	s->locs[1] = (struct kt_sym_loc){0, 1, KT_MOD_UNKNOWN, 0};
 	s->nlocs = 2;
-	if (sym_lhash_grow(s) < 0)
+	if (sym_loc_table_grow(&s->lhash) < 0 || sym_loc_table_grow(&s->slices) < 0)
 		goto oom;
 
 	r = sym_load_text(s, o, &syms, &regs, err, errlen);
@@ -295,7 +295,8 @@ void kt_sym_free(struct kt_symbols *s)
 	free(s->mpriv);
 	free(s->funcs);
 	free(s->locs);
-	free(s->lhash);
+	free(s->lhash.slot);
+	free(s->slices.slot);
 	free(s->bhash);
 	free(s->rstart);
 	free(s->rval);

@@ -69,6 +69,12 @@ struct loc_slot {
 	uint32_t pad;
 };
 
+/* Open-addressing table of addresses to locations, at most half full. */
+struct loc_table {
+	struct loc_slot *slot;
+	uint32_t mask, n;
+};
+
 struct bucket_slot {
 	uint64_t start;
 	uint32_t module;
@@ -107,8 +113,8 @@ struct kt_symbols {
 	struct kt_sym_loc *locs;
 	uint32_t nlocs, caplocs;
 
-	struct loc_slot *lhash;
-	uint32_t lmask;
+	struct loc_table lhash;  /* every sampled address seen: the hot path */
+	struct loc_table slices; /* start of a --bucket slice -> its location (see loc_key) */
 	uint64_t last_addr;
 	uint32_t last_loc;
 
@@ -161,7 +167,7 @@ int sym_is_idle(const struct kt_symbols *s, const char *name);
 int sym_build(struct kt_symbols *s, struct sym_vec *syms, struct region_vec *regs);
 
 /* symbols_lookup.c */
-int sym_lhash_grow(struct kt_symbols *s);
+int sym_loc_table_grow(struct loc_table *t);
 const char *sym_intern(struct kt_symbols *s, const char *str);
 
 /* symbols_kallsyms.c */

@@ -107,68 +107,108 @@ uint32_t kt_sym_resolve(struct kt_symbols *s, uint64_t addr)
 	return bucket_func(s, v & ~RANGE_BUCKET, addr);
 }
 
-int sym_lhash_grow(struct kt_symbols *s)
+/* The address table maps every sampled address seen so far to its location; several
+ * addresses share one location where the module has no source lines (see loc_key): the
+ * slice table finds that location on an address's first sight. Both grow by rehashing their
+ * own slots. */
+int sym_loc_table_grow(struct loc_table *t)
 {
-	uint32_t ncap = s->lhash ? (s->lmask + 1) * 2 : 4096;
+	uint32_t ncap = t->slot ? (t->mask + 1) * 2 : 4096;
 	struct loc_slot *nh = calloc(ncap, sizeof(*nh));
 
 	if (!nh)
 		return -ENOMEM;
-	for (uint32_t i = 1; i < s->nlocs; i++) {
+	for (uint32_t i = 0; t->slot && i <= t->mask; i++) {
 		uint32_t h;
 
-		if (i == 1)
-			continue; /* the out-of-memory fallback is never hashed */
-		h = hash64(s->locs[i].addr, ncap - 1);
+		if (!t->slot[i].loc)
+			continue;
+		h = hash64(t->slot[i].addr, ncap - 1);
 		while (nh[h].loc)
 			h = (h + 1) & (ncap - 1);
-		nh[h].addr = s->locs[i].addr;
-		nh[h].loc = i;
+		nh[h] = t->slot[i];
 	}
-	free(s->lhash);
-	s->lhash = nh;
-	s->lmask = ncap - 1;
+	free(t->slot);
+	t->slot = nh;
+	t->mask = ncap - 1;
 	return 0;
+}
+
+/* The location of addr in t, or 0 with *pos where it goes. In the slice table the
+ * location's function must match too (func; UINT32_MAX in the address table): a nested or
+ * overlapping symbol may start a slice at the same address. */
+static uint32_t loc_table_find(const struct kt_symbols *s, const struct loc_table *t, uint64_t addr,
+			       uint32_t func, uint32_t *pos)
+{
+	uint32_t h = hash64(addr, t->mask);
+
+	for (; t->slot[h].loc; h = (h + 1) & t->mask)
+		if (t->slot[h].addr == addr &&
+		    (func == UINT32_MAX || s->locs[t->slot[h].loc].func == func))
+			return t->slot[h].loc;
+	*pos = h;
+	return 0;
+}
+
+/* Adds addr -> loc (known to be absent), growing t first to stay at most half full. */
+static int loc_table_put(struct loc_table *t, uint64_t addr, uint32_t loc)
+{
+	uint32_t h;
+
+	if ((t->n + 1) * 2 > t->mask + 1 && sym_loc_table_grow(t) < 0)
+		return -ENOMEM;
+	h = hash64(addr, t->mask);
+	while (t->slot[h].loc)
+		h = (h + 1) & t->mask;
+	t->slot[h] = (struct loc_slot){addr, loc, 0};
+	t->n++;
+	return 0;
+}
+
+/* What a location stands for. Where the module has source lines, the exact address (two
+ * instructions of one bucket may be on different lines). Elsewhere the deepest level is a
+ * --bucket slice of the function, so every address of one slice is one location: the
+ * location, the aggregator's per-location data and the since-start totals then grow with
+ * the slices the kernel has run, not with every distinct instruction sampled. */
+static uint64_t loc_key(const struct kt_symbols *s, uint32_t f, uint64_t addr)
+{
+	const struct kt_sym_func *fn = &s->funcs[f];
+	const struct kt_sym_module *m = fn->module < s->nmods ? &s->mods[fn->module] : NULL;
+	uint64_t b = s->bucket ? s->bucket : 64;
+
+	if ((m && m->has_lines) || addr < fn->start)
+		return addr;
+	return fn->start + (addr - fn->start) / b * b;
 }
 
 uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr)
 {
-	uint32_t h, f, loc;
+	uint32_t pos, f, loc;
+	uint64_t key;
 	struct kt_sym_loc *l;
 
 	if (addr == s->last_addr && s->last_loc)
 		return s->last_loc;
-	h = hash64(addr, s->lmask);
-	for (;;) {
-		const struct loc_slot *sl = &s->lhash[h];
-
-		if (!sl->loc)
-			break;
-		if (sl->addr == addr) {
-			s->last_addr = addr;
-			s->last_loc = sl->loc;
-			return sl->loc;
-		}
-		h = (h + 1) & s->lmask;
-	}
+	loc = loc_table_find(s, &s->lhash, addr, UINT32_MAX, &pos);
+	if (loc)
+		goto found;
 	f = kt_sym_resolve(s, addr);
-	if (sym_grow((void **)&s->locs, &s->caplocs, s->nlocs + 1, sizeof(*s->locs)) < 0)
-		return 1;
-	if ((s->nlocs + 1) * 2 > s->lmask + 1) {
-		if (sym_lhash_grow(s) < 0)
+	key = loc_key(s, f, addr);
+	loc = loc_table_find(s, &s->slices, key, f, &pos);
+	if (!loc) {
+		if (sym_grow((void **)&s->locs, &s->caplocs, s->nlocs + 1, sizeof(*s->locs)) < 0 ||
+		    loc_table_put(&s->slices, key, s->nlocs) < 0)
 			return 1;
-		h = hash64(addr, s->lmask);
-		while (s->lhash[h].loc)
-			h = (h + 1) & s->lmask;
+		loc = s->nlocs++;
+		l = &s->locs[loc];
+		l->addr = key;
+		l->func = f;
+		l->module = s->funcs[f].module;
+		l->idle = s->funcs[f].idle;
 	}
-	loc = s->nlocs++;
-	l = &s->locs[loc];
-	l->addr = addr;
-	l->func = f;
-	l->module = s->funcs[f].module;
-	l->idle = s->funcs[f].idle;
-	s->lhash[h].addr = addr;
-	s->lhash[h].loc = loc;
+	if (loc_table_put(&s->lhash, addr, loc) < 0)
+		return 1;
+found:
 	s->last_addr = addr;
 	s->last_loc = loc;
 	return loc;

@@ -498,6 +498,11 @@ const struct kt_hit *kt_window_recent(const struct kt_window *w, size_t *n, uint
 	return w->recent;
 }
 
+uint32_t kt_window_ncum(const struct kt_window *w)
+{
+	return w->ncum;
+}
+
 size_t kt_window_mem(const struct kt_window *w)
 {
 	size_t m = sizeof(*w) + (size_t)w->nslices * sizeof(*w->ring);

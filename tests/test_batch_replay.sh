@@ -190,7 +190,7 @@ body = [l.split(" batch: ", 1)[1] for l in lines]
 assert body[0].startswith("start: replay ") and body[0].endswith(", cpu-clock, 2 CPUs, format json, -d 0.05, -n 0"), body[0]
 assert body[-1] == "end: exit 0", body[-1]
 pat = re.compile(r"^(tick|final): ticks=(\d+) reports=(\d+) t=[0-9.]+s window_samples=(\d+) samples=(\d+) lost=(\d+) "
-                 r"skipped=(\d+) window_mem=(\d+) tasks=(\d+) stacks=(\d+) rss_kb=(\d+)$")
+                 r"skipped=(\d+) window_mem=(\d+) tasks=(\d+) stacks=(\d+) cum=(\d+) locs=(\d+) rss_kb=(\d+)$")
 rows = [pat.match(b) for b in body[1:-1]]
 assert rows and all(rows), body
 ticks = [m for m in rows if m.group(1) == "tick"]
@@ -200,7 +200,7 @@ s = [int(m.group(5)) for m in rows]
 assert s == sorted(s) and s[-1] == 217, s
 f = rows[-1]
 assert int(f.group(4)) == 217 and int(f.group(6)) == 0 and int(f.group(7)) == 0
-assert int(f.group(8)) > 0 and int(f.group(9)) >= 4 and int(f.group(10)) >= 5 and int(f.group(11)) > 1000, body[-2]
+assert int(f.group(8)) > 0 and int(f.group(9)) >= 4 and int(f.group(10)) >= 5 and int(f.group(12)) >= 5 and int(f.group(13)) > 1000, body[-2]
 PY
 kt --speed max --log "$TMP/nodir/b.log" >/dev/null 2>"$TMP/err"
 is "$?.$(cat "$TMP/err")" "1.kerntop: --log $TMP/nodir/b.log: cannot open (No such file or directory); choose a writable file" \

@@ -180,6 +180,7 @@ static void test_json_csv(void)
 			   "z=[(x[\"module\"],x[\"name\"]) for x in r if x[\"kind\"]==\"zoom\"]\n"
 			   "assert [m for m,n in z]==[\"nosym\"]*3+[\"tcp\"]*2, z\n"),
 	   "csv: zoom rows of every -z module, in order");
+	free(t);
 	unlink(path);
 }
 

@@ -134,7 +134,8 @@ static void test_fixture(void)
 	l = kt_sym_loc(s, kt_sym_lookup(s, 0xffffffff81000301ull));
 	is_int(l->idle, 1, "the location carries the idle flag");
 	is_int(l->module, KT_MOD_VMLINUX, "the location carries its module");
-	is_int(l->addr, 0xffffffff81000301ull, "the location keeps the exact address");
+	is_int(l->addr, 0xffffffff81000300ull,
+	       "without source lines a location stands for its 64-byte slice of the function");
 
 	is_str(name_at(s, 0xffffffff81000510ull), "tcp_cong_avoid",
 	       "symbol inside a builtin range");
@@ -166,10 +167,14 @@ static void test_fixture(void)
 
 	/* location interning */
 	a = kt_sym_lookup(s, 0xffffffff81000111ull);
-	b = kt_sym_lookup(s, 0xffffffff81000112ull);
-	ok(a != b, "two addresses, two locations");
+	b = kt_sym_lookup(s, 0xffffffff81000152ull);
+	ok(a != b, "two slices of a function, two locations");
 	is_int(kt_sym_loc(s, a)->func, kt_sym_loc(s, b)->func, "same function");
 	is_int(kt_sym_lookup(s, 0xffffffff81000111ull), a, "same address, same location");
+	is_int(kt_sym_lookup(s, 0xffffffff8100013full), a,
+	       "another address of the same 64-byte slice, same location");
+	is_int(kt_sym_loc(s, b)->addr, 0xffffffff81000150ull,
+	       "the location is the slice's start, 64-byte slices from do_work's start");
 	n0 = kt_sym_nlocs(s);
 	for (int i = 0; i < 3; i++)
 		kt_sym_lookup(s, 0xffffffff81000112ull);
@@ -186,14 +191,26 @@ static void test_fixture(void)
 	       "resolve reuses an existing bucket");
 	{
 		/* enough distinct addresses to grow the hash several times */
-		uint32_t first = kt_sym_lookup(s, 0xffffffffc0004000ull), okc = 1;
+		uint32_t first = kt_sym_lookup(s, 0xffffffffc0004000ull), okc = 1, seen[21];
+		uint32_t n1 = kt_sym_nlocs(s);
 
-		for (uint64_t i = 0; i < 20000; i++)
-			kt_sym_lookup(s, 0xffffffff81000000ull + i);
-		for (uint64_t i = 0; i < 20000; i += 997)
-			okc &= kt_sym_loc(s, kt_sym_lookup(s, 0xffffffff81000000ull + i))->addr ==
-			       0xffffffff81000000ull + i;
-		ok(okc, "locations survive hash growth");
+		for (uint64_t i = 0; i < 20000; i++) {
+			uint32_t li = kt_sym_lookup(s, 0xffffffff81000000ull + i);
+
+			if (i % 997 == 0)
+				seen[i / 997] = li;
+		}
+		for (uint64_t i = 0; i < 20000; i += 997) {
+			uint64_t x = 0xffffffff81000000ull + i;
+			uint32_t li = kt_sym_lookup(s, x);
+			const struct kt_sym_loc *lo = kt_sym_loc(s, li);
+
+			okc &= li == seen[i / 997] && lo->addr <= x && x - lo->addr < 64 &&
+			       lo->func == kt_sym_resolve(s, x);
+		}
+		ok(okc, "locations survive hash growth: same ids, each within its slice");
+		ok(kt_sym_nlocs(s) - n1 < 20000 / 32,
+		   "20000 addresses: a location per 64-byte slice, not per address");
 		is_int(kt_sym_lookup(s, 0xffffffffc0004000ull), first, "old ids stay");
 	}
 	is_int(kt_sym_bucket(s), 64, "default bucket 64");

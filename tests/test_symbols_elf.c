@@ -262,6 +262,10 @@ static void test_cold_sections(void)
 		    "coldmod", "in its module");
 		is_str(name_at(s, 0xffffffffc0020044ull), "hot2", "hot2 still from the ELF");
 		line_is(s, 0xffffffffc0021000ull, src, 4, "coldfn entry, in .text.unlikely");
+		is_int(kt_sym_loc(s, kt_sym_lookup(s, 0xffffffffc0020045ull))->addr,
+		       0xffffffffc0020045ull,
+		       "with source lines a location keeps the exact address (lines differ "
+		       "inside a slice)");
 		kt_sym_free(s);
 	}
 }

@@ -73,7 +73,8 @@ struct kt_sym_func {
 };
 
 struct kt_sym_loc {
-	uint64_t addr;        /* exact sampled address */
+	uint64_t addr;        /* exact address where the module has source lines, else the start
+			       * of the --bucket slice of the function it lies in */
 	uint32_t func;
 	uint32_t module;
 	uint8_t idle;

@@ -102,6 +102,8 @@ const struct kt_hit *kt_window_recent(const struct kt_window *w, size_t *n, uint
 size_t kt_window_mem(const struct kt_window *w);
 /* Live interned stacks (referenced by a slice or by the since-start totals). */
 uint32_t kt_window_nstacks(const struct kt_window *w);
+/* Distinct (location, stack, CPU, task) tuples in the since-start totals. */
+uint32_t kt_window_ncum(const struct kt_window *w);
 /* Slice length in ns, and the source time of the newest sample or advance. */
 uint64_t kt_window_slice(const struct kt_window *w);
 uint64_t kt_window_end(const struct kt_window *w);
