@@ -556,6 +556,27 @@ out:
 
 /* --- the flat query --- */
 
+/* Under a task, module or idle filter the CPU view keeps every CPU with hits in the window
+ * (those without a matching hit at 0), as htop lists every CPU: the CPU screen can still
+ * select and tag them. The CPU and CPU-set filters still apply. */
+static int cpu_rows_all(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
+			const struct kt_hit *h, size_t n)
+{
+	struct kt_filter f = q->filter;
+	uint32_t ri;
+
+	if (f.task == KT_ANY && f.module == KT_ANY && !f.hide_idle)
+		return 0;
+	f.task = KT_ANY;
+	f.module = KT_ANY;
+	f.hide_idle = 0;
+	for (size_t i = 0; i < n; i++)
+		if (kt_agg_pass(a, &f, &h[i], kt_agg_loc(a, h[i].loc)) &&
+		    !group_row(a, r, h[i].cpu, 0, &ri, 1))
+			return -ENOMEM;
+	return 0;
+}
+
 static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
 {
 	struct rpriv *p = r->priv;
@@ -592,6 +613,8 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 		    (!row->addr || kt_sym_loc(a->s, h[i].loc)->addr < row->addr))
 			row->addr = kt_sym_loc(a->s, h[i].loc)->addr;
 	}
+	if (q->view == KT_VIEW_CPUS && cpu_rows_all(a, q, r, h, n) < 0)
+		return -ENOMEM;
 	rh = kt_window_recent(a->w, &rn, &rlen);
 	p->recent_s = (double)rlen / 1e9;
 	for (size_t i = 0; i < rn; i++) {

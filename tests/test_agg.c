@@ -246,6 +246,19 @@ static void test_cpus_tasks(void)
 	q.filter.cpu = 0;
 	kt_agg_query(agg, &q, &r);
 	ok(r.nrows == 3 && hits(&r, "iperf3") == 50, "tasks on cpu0");
+	{
+		uint32_t iperf = find(&r, "iperf3")->id;
+
+		q = qv(KT_VIEW_CPUS);
+		q.sort = KT_SORT_NAME;
+		q.filter.task = iperf;
+		kt_agg_query(agg, &q, &r);
+		ok(r.nrows == 2 && r.rows[0].hits == 50 && r.rows[1].id == 1 && r.rows[1].hits == 0,
+		   "task filter: cpu1, where iperf3 never ran, stays listed at 0 (can be tagged)");
+		q.filter.cpu = 0;
+		kt_agg_query(agg, &q, &r);
+		ok(r.nrows == 1 && r.rows[0].id == 0, "but the CPU filter still applies");
+	}
 	kt_result_free(&r);
 }
 

@@ -103,7 +103,12 @@ keys Down Enter
 see '^kerntop .* task 1000 iperf3' "Enter on iperf3: header shows the task"
 see '^vmlinux +88 ' "modules of iperf3's main thread"
 rows_are '^Module' "vmlinux e1000e" "only the task's modules"
-keys x
+keys c
+see '^0 +113 \[' "CPU screen under the task filter: cpu0 with the task's hits"
+see '^1 +0 \[' "cpu1, where the task never ran, stays listed at 0"
+keys Down m
+see '^kerntop .* cpu 1 .*task 1000 iperf3|^kerntop .* task 1000 iperf3.* cpu 1' "so it can still be tagged"
+keys m BSpace x
 
 # sort and reverse; the selection follows its row (nosym) when the order changes
 keys Home Down Down Down
