@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <grp.h>
 #include <math.h>
 #include <poll.h>
@@ -274,13 +273,9 @@ static int batch_report(struct app *a)
 /* --log in batch mode: what a soak investigation needs, without touching the reports. */
 static int open_log(struct app *a)
 {
-	int fd;
-
 	if (!a->opts->log)
 		return 0;
-	fd = open(a->opts->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd >= 0 && !(a->log = fdopen(fd, "a")))
-		close(fd);
+	a->log = kt_log_open(a->opts->log);
 	if (a->log)
 		return 0;
 	snprintf(a->err, sizeof(a->err), "--log %s: cannot open (%s); choose a writable file",

@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -84,19 +83,6 @@ void ui_log(struct kt_ui *ui, const char *fmt, ...)
 	va_start(ap, fmt);
 	kt_log_vline(ui->log, "ui", fmt, ap);
 	va_end(ap);
-}
-
-static FILE *open_log(const char *path)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-	FILE *fp;
-
-	if (fd < 0)
-		return NULL;
-	fp = fdopen(fd, "a");
-	if (!fp)
-		close(fd);
-	return fp;
 }
 
 attr_t ui_attr(const struct kt_ui *ui, int pair, attr_t mono)
@@ -470,7 +456,7 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 		return -ENOMEM;
 	}
 	if (env->opts->log)
-		ui->log = open_log(env->opts->log);
+		ui->log = kt_log_open(env->opts->log);
 	r = setup_fds(ui, err, errlen);
 	if (r < 0) {
 		kt_ui_free(ui);

@@ -13,6 +13,23 @@
 
 #include "kerntop/util.h"
 
+FILE *kt_log_open(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	FILE *fp;
+
+	if (fd < 0)
+		return NULL;
+	fp = fdopen(fd, "a");
+	if (!fp) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return fp;
+}
+
 void kt_log_vline(FILE *f, const char *who, const char *fmt, va_list ap)
 {
 	struct timespec ts;
