@@ -275,12 +275,8 @@ static int open_log(struct app *a)
 {
 	if (!a->opts->log)
 		return 0;
-	a->log = kt_log_open(a->opts->log);
-	if (a->log)
-		return 0;
-	snprintf(a->err, sizeof(a->err), "--log %s: cannot open (%s); choose a writable file",
-		 a->opts->log, strerror(errno));
-	return -1;
+	a->log = kt_log_open(a->opts->log, a->err, sizeof(a->err));
+	return a->log ? 0 : -1;
 }
 
 static void batch_log(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

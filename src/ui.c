@@ -455,8 +455,12 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 		free(ui);
 		return -ENOMEM;
 	}
-	if (env->opts->log)
-		ui->log = kt_log_open(env->opts->log);
+	/* an unwritable --log is refused before the terminal is taken, as in batch mode */
+	if (env->opts->log && !(ui->log = kt_log_open(env->opts->log, err, errlen))) {
+		free(ui->cpuset);
+		free(ui);
+		return -EACCES;
+	}
 	r = setup_fds(ui, err, errlen);
 	if (r < 0) {
 		kt_ui_free(ui);

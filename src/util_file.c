@@ -13,21 +13,19 @@
 
 #include "kerntop/util.h"
 
-FILE *kt_log_open(const char *path)
+FILE *kt_log_open(const char *path, char *err, size_t errlen)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-	FILE *fp;
+	FILE *fp = fd >= 0 ? fdopen(fd, "a") : NULL;
+	int e = errno;
 
-	if (fd < 0)
-		return NULL;
-	fp = fdopen(fd, "a");
-	if (!fp) {
-		int e = errno;
-
+	if (fp)
+		return fp;
+	if (fd >= 0)
 		close(fd);
-		errno = e;
-	}
-	return fp;
+	snprintf(err, errlen, "--log %s: cannot open (%s); choose a writable file", path,
+		 strerror(e));
+	return NULL;
 }
 
 void kt_log_vline(FILE *f, const char *who, const char *fmt, va_list ap)

@@ -310,6 +310,12 @@ ui_replay 100 30 -- -z e1000f
 see 'EXIT=1' "-z with an unknown module: the viewer does not start"
 like "$(cat "$TMP/stderr")" "kerntop: --zoom e1000f: no such module; did you mean: e1000e" "and says which module is meant"
 : >"$TMP/stderr"
+ui_start 100 30 -- --replay "$UI_DATA/ui.perf" --kallsyms "$UI_DATA/kallsyms" \
+	--modules "$UI_DATA/modules" --log "$TMP/nodir/ui.log"
+see 'EXIT=1' "an unwritable --log: the viewer does not start"
+is "$(cat "$TMP/stderr")" "kerntop: --log $TMP/nodir/ui.log: cannot open (No such file or directory); choose a writable file" \
+	"the same one-line error as in batch mode"
+: >"$TMP/stderr"
 
 no_stderr
 done_testing

@@ -13,8 +13,8 @@
 #define KT_ERRLEN 512
 
 /* Opens the --log debug log for appending (created 0600, never through a symlink). NULL with
- * errno set when it cannot. */
-FILE *kt_log_open(const char *path);
+ * a message naming the file and the fix when it cannot. */
+FILE *kt_log_open(const char *path, char *err, size_t errlen);
 /* One line of the --log debug log: wall-clock time, "who: ", the message; flushed. */
 void kt_log_vline(FILE *f, const char *who, const char *fmt, va_list ap);
 
