@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "agg_impl.h"
+#include "kerntop/util.h"
 
 int kt_agg_new(struct kt_window *w, struct kt_symbols *s, const struct kt_agg_params *p,
 	       struct kt_agg **out)
@@ -408,18 +409,6 @@ static void name_row(struct kt_agg *a, const struct kt_query *q, struct kt_resul
 	}
 }
 
-static int contains_ci(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	if (!n)
-		return 1;
-	for (; *hay; hay++)
-		if (strncasecmp(hay, needle, n) == 0)
-			return 1;
-	return 0;
-}
-
 /* --- sorting --- */
 
 static enum kt_sort sort_key;
@@ -662,7 +651,7 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 		row->pct_parent = viewsum ? (double)row->hits / (double)viewsum * 100.0 : 0;
 		if (q->per_cpu)
 			row->per_cpu = p->percpu + i * maxcpu;
-		if (q->filter.text && !contains_ci(row->name, q->filter.text))
+		if (q->filter.text && !kt_contains_ci(row->name, q->filter.text))
 			continue;
 		if (keep != i)
 			r->rows[keep] = *row;
@@ -767,8 +756,8 @@ int kt_agg_module_find(const struct kt_agg *a, const char *name, uint32_t *id, c
 		const char *m = kt_agg_module_name(a, i);
 		size_t ln = strlen(name);
 
-		if (strncasecmp(m, name, ln < 3 ? ln : 3) && !contains_ci(m, name) &&
-		    !contains_ci(name, m) && edit_distance(m, name) > 2)
+		if (strncasecmp(m, name, ln < 3 ? ln : 3) && !kt_contains_ci(m, name) &&
+		    !kt_contains_ci(name, m) && edit_distance(m, name) > 2)
 			continue;
 		if (used + strlen(m) + 3 >= nearlen)
 			break;

@@ -93,7 +93,7 @@ static void filter_rows(struct ui_screen *s)
 	if (!keep)
 		return;
 	for (size_t i = n; i-- > 0;) {
-		if (!ui_contains_ci(rows[i].name, s->text))
+		if (!kt_contains_ci(rows[i].name, s->text))
 			continue;
 		for (int32_t p = (int32_t)i; p >= 0 && (size_t)p < n && !keep[p];
 		     p = rows[p].parent)

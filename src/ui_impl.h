@@ -11,6 +11,7 @@
 #include "kerntop/agg.h"
 #include "kerntop/options.h"
 #include "kerntop/ui.h"
+#include "kerntop/util.h"
 
 /* Screen kinds; a key table entry names the kinds it applies to as a bit mask. */
 enum ui_kind {
@@ -290,7 +291,6 @@ void ui_col_module(const struct kt_ui *ui, const struct ui_screen *s, const stru
 /* A kernel/user/idle bar of width w at the cursor. */
 void ui_draw_bar(struct kt_ui *ui, double kernel, double user, double idle, int w);
 void ui_put(int y, int x, int w, const char *s, int right);
-int ui_contains_ci(const char *hay, const char *needle);
 void ui_put_ellipsized(int y, int x, int w, const char *s);
 
 /* The screens. */

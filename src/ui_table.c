@@ -122,17 +122,6 @@ void ui_col_module(const struct kt_ui *ui, const struct ui_screen *s, const stru
 	snprintf(buf, len, "%s", r->module ? r->module : "");
 }
 
-/* Case-insensitive substring: the viewer's own text filter where the aggregator has none. */
-int ui_contains_ci(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (; hay && *hay; hay++)
-		if (!strncasecmp(hay, needle, n))
-			return 1;
-	return 0;
-}
-
 /* Rebuilds the visible rows after a query and finds the selected row again by its id. */
 void ui_table_sync(struct ui_screen *s)
 {
@@ -167,7 +156,7 @@ void ui_table_sync(struct ui_screen *s)
 		/* stacks: the aggregator filters flat views only; keep stacks with a frame matching
 		 */
 		if (s->ops->kind == UI_STACKS && s->text[0] &&
-		    !ui_contains_ci(s->res.rows[i].name, s->text))
+		    !kt_contains_ci(s->res.rows[i].name, s->text))
 			continue;
 		s->vis[j++] = i;
 	}

@@ -1,4 +1,5 @@
-/* Safe file creation and atomic no-clobber publishing for snapshots, reports and recordings. */
+/* Safe file creation and atomic no-clobber publishing for snapshots, reports and recordings;
+ * the --log writer, the monotonic clock and the text filters' substring test. */
 #include "config.h"
 
 #include <errno.h>
@@ -7,11 +8,24 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kerntop/util.h"
+
+int kt_contains_ci(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	if (!n)
+		return 1;
+	for (; hay && *hay; hay++)
+		if (strncasecmp(hay, needle, n) == 0)
+			return 1;
+	return 0;
+}
 
 FILE *kt_log_open(const char *path, char *err, size_t errlen)
 {

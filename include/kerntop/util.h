@@ -12,6 +12,10 @@
 
 #define KT_ERRLEN 512
 
+/* Case-insensitive substring test of the / and text filters: 1 when needle is empty, 0 for
+ * a NULL hay. */
+int kt_contains_ci(const char *hay, const char *needle);
+
 /* Opens the --log debug log for appending (created 0600, never through a symlink). NULL with
  * a message naming the file and the fix when it cannot. */
 FILE *kt_log_open(const char *path, char *err, size_t errlen);
