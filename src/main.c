@@ -227,20 +227,7 @@ static void report_ctx(struct app *a, struct kt_report_ctx *c)
 /* An unknown --zoom module is a usage error: say so before sampling, not at the end. */
 static int check_zoom(struct app *a)
 {
-	char near[256];
-	uint32_t id;
-
-	for (unsigned i = 0; i < a->opts->nzoom; i++) {
-		const char *z = a->opts->zoom[i];
-
-		if (kt_agg_module_find(a->agg, z, &id, near, sizeof(near)) == 0)
-			continue;
-		snprintf(a->err, sizeof(a->err), "--zoom %s: no such module%s%s", z,
-			 near[0] ? "; did you mean: " : " (kerntop -b -n 1 lists the modules)",
-			 near);
-		return -ENOENT;
-	}
-	return 0;
+	return kt_report_zoom_check(a->agg, a->opts->zoom, a->opts->nzoom, a->err, sizeof(a->err));
 }
 
 static int batch_report(struct app *a)

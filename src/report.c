@@ -305,6 +305,17 @@ static int zoom_module(struct kt_agg *agg, const char *zoom, uint32_t *id, char 
 	return -ENOENT;
 }
 
+int kt_report_zoom_check(struct kt_agg *agg, const char *const *zoom, unsigned nzoom, char *err,
+			 size_t errlen)
+{
+	uint32_t id;
+
+	for (unsigned i = 0; i < nzoom; i++)
+		if (zoom_module(agg, zoom[i], &id, err, errlen) < 0)
+			return -ENOENT;
+	return 0;
+}
+
 /* The function table of each --zoom module, in command-line order. */
 struct zooms {
 	unsigned n;

@@ -43,6 +43,9 @@ like "$(cat "$TMP/err")" '^kerntop: too many -z options: at most 8 modules' "say
 kt --speed max -z tcp -z tpc >"$TMP/o" 2>"$TMP/err"
 like "$(cat "$TMP/err")" '^kerntop: --zoom tpc: no such module' "every -z module is checked"
 
+kt --speed max -z qqqqqqqq >"$TMP/o" 2>"$TMP/err"
+like "$?.$(cat "$TMP/err")" '^1\.kerntop: --zoom qqqqqqqq: no such module; known modules include: vmlinux, .*tcp, nosym, \[idle\]$' \
+	"no near name: the message lists known modules instead"
 kt --speed max -z tpc >"$TMP/o" 2>"$TMP/err"
 is "$?" 1 "unknown --zoom module fails"
 like "$(cat "$TMP/err")" '^kerntop: --zoom tpc: no such module; did you mean: tcp$' "naming the near module"

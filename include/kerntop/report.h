@@ -33,6 +33,11 @@ struct kt_report_ctx {
 /* Version of the JSON/CSV schema (docs/report-format.md): bumped only when fields are added. */
 #define KT_REPORT_VERSION 1
 
+/* Checks every --zoom name before sampling: 0, or -ENOENT with the message kt_report_write
+ * would give (near names, or some known modules). */
+int kt_report_zoom_check(struct kt_agg *agg, const char *const *zoom, unsigned nzoom, char *err,
+			 size_t errlen);
+
 /* Writes one report of the whole machine (modules, top functions, CPUs, zoom). Returns 0 or
  * -errno with a message naming the module for an unknown --zoom. */
 int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *ctx,
