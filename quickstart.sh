@@ -57,7 +57,15 @@ test)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		make -C build-asan -j"$(nproc)" check || rc=1
 	for d in build build-asan; do
-		[ -f "$d/test-suite.log" ] && grep -E '^(FAIL|ERROR|XPASS):' "$d/test-suite.log" | sed "s|^|$d: |" || true
+		[ -f "$d/test-suite.log" ] || continue
+		grep -E '^(FAIL|ERROR|XPASS):' "$d/test-suite.log" | sed "s|^|$d: |"
+		# What a failing test printed about it (its diagnostics), so a CI log explains itself.
+		for t in $(sed -n 's/^\(FAIL\|ERROR\|XPASS\): \([^ ]*\)$/\2/p' "$d/test-suite.log" | sort -u); do
+			log="$d/${t%.sh}.log"
+			[ -f "$log" ] || continue
+			echo "$d: $t: its failures and diagnostics:"
+			grep -E '^(not ok|#|Bail out)' "$log" | head -60 | sed "s|^|    |"
+		done
 	done
 	echo "quickstart: normal build: $(sh tests/summary.sh build/test-suite.log)"
 	echo "quickstart: sanitizer build: $(sh tests/summary.sh build-asan/test-suite.log)"
