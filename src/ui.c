@@ -215,17 +215,17 @@ void ui_query(struct kt_ui *ui, struct ui_screen *s)
 static void requery_all(struct kt_ui *ui)
 {
 	struct kt_filter f = ui->filter;
-	struct kt_source_stats st;
 
 	f.text = NULL;
 	f.task = ui_task_id(ui);
 	kt_agg_summary(ui->env.agg, &f, &ui->sum);
+	memset(&ui->stats, 0, sizeof(ui->stats));
 	if (ui->env.src) {
-		kt_source_stats(ui->env.src, &st);
-		if (st.lost > ui->lost_seen && !ui->prompt.active)
+		kt_source_stats(ui->env.src, &ui->stats);
+		if (ui->stats.lost > ui->lost_seen && !ui->prompt.active)
 			ui_set_status(ui, 1, "%llu samples lost (ring overflow): try a lower -F",
-				      (unsigned long long)st.lost);
-		ui->lost_seen = st.lost;
+				      (unsigned long long)ui->stats.lost);
+		ui->lost_seen = ui->stats.lost;
 	}
 	if (ui_header_height(ui) > 2 && ui->env.win && kt_window_total(ui->env.win)) {
 		struct kt_query q = {.view = KT_VIEW_CPUS, .module = KT_ANY, .func = KT_ANY};

@@ -208,13 +208,10 @@ static void draw_title(struct kt_ui *ui)
 static void draw_figures(struct kt_ui *ui)
 {
 	const struct kt_summary *m = &ui->sum;
-	struct kt_source_stats st = {0};
+	const struct kt_source_stats *st = &ui->stats;
 	struct hline L = {.n = 0};
-	uint64_t lost;
+	uint64_t lost = st->lost > m->lost ? st->lost : m->lost;
 
-	if (ui->env.src)
-		kt_source_stats(ui->env.src, &st);
-	lost = st.lost > m->lost ? st.lost : m->lost;
 	snprintf(hadd(&L, "kernel ", ui_attr(ui, UI_C_KERNEL, A_BOLD), 0, 0)->text, 16, "%.1f%%",
 		 m->busy_pct);
 	snprintf(hadd(&L, "  idle ", ui_attr(ui, UI_C_IDLE, A_BOLD), 0, 0)->text, 16, "%.1f%%",
@@ -231,10 +228,10 @@ static void draw_figures(struct kt_ui *ui)
 		 (unsigned long long)m->samples, m->covered_s);
 	snprintf(hadd(&L, "  lost ", lost ? ui_attr(ui, UI_C_ERROR, A_BOLD) : A_NORMAL, 0, 0)->text,
 		 24, "%llu", (unsigned long long)lost);
-	snprintf(hadd(&L, "  throttled ", st.throttled ? ui_attr(ui, UI_C_ERROR, A_BOLD) : A_NORMAL,
+	snprintf(hadd(&L, "  throttled ", st->throttled ? ui_attr(ui, UI_C_ERROR, A_BOLD) : A_NORMAL,
 		      0, 0)
 		     ->text,
-		 24, "%llu", (unsigned long long)st.throttled);
+		 24, "%llu", (unsigned long long)st->throttled);
 	hdraw(ui, &L, 1);
 }
 

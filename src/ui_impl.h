@@ -10,6 +10,7 @@
 
 #include "kerntop/agg.h"
 #include "kerntop/options.h"
+#include "kerntop/source.h"
 #include "kerntop/ui.h"
 #include "kerntop/util.h"
 
@@ -183,6 +184,8 @@ struct kt_ui {
 	int per_cpu;
 	double delay;
 	struct kt_summary sum;
+	struct kt_source_stats stats; /* the source's counters at the tick that made sum: a
+				       * paused screen and its snapshot show both as they were */
 	struct kt_result cpus; /* per-CPU strip in the header */
 	int have_cpus;
 	uint64_t lost_seen;

@@ -40,11 +40,9 @@ static void snap_query(struct kt_ui *ui, enum kt_format fmt, struct kt_report_ct
 		       struct kt_query *q)
 {
 	const struct kt_source_info *info = kt_source_info(ui->env.src);
-	struct kt_source_stats st;
 
 	ui_build_query(ui, data_screen(ui), q);
 	q->limit = 0;
-	kt_source_stats(ui->env.src, &st);
 	memset(c, 0, sizeof(*c));
 	c->format = fmt;
 	c->top = ui->opts->top;
@@ -54,8 +52,9 @@ static void snap_query(struct kt_ui *ui, enum kt_format fmt, struct kt_report_ct
 	c->freq_hz = ui->sum.freq_hz;
 	c->window_s = (double)kt_window_span(ui->env.win) / 1e9;
 	c->ncpus = ui->sum.ncpus;
-	c->throttled = st.throttled;
-	c->skipped = st.skipped;
+	/* the counters of the tick on screen, like the rows (a paused screen's, when paused) */
+	c->throttled = ui->stats.throttled;
+	c->skipped = ui->stats.skipped;
 	c->time_s = ui->replay_t0 ? (double)(kt_source_now(ui->env.src) - ui->replay_t0) / 1e9
 				  : (double)(kt_now_ns() - ui->start_ns) / 1e9;
 	c->filter = q->filter;

@@ -2,7 +2,8 @@
  * what came out (counts, CPUs, comms, a digest), or writes a synthetic recording (--synth).
  *   test_replay_dump [-s SPEED] [-m MAXSTACK] [-t] FILE
  *   test_replay_dump --synth OUT NSAMPLES [SECONDS]
- *   test_replay_dump --convert IN OUT [KALLSYMS]   (re-record a replay, e.g. perf script text) */
+ *   test_replay_dump --convert IN OUT [KALLSYMS [N]]   (re-record a replay, e.g. perf script
+ *     text; with N, a throttle record after every Nth sample, at its time) */
 #include "config.h"
 
 #include <errno.h>
@@ -81,9 +82,13 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* A sink that writes what it gets into a recording. */
+static uint64_t throttle_every, converted;
+
 static void cv_sample(void *ctx, const struct kt_sample *s)
 {
 	kt_rec_sample(ctx, s);
+	if (throttle_every && ++converted % throttle_every == 0)
+		kt_rec_throttle(ctx, s->cpu, 1, s->time_ns);
 }
 
 static void cv_comm(void *ctx, int32_t pid, int32_t tid, const char *comm, uint64_t t)
@@ -148,8 +153,10 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (argc >= 4 && strcmp(argv[1], "--convert") == 0)
+	if (argc >= 4 && strcmp(argv[1], "--convert") == 0) {
+		throttle_every = argc > 5 ? strtoull(argv[5], NULL, 10) : 0;
 		return convert(argv[2], argv[3], argc > 4 ? argv[4] : NULL);
+	}
 	for (; i < argc - 1; i++) {
 		if (strcmp(argv[i], "-s") == 0)
 			o.speed = atof(argv[++i]);

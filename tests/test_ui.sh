@@ -317,5 +317,27 @@ is "$(cat "$TMP/stderr")" "kerntop: --log $TMP/nodir/ui.log: cannot open (No suc
 	"the same one-line error as in batch mode"
 : >"$TMP/stderr"
 
+# Pause freezes every figure of the header, the source's counters too: a paced replay of a
+# recording with a throttle record after every 10th sample (38 over its 8 s) keeps counting
+# throttles while the screen is paused, and the header must not show them until Space again.
+"$top_builddir/tests/test_replay_dump" --convert "$UI_DATA/ui.perf" "$TMP/thr.rec" "$UI_DATA/kallsyms" 10
+line2() { capture; printf '%s\n' "$SCREEN" | sed -n 2p; }
+throttled() { printf '%s\n' "$1" | sed -n 's/.* throttled \([0-9][0-9]*\)$/\1/p'; }
+ui_start 100 30 -- --replay "$TMP/thr.rec" --speed 1 -d 0.2 --modules "$UI_DATA/modules"
+see ' throttled [1-9][0-9]*$' "paced replay of throttle records: the header counts them" 5
+keys ' '
+see '^kerntop .*PAUSED' "Space: paused"
+a=$(line2)
+sleep 1.5
+b=$(line2)
+is "$b" "$a" "paused: samples, hits and the throttled count stay frozen while throttles come in"
+keys ' '
+unseen '^kerntop .*PAUSED' "Space again: resumed"
+sleep 0.6
+c=$(line2)
+ok $([ "$(throttled "$c")" -gt "$(throttled "$a")" ] 2>/dev/null; echo $?) \
+	"resumed: the count moved on (paused $(throttled "$a"), now $(throttled "$c"))"
+keys q
+
 no_stderr
 done_testing
