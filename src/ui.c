@@ -220,8 +220,10 @@ static void requery_all(struct kt_ui *ui)
 	f.task = ui_task_id(ui);
 	kt_agg_summary(ui->env.agg, &f, &ui->sum);
 	memset(&ui->stats, 0, sizeof(ui->stats));
+	ui->stats_now = 0;
 	if (ui->env.src) {
 		kt_source_stats(ui->env.src, &ui->stats);
+		ui->stats_now = kt_source_now(ui->env.src);
 		if (ui->stats.lost > ui->lost_seen && !ui->prompt.active)
 			ui_set_status(ui, 1, "%llu samples lost (ring overflow): try a lower -F",
 				      (unsigned long long)ui->stats.lost);

@@ -21,6 +21,13 @@ static int strip_fits(const struct kt_ui *ui)
 	return ui->cols >= 80 && ui->rows >= 16 && n && ui->cols / (int)n >= STRIP_CELL_MIN;
 }
 
+uint64_t ui_source_now(const struct kt_ui *ui)
+{
+	if (ui->paused && ui->stats_now)
+		return ui->stats_now;
+	return ui->env.src ? kt_source_now(ui->env.src) : 0;
+}
+
 int ui_header_height(const struct kt_ui *ui)
 {
 	return strip_fits(ui) ? 3 : 2;
@@ -151,7 +158,7 @@ static void draw_title(struct kt_ui *ui)
 
 	snprintf(hadd(&L, "", ui_attr(ui, UI_C_TITLE, A_BOLD), 0, 0)->text, 16, "kerntop");
 	if (info && info->kind && !strcmp(info->kind, "replay")) {
-		uint64_t now = kt_source_now(ui->env.src);
+		uint64_t now = ui_source_now(ui);
 		const char *base = info->path ? strrchr(info->path, '/') : NULL;
 
 		if (now && !ui->replay_t0)

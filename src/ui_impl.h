@@ -186,6 +186,7 @@ struct kt_ui {
 	struct kt_summary sum;
 	struct kt_source_stats stats; /* the source's counters at the tick that made sum: a
 				       * paused screen and its snapshot show both as they were */
+	uint64_t stats_now;	      /* and the source's clock then */
 	struct kt_result cpus; /* per-CPU strip in the header */
 	int have_cpus;
 	uint64_t lost_seen;
@@ -246,6 +247,8 @@ void ui_snapshot_freeze(struct kt_ui *ui);
 
 /* ui_header.c */
 int ui_header_height(const struct kt_ui *ui);
+/* The source's clock as shown: live, or that of the frozen tick while paused. */
+uint64_t ui_source_now(const struct kt_ui *ui);
 void ui_draw_header(struct kt_ui *ui);
 void ui_draw_crumb(struct kt_ui *ui, int y);
 void ui_draw_status(struct kt_ui *ui, int y);

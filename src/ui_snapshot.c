@@ -55,7 +55,7 @@ static void snap_query(struct kt_ui *ui, enum kt_format fmt, struct kt_report_ct
 	/* the counters of the tick on screen, like the rows (a paused screen's, when paused) */
 	c->throttled = ui->stats.throttled;
 	c->skipped = ui->stats.skipped;
-	c->time_s = ui->replay_t0 ? (double)(kt_source_now(ui->env.src) - ui->replay_t0) / 1e9
+	c->time_s = ui->replay_t0 ? (double)(ui_source_now(ui) - ui->replay_t0) / 1e9
 				  : (double)(kt_now_ns() - ui->start_ns) / 1e9;
 	c->filter = q->filter;
 }

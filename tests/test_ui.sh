@@ -319,18 +319,23 @@ is "$(cat "$TMP/stderr")" "kerntop: --log $TMP/nodir/ui.log: cannot open (No suc
 
 # Pause freezes every figure of the header, the source's counters too: a paced replay of a
 # recording with a throttle record after every 10th sample (38 over its 8 s) keeps counting
-# throttles while the screen is paused, and the header must not show them until Space again.
+# throttles while the screen is paused, and the header must not show them (nor the replay
+# clock move) until Space again.
 "$top_builddir/tests/test_replay_dump" --convert "$UI_DATA/ui.perf" "$TMP/thr.rec" "$UI_DATA/kallsyms" 10
+line1() { capture; printf '%s\n' "$SCREEN" | sed -n 1p; }
 line2() { capture; printf '%s\n' "$SCREEN" | sed -n 2p; }
 throttled() { printf '%s\n' "$1" | sed -n 's/.* throttled \([0-9][0-9]*\)$/\1/p'; }
 ui_start 100 30 -- --replay "$TMP/thr.rec" --speed 1 -d 0.2 --modules "$UI_DATA/modules"
 see ' throttled [1-9][0-9]*$' "paced replay of throttle records: the header counts them" 5
 keys ' '
 see '^kerntop .*PAUSED' "Space: paused"
+a1=$(line1)
 a=$(line2)
 sleep 1.5
+b1=$(line1)
 b=$(line2)
 is "$b" "$a" "paused: samples, hits and the throttled count stay frozen while throttles come in"
+is "$b1" "$a1" "paused: the replay clock (t=) stays at the frozen tick's time"
 keys ' '
 unseen '^kerntop .*PAUSED' "Space again: resumed"
 sleep 0.6
