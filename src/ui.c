@@ -215,6 +215,7 @@ void ui_query(struct kt_ui *ui, struct ui_screen *s)
 static void requery_all(struct kt_ui *ui)
 {
 	struct kt_filter f = ui->filter;
+	uint64_t lost_before = ui->stats.lost;
 
 	f.text = NULL;
 	f.task = ui_task_id(ui);
@@ -224,10 +225,9 @@ static void requery_all(struct kt_ui *ui)
 	if (ui->env.src) {
 		kt_source_stats(ui->env.src, &ui->stats);
 		ui->stats_now = kt_source_now(ui->env.src);
-		if (ui->stats.lost > ui->lost_seen && !ui->prompt.active)
+		if (ui->stats.lost > lost_before && !ui->prompt.active)
 			ui_set_status(ui, 1, "%llu samples lost (ring overflow): try a lower -F",
 				      (unsigned long long)ui->stats.lost);
-		ui->lost_seen = ui->stats.lost;
 	}
 	if (ui_header_height(ui) > 2 && ui->env.win && kt_window_total(ui->env.win)) {
 		struct kt_query q = {.view = KT_VIEW_CPUS, .module = KT_ANY, .func = KT_ANY};

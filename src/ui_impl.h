@@ -189,7 +189,6 @@ struct kt_ui {
 	uint64_t stats_now;	      /* and the source's clock then */
 	struct kt_result cpus; /* per-CPU strip in the header */
 	int have_cpus;
-	uint64_t lost_seen;
 	uint64_t replay_t0;
 	char status[256];
 	int status_err;

@@ -322,24 +322,22 @@ is "$(cat "$TMP/stderr")" "kerntop: --log $TMP/nodir/ui.log: cannot open (No suc
 # throttles while the screen is paused, and the header must not show them (nor the replay
 # clock move) until Space again.
 "$top_builddir/tests/test_replay_dump" --convert "$UI_DATA/ui.perf" "$TMP/thr.rec" "$UI_DATA/kallsyms" 10
-line1() { capture; printf '%s\n' "$SCREEN" | sed -n 1p; }
-line2() { capture; printf '%s\n' "$SCREEN" | sed -n 2p; }
 throttled() { printf '%s\n' "$1" | sed -n 's/.* throttled \([0-9][0-9]*\)$/\1/p'; }
 ui_start 100 30 -- --replay "$TMP/thr.rec" --speed 1 -d 0.2 --modules "$UI_DATA/modules"
 see ' throttled [1-9][0-9]*$' "paced replay of throttle records: the header counts them" 5
 keys ' '
 see '^kerntop .*PAUSED' "Space: paused"
-a1=$(line1)
-a=$(line2)
+a1=$(screen_line 1)
+a=$(screen_line 2)
 sleep 1.5
-b1=$(line1)
-b=$(line2)
+b1=$(screen_line 1)
+b=$(screen_line 2)
 is "$b" "$a" "paused: samples, hits and the throttled count stay frozen while throttles come in"
 is "$b1" "$a1" "paused: the replay clock (t=) stays at the frozen tick's time"
 keys ' '
 unseen '^kerntop .*PAUSED' "Space again: resumed"
 sleep 0.6
-c=$(line2)
+c=$(screen_line 2)
 ok $([ "$(throttled "$c")" -gt "$(throttled "$a")" ] 2>/dev/null; echo $?) \
 	"resumed: the count moved on (paused $(throttled "$a"), now $(throttled "$c"))"
 keys q

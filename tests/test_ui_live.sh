@@ -16,12 +16,11 @@ see '^vmlinux +[0-9]+ ' "live: vmlinux row within the wait" 5
 see '^kernel [0-9]+\.[0-9]% +idle [0-9]+\.[0-9]% +user ~[0-9]+\.[0-9]% +[0-9]+ samples/s' "live without -u: busy/idle split, user ~ what they leave"
 see '^kerntop live cpu-clock 997 Hz +window 10s +[0-9]+ CPUs' "live header: event, frequency, window, CPUs"
 
-line2() { capture; printf '%s\n' "$SCREEN" | sed -n 2p; }
 keys ' '
 see '^kerntop .*PAUSED' "Space: PAUSED in the header"
-a=$(line2)
+a=$(screen_line 2)
 sleep 1.5
-b=$(line2)
+b=$(screen_line 2)
 is "$b" "$a" "paused: the figures stay frozen over 3 refresh ticks"
 # w while paused writes the moment on screen, not the data that came in since
 hits=$(printf '%s\n' "$a" | sed -n 's/.* \([0-9][0-9]*\) hits in .*/\1/p')
@@ -33,8 +32,8 @@ like "$(head -1 "$snap" 2>/dev/null)" '^kerntop .* report 1 at ' "the first snap
 keys ' '
 unseen '^kerntop .*PAUSED' "Space again: resumed"
 n=50
-while [ "$n" -gt 0 ] && [ "$(line2)" = "$a" ]; do sleep 0.1; n=$((n - 1)); done
-ok "$([ "$(line2)" != "$a" ]; echo $?)" "resumed: the figures move on"
+while [ "$n" -gt 0 ] && [ "$(screen_line 2)" = "$a" ]; do sleep 0.1; n=$((n - 1)); done
+ok "$([ "$(screen_line 2)" != "$a" ]; echo $?)" "resumed: the figures move on"
 
 keys q
 see '^EXIT=0$' "q exits 0"

@@ -47,6 +47,7 @@ ui_replay() {
 
 keys() { tm send-keys -t "$S" "$@"; }
 capture() { SCREEN=$(tm capture-pane -p -t "$S"); }
+screen_line() { capture; printf '%s\n' "$SCREEN" | sed -n "$1p"; } # screen_line N: line N now
 
 # wait_for REGEX [SECONDS]: polls the pane every 0.1 s until a line matches.
 wait_for() {
