@@ -7,8 +7,8 @@ set -eu
 cd "$(dirname "$0")"
 top=$(pwd)
 
-PACKAGES="gcc make autoconf automake pkg-config libncurses-dev libelf-dev libdw-dev linux-libc-dev"
-TEST_PACKAGES="tmux linux-perf python3 valgrind"
+PACKAGES="gcc make autoconf automake pkg-config libncurses-dev libelf-dev libdw-dev linux-libc-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libcurl4-openssl-dev"
+TEST_PACKAGES="tmux linux-perf python3 valgrind golang-go"
 
 missing() {
 	for p in "$@"; do

@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kerntop/agg.h"
 #include "kerntop/options.h"
+#include "kerntop/push.h"
 #include "kerntop/report.h"
 #include "kerntop/source.h"
 #include "kerntop/symbols.h"
@@ -25,6 +27,8 @@
 #include "kerntop/window.h"
 
 #define MAX_POLLFDS 1100
+/* Seconds the push queue gets to drain at exit. */
+#define KT_PUSH_GRACE_S 2.0
 
 struct app {
 	const struct kt_options *opts;
@@ -41,6 +45,8 @@ struct app {
 	int stdout_gone; /* batch output to a pipe whose reader has exited (EPIPE) */
 	FILE *log;	 /* batch --log FILE: one line per refresh (the viewer keeps its own) */
 	int replay_done;
+	struct kt_push_feed *feed; /* --push */
+	int pprof_dir;		   /* --format pprof -o DIR: one profile file per report */
 	uint32_t locs[KT_MAX_STACK];
 	char err[KT_ERRLEN];
 	char last_notice[KT_ERRLEN]; /* on stderr in batch mode: not repeated as the error */
@@ -49,21 +55,22 @@ struct app {
 static void on_sample(void *ctx, const struct kt_sample *s)
 {
 	struct app *a = ctx;
-	uint32_t loc, stack = 0, task;
+	uint32_t loc, stack = 0, task, n = 0;
 
 	if (s->flags & KT_SAMPLE_USER)
 		loc = KT_LOC_USER;
 	else
 		loc = kt_sym_lookup(a->sym, s->ip);
 	if (s->nr_frames) {
-		uint32_t n = s->nr_frames < KT_MAX_STACK ? s->nr_frames : KT_MAX_STACK;
-
+		n = s->nr_frames < KT_MAX_STACK ? s->nr_frames : KT_MAX_STACK;
 		for (uint32_t i = 0; i < n; i++)
 			a->locs[i] = kt_sym_lookup(a->sym, s->frames[i]);
 		stack = kt_window_stack(a->win, a->locs, n);
 	}
 	task = kt_window_task(a->win, s->pid, s->tid);
 	kt_window_add(a->win, s->time_ns, loc, stack, s->cpu, task, 1);
+	if (a->feed)
+		kt_push_feed_sample(a->feed, s->time_ns, loc, a->locs, n, s->cpu, s->pid, s->tid);
 }
 
 static void on_comm(void *ctx, int32_t pid, int32_t tid, const char *comm, uint64_t t)
@@ -71,6 +78,8 @@ static void on_comm(void *ctx, int32_t pid, int32_t tid, const char *comm, uint6
 	struct app *a = ctx;
 
 	kt_window_comm(a->win, pid, tid, comm);
+	if (a->feed)
+		kt_push_feed_comm(a->feed, pid, tid, comm);
 }
 
 static void on_lost(void *ctx, uint32_t cpu, uint64_t count, uint64_t t)
@@ -94,6 +103,23 @@ static int sudo_ids(const struct kt_options *o, long *uid, long *gid)
 		return 0;
 	*gid = strtol(g, &end, 10);
 	return !*end && *gid >= 0;
+}
+
+/* --format pprof -o DIR: one profile file per report in DIR, instead of one for the run. */
+static int pprof_dir(const struct kt_options *o)
+{
+	struct stat st;
+
+	return o->format == KT_FORMAT_PPROF && o->output && stat(o->output, &st) == 0 &&
+	       S_ISDIR(st.st_mode);
+}
+
+static uint64_t unix_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static int open_pipeline(struct app *a)
@@ -155,8 +181,10 @@ static int open_pipeline(struct app *a)
 	/* A batch replay at full speed, and batch folded output, report once for the whole run
 	 * unless -w was given. */
 	wo.cumulative =
-	    o->cumulative || (o->batch && !o->window_given &&
-			      ((o->replay && o->speed == 0) || o->format == KT_FORMAT_FOLDED));
+	    o->cumulative ||
+	    (o->batch && !o->window_given &&
+	     ((o->replay && o->speed == 0) || o->format == KT_FORMAT_FOLDED ||
+	      (o->format == KT_FORMAT_PPROF && !pprof_dir(o))));
 	r = kt_window_new(&wo, &a->win);
 	if (r < 0) {
 		snprintf(a->err, sizeof(a->err), "cannot create the window (%s)", strerror(-r));
@@ -222,6 +250,94 @@ static void report_ctx(struct app *a, struct kt_report_ctx *c)
 	c->time_s = (double)(kt_source_now(a->src) - a->start_ns) / 1e9;
 	c->stacks = o->callchain || info->callchain;
 	kt_filter_all(&c->filter);
+	c->pprof_labels = o->pprof_labels;
+	if (a->feed) {
+		static struct kt_push_stats ps; /* last_error must outlive the report */
+
+		kt_push_feed_stats(a->feed, &ps, NULL, NULL);
+		c->push = 1;
+		c->push_sent = ps.sent;
+		c->push_failed = ps.failed;
+		c->push_dropped = ps.dropped;
+		c->push_error = ps.last_error;
+	}
+}
+
+/* --push: the feed that cuts one profile per interval and the worker that sends them. */
+static int open_push(struct app *a)
+{
+	const struct kt_options *o = a->opts;
+	struct kt_push_opts po = {
+	    .url = o->push_url,
+	    .name = o->push_name,
+	    .labels = o->push_labels,
+	    .nlabels = o->npush_labels,
+	    .header_file = o->push_header_file,
+	    /* one attempt may take as long as an interval, within 5..30 s */
+	    .timeout_s = fmax(5, fmin(30, o->push_interval_s)),
+	};
+	struct kt_push_feed_opts fo = {
+	    .interval_s = o->push_interval_s,
+	    .period_ns = kt_agg_params(a->agg)->ms_per_hit * 1e6,
+	    .labels = o->pprof_labels,
+	    .names = a->win,
+	    .start_ns = a->start_ns,
+	    .unix_start_ns = unix_now_ns(),
+	};
+	struct kt_push *p;
+
+	if (!o->push_url)
+		return 0;
+	if (kt_push_new(&po, &p, a->err, sizeof(a->err)) < 0)
+		return -1;
+	return kt_push_feed_new(&fo, a->sym, p, &a->feed, a->err, sizeof(a->err)) < 0 ? -1 : 0;
+}
+
+/* The push counters on the viewer's header line. */
+static void push_status(struct app *a)
+{
+	struct kt_push_stats ps;
+	char text[96];
+
+	if (!a->feed || !a->ui)
+		return;
+	kt_push_feed_stats(a->feed, &ps, NULL, NULL);
+	snprintf(text, sizeof(text), "%llu sent %llu failed %llu dropped",
+		 (unsigned long long)ps.sent, (unsigned long long)ps.failed,
+		 (unsigned long long)ps.dropped);
+	kt_ui_push_status(a->ui, text, ps.failed || ps.dropped);
+}
+
+/* A batch pprof profile of the current totals: into the output, or a file of its own per
+ * report with -o DIR. */
+static int pprof_report(struct app *a)
+{
+	struct kt_pprof_opts po = {0};
+	uint64_t cov = kt_window_covered(a->win), now = unix_now_ns();
+	char path[PATH_MAX];
+	struct kt_atomic f;
+	int r;
+
+	po.period_ns = kt_agg_params(a->agg)->ms_per_hit * 1e6;
+	po.duration_ns = cov;
+	po.time_ns = now > cov ? now - cov : 0;
+	po.labels = a->opts->pprof_labels;
+	po.comment = "kerntop " PACKAGE_VERSION;
+	if (!a->pprof_dir)
+		return kt_report_pprof(a->out, a->win, a->sym, &po, a->err, sizeof(a->err));
+	if (snprintf(path, sizeof(path), "%s/kerntop-%06llu.pb.gz", a->opts->output,
+		     (unsigned long long)a->reports) >= (int)sizeof(path)) {
+		snprintf(a->err, sizeof(a->err), "%s: path too long", a->opts->output);
+		return -ENAMETOOLONG;
+	}
+	if (kt_atomic_open(&f, path, a->err, sizeof(a->err)) < 0)
+		return -EIO;
+	r = kt_report_pprof(f.fp, a->win, a->sym, &po, a->err, sizeof(a->err));
+	if (r < 0) {
+		kt_atomic_abort(&f);
+		return r;
+	}
+	return kt_atomic_commit(&f, a->err, sizeof(a->err)) < 0 ? -EIO : 0;
 }
 
 /* An unknown --zoom module is a usage error: say so before sampling, not at the end. */
@@ -239,7 +355,13 @@ static int batch_report(struct app *a)
 	a->reports++;
 	report_ctx(a, &c);
 	errno = 0;
-	r = kt_report_write(a->out, a->agg, &c, a->err, sizeof(a->err));
+	if (a->opts->format == KT_FORMAT_PPROF) {
+		r = pprof_report(a);
+		if (a->pprof_dir)
+			return r < 0 ? -1 : 0;
+	} else {
+		r = kt_report_write(a->out, a->agg, &c, a->err, sizeof(a->err));
+	}
 	if (r == 0 && fflush(a->out) != 0)
 		r = errno ? -errno : -EIO;
 	if (r == -EPIPE && !a->opts->output) {
@@ -314,10 +436,34 @@ static void log_tick(struct app *a, const char *what)
 		  (unsigned long long)st.lost, (unsigned long long)st.skipped,
 		  kt_window_mem(a->win), kt_window_ntasks(a->win), kt_window_nstacks(a->win),
 		  kt_window_ncum(a->win), kt_sym_nlocs(a->sym), rss_kb());
+	if (a->feed) {
+		struct kt_push_stats ps;
+		uint64_t fed, profiles;
+
+		kt_push_feed_stats(a->feed, &ps, &fed, &profiles);
+		batch_log(a,
+			  "push: samples=%llu profiles=%llu sent=%llu failed=%llu dropped=%llu "
+			  "queued=%u bytes=%llu%s%s",
+			  (unsigned long long)fed, (unsigned long long)profiles,
+			  (unsigned long long)ps.sent, (unsigned long long)ps.failed,
+			  (unsigned long long)ps.dropped, ps.queued, (unsigned long long)ps.bytes,
+			  ps.last_error[0] ? " last_error=" : "", ps.last_error);
+	}
 }
 
 static int open_output(struct app *a)
 {
+	if (a->opts->format == KT_FORMAT_PPROF && !a->opts->output && isatty(STDOUT_FILENO)) {
+		snprintf(a->err, sizeof(a->err),
+			 "--format pprof writes a binary profile: give -o FILE (or -o DIR for one "
+			 "per report), or pipe it");
+		return -1;
+	}
+	a->pprof_dir = pprof_dir(a->opts);
+	if (a->pprof_dir) {
+		a->out = stdout;
+		return 0;
+	}
 	if (!a->opts->output) {
 		a->out = stdout;
 		return 0;
@@ -330,6 +476,8 @@ static int open_output(struct app *a)
 
 static int close_output(struct app *a, int ok)
 {
+	if (a->pprof_dir)
+		return 0;
 	if (!a->opts->output)
 		return a->stdout_gone || fflush(stdout) == 0 || errno == EPIPE ? 0 : -1;
 	if (!ok) {
@@ -485,13 +633,18 @@ static int run_loop(struct app *a, int sigfd)
 				kt_window_advance(a->win, kt_source_now(a->src));
 			if (kt_source_refresh(a->src, msg, sizeof(msg)) > 0)
 				status_notice(a, msg);
+			if (a->feed && !a->replay_done)
+				kt_push_feed_tick(a->feed, kt_source_now(a->src));
 			if (a->ui) {
+				push_status(a);
 				kt_ui_refresh(a->ui);
 			} else {
-				/* Folded stacks are one profile, written at the end: reports of
-				 * overlapping windows would repeat every stack. */
+				/* Folded stacks (and a pprof -o FILE) are one profile, written at
+				 * the end: reports of overlapping windows would repeat every stack. */
 				a->ticks++;
-				if (a->opts->format != KT_FORMAT_FOLDED && batch_report(a) < 0)
+				if (a->opts->format != KT_FORMAT_FOLDED &&
+				    (a->opts->format != KT_FORMAT_PPROF || pprof_dir(a->opts)) &&
+				    batch_report(a) < 0)
 					return -1;
 				log_tick(a, "tick");
 				if (a->stdout_gone)
@@ -527,6 +680,8 @@ static void cleanup(struct app *a)
 		fclose(a->log);
 	a->log = NULL;
 	kt_ui_free(a->ui);
+	kt_push_feed_free(a->feed);
+	a->feed = NULL;
 	kt_agg_free(a->agg);
 	kt_window_free(a->win);
 	kt_sym_free(a->sym);
@@ -556,7 +711,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kerntop: cannot set up signal handling (%s)\n", strerror(errno));
 		return 1;
 	}
-	if (open_pipeline(&a) < 0 || drop_privileges(&a) < 0) {
+	if (open_pipeline(&a) < 0 || drop_privileges(&a) < 0 || open_push(&a) < 0) {
 		fprintf(stderr, "kerntop: %s\n", a.err);
 		cleanup(&a);
 		return 1;
@@ -593,6 +748,12 @@ int main(int argc, char **argv)
 			snprintf(a.err, sizeof(a.err), "%s", ferr);
 			r = -1;
 		}
+	}
+	/* The last partial interval goes out too; a lagging server gets a few seconds, then
+	 * what is still queued is counted dropped (a hung server never holds up the exit). */
+	if (a.feed) {
+		kt_push_feed_finish(a.feed, kt_source_now(a.src), KT_PUSH_GRACE_S);
+		log_tick(&a, "push");
 	}
 	if (r == 0 && opts.batch && !a.stdout_gone &&
 	    (!opts.iterations || (long)a.reports < opts.iterations)) {

@@ -1,6 +1,7 @@
 /* Command-line parsing: the option table, value checks and the --help text. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -31,6 +32,12 @@ enum {
 	OPT_SNAPSHOT_DIR,
 	OPT_LOG,
 	OPT_KEEP_PRIVILEGES,
+	OPT_PPROF_LABELS,
+	OPT_PUSH,
+	OPT_PUSH_INTERVAL,
+	OPT_PUSH_NAME,
+	OPT_PUSH_LABEL,
+	OPT_PUSH_HEADER_FILE,
 };
 
 static const struct option long_options[] = {
@@ -68,6 +75,12 @@ static const struct option long_options[] = {
     {"snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR},
     {"log", required_argument, NULL, OPT_LOG},
     {"keep-privileges", no_argument, NULL, OPT_KEEP_PRIVILEGES},
+    {"pprof-labels", required_argument, NULL, OPT_PPROF_LABELS},
+    {"push", required_argument, NULL, OPT_PUSH},
+    {"push-interval", required_argument, NULL, OPT_PUSH_INTERVAL},
+    {"push-name", required_argument, NULL, OPT_PUSH_NAME},
+    {"push-label", required_argument, NULL, OPT_PUSH_LABEL},
+    {"push-header-file", required_argument, NULL, OPT_PUSH_HEADER_FILE},
     {NULL, 0, NULL, 0},
 };
 
@@ -143,7 +156,18 @@ void kt_options_usage(FILE *out)
 	    "  -z, --zoom MODULE       also list MODULE's functions (KernRate's -z; repeatable;\n"
 	    "                          the viewer opens on the first)\n"
 	    "      --top N             rows per table (default 30)\n"
-	    "      --format FMT        text (default), json, csv or folded\n"
+	    "      --format FMT        text (default), json, csv, folded or pprof (gzipped\n"
+	    "                          profile.proto: -o FILE, or -o DIR for one per report)\n"
+	    "      --pprof-labels LIST sample labels in pprof profiles: cpu,comm,pid,tid\n"
+	    "                          (default all; none for the smallest profiles)\n"
+	    "\n"
+	    "Push to a profiling server (Grafana Pyroscope; docs/fleet.md):\n"
+	    "      --push URL          POST a pprof profile to URL/ingest every interval\n"
+	    "      --push-interval SECS  seconds per pushed profile (default 10)\n"
+	    "      --push-name NAME    application name (default kerntop.kernel)\n"
+	    "      --push-label K=V    series label, repeatable (default host=HOSTNAME)\n"
+	    "      --push-header-file FILE  extra HTTP headers, one 'Name: value' per line\n"
+	    "                          (Authorization, X-Scope-OrgID): never on the command line\n"
 	    "\n"
 	    "Viewer:\n"
 	    "      --no-color          monochrome (also when NO_COLOR is set)\n"
@@ -171,6 +195,8 @@ const char *kt_format_name(enum kt_format f)
 		return "csv";
 	case KT_FORMAT_FOLDED:
 		return "folded";
+	case KT_FORMAT_PPROF:
+		return "pprof";
 	}
 	return "?";
 }
@@ -260,6 +286,89 @@ static int parse_double(const char *s, double min, double max, double *out)
 	return 0;
 }
 
+/* A Pyroscope label name: a letter or '_', then letters, digits, '_' or '.'. */
+static int label_key_ok(const char *k, size_t n)
+{
+	if (!n || !(isalpha((unsigned char)k[0]) || k[0] == '_'))
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if (!isalnum((unsigned char)k[i]) && k[i] != '_' && k[i] != '.')
+			return 0;
+	return 1;
+}
+
+/* --pprof-labels and the --push options (docs/fleet.md); 0, or 2 after a message. */
+static int fleet_option(struct kt_options *o, int c, const char *arg, FILE *err)
+{
+	static const char *const names[] = {"cpu", "comm", "pid", "tid"};
+	const char *eq;
+	double d;
+
+	switch (c) {
+	case OPT_PPROF_LABELS:
+		o->pprof_labels = 0;
+		if (!strcmp(arg, "none"))
+			return 0;
+		for (const char *p = arg; *p;) {
+			size_t n = strcspn(p, ","), i;
+
+			for (i = 0; i < 4; i++)
+				if (strlen(names[i]) == n && !strncmp(p, names[i], n))
+					break;
+			if (i == 4)
+				return bad_value(err, c, arg,
+						 "a comma list of cpu, comm, pid, tid, or none");
+			o->pprof_labels |= 1u << i;
+			p += n + (p[n] == ',');
+		}
+		return 0;
+	case OPT_PUSH:
+		if (strncmp(arg, "http://", 7) && strncmp(arg, "https://", 8))
+			return bad_value(err, c, arg,
+					 "the server's http:// or https:// URL (/ingest is added)");
+		o->push_url = arg;
+		return 0;
+	case OPT_PUSH_INTERVAL:
+		if (parse_double(arg, 0.01, 86400, &d))
+			return bad_value(err, c, arg, "seconds between 0.01 and 86400");
+		o->push_interval_s = d;
+		return 0;
+	case OPT_PUSH_NAME:
+		for (const char *p = arg; *p; p++)
+			if (!isalnum((unsigned char)*p) && !strchr("_.-", *p))
+				return bad_value(err, c, arg,
+						 "an application name of letters, digits, '_', '.' "
+						 "and '-'");
+		if (!*arg)
+			return bad_value(err, c, arg, "an application name");
+		o->push_name = arg;
+		return 0;
+	case OPT_PUSH_LABEL:
+		eq = strchr(arg, '=');
+		if (!eq || !label_key_ok(arg, (size_t)(eq - arg)) || !eq[1] ||
+		    strpbrk(eq + 1, ",{}=\"\\"))
+			return bad_value(err, c, arg,
+					 "KEY=VALUE: a key of letters, digits, '_' and '.', a value "
+					 "without , { } = or quotes");
+		for (unsigned i = 0; i < o->npush_labels; i++)
+			if (!strncmp(o->push_labels[i], arg, (size_t)(eq - arg) + 1)) {
+				o->push_labels[i] = arg; /* the last one wins */
+				return 0;
+			}
+		if (o->npush_labels >= KT_MAX_PUSH_LABELS) {
+			fprintf(err, "kerntop: too many --push-label options: at most %d\n",
+				KT_MAX_PUSH_LABELS);
+			return 2;
+		}
+		o->push_labels[o->npush_labels++] = arg;
+		return 0;
+	case OPT_PUSH_HEADER_FILE:
+		o->push_header_file = arg;
+		return 0;
+	}
+	return 0;
+}
+
 static void set_defaults(struct kt_options *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -276,6 +385,9 @@ static void set_defaults(struct kt_options *o)
 	o->color = getenv("NO_COLOR") == NULL || !*getenv("NO_COLOR");
 	o->mouse = 1;
 	o->snapshot_dir = ".";
+	o->pprof_labels = KT_PPROF_LABELS_ALL;
+	o->push_interval_s = 10.0;
+	o->push_name = "kerntop.kernel";
 }
 
 /* The -C syntax, checked here so that a typo is a usage error (2): comma-separated CPU numbers
@@ -450,8 +562,10 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 				o->format = KT_FORMAT_CSV;
 			else if (!strcmp(optarg, "folded"))
 				o->format = KT_FORMAT_FOLDED;
+			else if (!strcmp(optarg, "pprof"))
+				o->format = KT_FORMAT_PPROF;
 			else
-				return bad_value(err, c, optarg, "text, json, csv or folded");
+				return bad_value(err, c, optarg, "text, json, csv, folded or pprof");
 			break;
 		case OPT_NO_COLOR:
 			o->color = 0;
@@ -467,6 +581,15 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 			break;
 		case OPT_KEEP_PRIVILEGES:
 			o->keep_privileges = 1;
+			break;
+		case OPT_PPROF_LABELS:
+		case OPT_PUSH:
+		case OPT_PUSH_INTERVAL:
+		case OPT_PUSH_NAME:
+		case OPT_PUSH_LABEL:
+		case OPT_PUSH_HEADER_FILE:
+			if (fleet_option(o, c, optarg, err) != 0)
+				return 2;
 			break;
 		case ':':
 		case '?':

@@ -236,6 +236,13 @@ void kt_rep_json_header(FILE *out, const struct kt_report_ctx *c, const struct k
 	fprintf(out, ",\"user_sampled\":%s", s->user_sampled ? "true" : "false");
 	jfield(out, "unsampled_pct", s->unsampled_pct);
 	jfield(out, "samples_per_s", s->samples_per_s);
+	if (c->push) {
+		fprintf(out, ",\"push\":{\"sent\":%llu,\"failed\":%llu,\"dropped\":%llu",
+			(unsigned long long)c->push_sent, (unsigned long long)c->push_failed,
+			(unsigned long long)c->push_dropped);
+		jstr(out, "last_error", c->push_error && *c->push_error ? c->push_error : NULL);
+		fputc('}', out);
+	}
 }
 
 int kt_rep_folded(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c,
@@ -450,6 +457,7 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 			csv_rows(out, c, "zoom", KT_VIEW_FUNCS, &z.res[i]);
 		break;
 	case KT_FORMAT_FOLDED:
+	case KT_FORMAT_PPROF: /* written by kt_report_pprof, from the window */
 		break;
 	}
 done:

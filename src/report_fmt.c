@@ -155,4 +155,10 @@ void kt_rep_text_header(FILE *out, const struct kt_report_ctx *c, const struct k
 			"User:     not sampled (-u to sample it); %.2f %% of the machine was not "
 			"sampled (user time, mostly)\n",
 			s->unsampled_pct);
+	if (c->push)
+		fprintf(out, "Push:     sent %llu, failed %llu, dropped %llu%s%s\n",
+			(unsigned long long)c->push_sent, (unsigned long long)c->push_failed,
+			(unsigned long long)c->push_dropped,
+			c->push_error && *c->push_error ? "; last error: " : "",
+			c->push_error && *c->push_error ? c->push_error : "");
 }

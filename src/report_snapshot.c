@@ -35,8 +35,10 @@ struct kt_snapshot {
 	struct kt_report_ctx c;
 	struct kt_summary sum;
 	int stacks;
-	int have_tree, have_folded;
+	int have_tree, have_folded, have_pprof;
 	struct snap_node root;
+	uint8_t *pprof; /* the profile under the view's filter, packed (not compressed) */
+	size_t pprof_len;
 	struct kt_result folded; /* the stacks of the view, for the folded format */
 };
 
@@ -252,8 +254,28 @@ static struct kt_query folded_sel(const struct kt_query *q)
 	return s;
 }
 
+/* The whole profile under the view's CPU, task and idle filter: pprof has its own views. */
+static int take_pprof(struct kt_snapshot *sn, const struct kt_query *q)
+{
+	struct kt_window *w = kt_agg_window(sn->agg);
+	const struct kt_agg_params *ap = kt_agg_params(sn->agg);
+	struct kt_pprof_opts po = {0};
+	uint64_t cov = kt_window_covered(w);
+	double unix_s = kt_rep_unix_time(&sn->c);
+
+	po.period_ns = ap->ms_per_hit * 1e6;
+	po.duration_ns = cov;
+	po.time_ns = (uint64_t)(unix_s * 1e9) > cov ? (uint64_t)(unix_s * 1e9) - cov : 0;
+	po.labels = sn->c.pprof_labels;
+	po.filter = &q->filter;
+	po.max_cpu = ap->max_cpu;
+	po.comment = "kerntop " PACKAGE_VERSION " snapshot";
+	sn->have_pprof = 1;
+	return kt_pprof_build(w, kt_agg_symbols(sn->agg), &po, &sn->pprof, &sn->pprof_len);
+}
+
 static int take(struct kt_agg *agg, const struct kt_report_ctx *ctx, const struct kt_query *q,
-		int tree, int folded, struct kt_snapshot **out)
+		int tree, int folded, int pprof, struct kt_snapshot **out)
 {
 	struct kt_snapshot *sn = calloc(1, sizeof(*sn));
 	int r = 0;
@@ -280,6 +302,8 @@ static int take(struct kt_agg *agg, const struct kt_report_ctx *ctx, const struc
 		sn->have_folded = 1;
 		r = kt_agg_query(agg, &fq, &sn->folded);
 	}
+	if (r == 0 && pprof)
+		r = take_pprof(sn, q);
 	/* the queries are done: no pointer into the caller's filter is kept */
 	sn->root.q.filter.text = NULL;
 	sn->root.q.filter.cpuset = NULL;
@@ -294,7 +318,7 @@ static int take(struct kt_agg *agg, const struct kt_report_ctx *ctx, const struc
 int kt_report_snapshot_take(struct kt_agg *agg, const struct kt_report_ctx *ctx,
 			    const struct kt_query *q, struct kt_snapshot **out)
 {
-	return take(agg, ctx, q, 1, 1, out);
+	return take(agg, ctx, q, 1, 1, 1, out);
 }
 
 void kt_report_snapshot_free(struct kt_snapshot *sn)
@@ -303,6 +327,7 @@ void kt_report_snapshot_free(struct kt_snapshot *sn)
 		return;
 	node_free(&sn->root);
 	kt_result_free(&sn->folded);
+	free(sn->pprof);
 	free(sn);
 }
 
@@ -329,7 +354,8 @@ int kt_report_snapshot_write(const char *path, const struct kt_snapshot *sn, enu
 
 	c.report_no = report_no;
 	if ((f == KT_FORMAT_FOLDED && !sn->have_folded) ||
-	    (f != KT_FORMAT_FOLDED && !sn->have_tree)) {
+	    (f == KT_FORMAT_PPROF && !sn->have_pprof) ||
+	    (f != KT_FORMAT_FOLDED && f != KT_FORMAT_PPROF && !sn->have_tree)) {
 		snprintf(err, errlen, "%s: the snapshot was taken without that format", path);
 		return -EINVAL;
 	}
@@ -355,6 +381,21 @@ int kt_report_snapshot_write(const char *path, const struct kt_snapshot *sn, enu
 	case KT_FORMAT_FOLDED:
 		write_folded(sn, a.fp);
 		break;
+	case KT_FORMAT_PPROF: {
+		uint8_t *gz;
+		size_t gzlen;
+
+		r = kt_gzip(sn->pprof, sn->pprof_len, &gz, &gzlen);
+		if (r < 0) {
+			kt_atomic_abort(&a);
+			snprintf(err, errlen, "%s: cannot compress the profile (%s)", path,
+				 strerror(-r));
+			return r;
+		}
+		fwrite(gz, 1, gzlen, a.fp);
+		free(gz);
+		break;
+	}
 	}
 	return kt_atomic_commit(&a, err, errlen);
 }
@@ -365,8 +406,8 @@ int kt_report_snapshot(const char *path, struct kt_agg *agg, const struct kt_rep
 	struct kt_snapshot *sn;
 	int r;
 
-	r = take(agg, ctx, q, ctx->format != KT_FORMAT_FOLDED, ctx->format == KT_FORMAT_FOLDED,
-		 &sn);
+	r = take(agg, ctx, q, ctx->format != KT_FORMAT_FOLDED && ctx->format != KT_FORMAT_PPROF,
+		 ctx->format == KT_FORMAT_FOLDED, ctx->format == KT_FORMAT_PPROF, &sn);
 	if (r < 0) {
 		snprintf(err, errlen, "%s: snapshot query failed (%s)", path, strerror(-r));
 		return r;
@@ -381,7 +422,8 @@ int kt_report_snapshot_path(const char *dir, enum kt_format f, char *out, size_t
 	static const char *const ext[] = {[KT_FORMAT_TEXT] = "txt",
 					  [KT_FORMAT_JSON] = "json",
 					  [KT_FORMAT_CSV] = "csv",
-					  [KT_FORMAT_FOLDED] = "folded"};
+					  [KT_FORMAT_FOLDED] = "folded",
+					  [KT_FORMAT_PPROF] = "pb.gz"};
 	char stamp[32];
 	time_t now = time(NULL);
 	struct tm tm;

@@ -308,6 +308,9 @@ void kt_sym_free(struct kt_symbols *s)
 	free(s->mbuf);
 	free(s->rbuf);
 	free(s->sysfs_root);
+	for (uint32_t i = 0; s->build_ids && i < s->nmods; i++)
+		free(s->build_ids[i]);
+	free(s->build_ids);
 	free(s->fnames);
 	free(s);
 }

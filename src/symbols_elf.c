@@ -593,3 +593,69 @@ int sym_elf_srcline(struct kt_symbols *s, uint32_t module, uint64_t addr, const 
 	*line = ln;
 	return *file ? 0 : -ENOMEM;
 }
+
+/* The source frames of an address, leaf first: each inlined callee with the line executing
+ * in it, then the function that holds the code with the line of the outermost call site
+ * (as eu-addr2line -i lists them). File names are interned. */
+int sym_elf_frames(struct kt_symbols *s, uint32_t module, uint64_t addr, struct kt_sym_frame *out,
+		   int max)
+{
+	struct mod_priv *p = &s->mpriv[module];
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	Dwarf_Addr da, bias = 0;
+	size_t nfiles = 0;
+	Dwfl_Line *l;
+	const char *f;
+	int ln = 0, n, k = 0;
+
+	if (max <= 0 || !p->elf_path || (!p->dw_tried && dw_open(s, module) < 0) || !p->dwmod)
+		return 0;
+	if (p->elf_rel) {
+		uint32_t i;
+
+		for (i = 0; i < p->nsects; i++)
+			if (addr >= p->sects[i].start && addr < p->sects[i].end)
+				break;
+		if (i == p->nsects)
+			return 0;
+		da = addr - p->sects[i].dw_delta;
+	} else {
+		da = addr - p->dw_delta;
+	}
+	l = dwfl_module_getsrc(p->dwmod, da);
+	f = l ? dwfl_lineinfo(l, NULL, &ln, NULL, NULL, NULL) : NULL;
+	if (!f || ln <= 0)
+		return 0;
+	out[0] = (struct kt_sym_frame){NULL, sym_intern(s, f), ln};
+	cu = dwfl_module_addrdie(p->dwmod, da, &bias);
+	n = cu ? dwarf_getscopes(cu, da - bias, &scopes) : 0;
+	if (n > 0) {
+		Dwarf_Die inner = scopes[0];
+
+		free(scopes);
+		scopes = NULL;
+		n = dwarf_getscopes_die(&inner, &scopes);
+	}
+	if (cu && n > 0 && dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
+		files = NULL;
+	for (int j = 0; j < n && k + 1 < max; j++) {
+		Dwarf_Attribute a;
+		Dwarf_Word cf, cl;
+		const char *cfile = NULL;
+
+		if (dwarf_tag(&scopes[j]) != DW_TAG_inlined_subroutine)
+			continue;
+		if (!dwarf_attr(&scopes[j], DW_AT_call_file, &a) || dwarf_formudata(&a, &cf) != 0 ||
+		    !dwarf_attr(&scopes[j], DW_AT_call_line, &a) || dwarf_formudata(&a, &cl) != 0 ||
+		    cl > INT_MAX)
+			break;
+		if (files && cf < nfiles)
+			cfile = dwarf_filesrc(files, cf, NULL, NULL);
+		out[k].func = sym_intern(s, die_name(&scopes[j]));
+		k++;
+		out[k] = (struct kt_sym_frame){NULL, cfile ? sym_intern(s, cfile) : NULL, (int)cl};
+	}
+	free(scopes);
+	return k + 1;
+}

@@ -144,6 +144,7 @@ struct kt_symbols {
 	char *mbuf;		/* modules text */
 	char *rbuf;		/* builtin ranges text */
 	char *sysfs_root;	/* sysroot of /sys/module when the modules came from its /proc */
+	char **build_ids;	/* per module, read on first use by kt_sym_build_id ("" = none) */
 	struct str_chunk *strs; /* bucket and ELF names */
 
 	struct kt_sym_stats st;
@@ -183,5 +184,7 @@ int sym_elf_symbols(struct kt_symbols *s, uint32_t module, const char *path, str
 void sym_elf_close(struct mod_priv *p);
 int sym_elf_srcline(struct kt_symbols *s, uint32_t module, uint64_t addr, const char **file,
 		    int *line);
+int sym_elf_frames(struct kt_symbols *s, uint32_t module, uint64_t addr, struct kt_sym_frame *out,
+		   int max);
 
 #endif

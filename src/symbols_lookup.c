@@ -312,3 +312,14 @@ found:
 	*line = s->lines[h].line;
 	return 0;
 }
+
+int kt_sym_frames(struct kt_symbols *s, uint64_t addr, struct kt_sym_frame *out, int max)
+{
+	int64_t ri = range_find(s, addr);
+	uint32_t v = ri < 0 ? (RANGE_BUCKET | KT_MOD_UNKNOWN) : s->rval[ri];
+	uint32_t m = v & RANGE_BUCKET ? v & ~RANGE_BUCKET : s->funcs[v].module;
+
+	if (s->mods[m].builtin)
+		m = KT_MOD_VMLINUX; /* built-in module code is in the vmlinux ELF */
+	return s->mods[m].has_lines ? sym_elf_frames(s, m, addr, out, max) : 0;
+}

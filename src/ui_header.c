@@ -239,6 +239,11 @@ static void draw_figures(struct kt_ui *ui)
 		      0, 0)
 		     ->text,
 		 24, "%llu", (unsigned long long)st->throttled);
+	if (ui->push_text[0])
+		snprintf(hadd(&L, "  push ", ui->push_bad ? ui_attr(ui, UI_C_ERROR, A_BOLD) : A_NORMAL,
+			      3, 0)
+			     ->text,
+			 sizeof(ui->push_text), "%s", ui->push_text);
 	hdraw(ui, &L, 1);
 }
 
@@ -379,4 +384,12 @@ void ui_draw_status(struct kt_ui *ui, int y)
 	if (!ui->status[0])
 		return;
 	fit_status(ui, y);
+}
+
+void kt_ui_push_status(struct kt_ui *ui, const char *text, int bad)
+{
+	if (!ui)
+		return;
+	snprintf(ui->push_text, sizeof(ui->push_text), "%s", text ? text : "");
+	ui->push_bad = bad;
 }

@@ -195,6 +195,8 @@ struct kt_ui {
 	uint64_t status_ns;  /* when it was set */
 	int status_kind;     /* enum ui_status_kind: when it goes away */
 	char queued[256];    /* a notice that came while an error was up: shown after it */
+	char push_text[96];  /* --push counters for the header, "" without --push */
+	int push_bad;	     /* a push failed or a profile was dropped */
 	struct ui_prompt prompt;
 	enum kt_format snap_fmt;
 	uint64_t snap_no;	     /* snapshots written: the number in their header */

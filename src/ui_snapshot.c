@@ -58,6 +58,7 @@ static void snap_query(struct kt_ui *ui, enum kt_format fmt, struct kt_report_ct
 	c->time_s = ui->replay_t0 ? (double)(ui_source_now(ui) - ui->replay_t0) / 1e9
 				  : (double)(kt_now_ns() - ui->start_ns) / 1e9;
 	c->filter = q->filter;
+	c->pprof_labels = ui->opts->pprof_labels;
 }
 
 void ui_snapshot_freeze(struct kt_ui *ui)
@@ -129,7 +130,7 @@ static int path_done(struct kt_ui *ui, const char *text)
 static int format_done(struct kt_ui *ui, const char *text)
 {
 	static const enum kt_format fmts[] = {KT_FORMAT_TEXT, KT_FORMAT_JSON, KT_FORMAT_CSV,
-					      KT_FORMAT_FOLDED};
+					      KT_FORMAT_FOLDED, KT_FORMAT_PPROF};
 	char file[PATH_MAX];
 	int found = 0;
 
@@ -141,7 +142,7 @@ static int format_done(struct kt_ui *ui, const char *text)
 		}
 	}
 	if (!found) {
-		ui_set_status(ui, 1, "unknown snapshot format '%s': text, json, csv or folded",
+		ui_set_status(ui, 1, "unknown snapshot format '%s': text, json, csv, folded or pprof",
 			      text);
 		return UI_R_REDRAW;
 	}
@@ -153,6 +154,6 @@ static int format_done(struct kt_ui *ui, const char *text)
 
 void ui_snapshot_prompt(struct kt_ui *ui)
 {
-	ui_prompt(ui, "snapshot format (text, json, csv, folded): ", kt_format_name(ui->snap_fmt),
+	ui_prompt(ui, "snapshot format (text, json, csv, folded, pprof): ", kt_format_name(ui->snap_fmt),
 		  format_done);
 }

@@ -11,6 +11,7 @@ rank() {
 	options.h) echo 3 ;;
 	report.h) echo 4 ;;
 	ui.h) echo 5 ;;
+	push.h) echo 6 ;;
 	*) echo 9 ;;
 	esac
 }
@@ -24,6 +25,7 @@ layer_of_file() {
 	agg*) echo 3 ;;
 	report*) echo 4 ;;
 	ui*) echo 5 ;;
+	push*) echo 6 ;;
 	main.c) echo 9 ;;
 	*.h) rank "$b" ;;
 	*) echo 9 ;;

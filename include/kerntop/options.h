@@ -15,7 +15,19 @@ enum kt_format {
 	KT_FORMAT_JSON,
 	KT_FORMAT_CSV,
 	KT_FORMAT_FOLDED,
+	KT_FORMAT_PPROF, /* gzip-compressed profile.proto (docs/report-format.md) */
 };
+
+/* pprof sample labels (--pprof-labels), a bit each. */
+enum {
+	KT_PPROF_CPU = 1,
+	KT_PPROF_COMM = 2,
+	KT_PPROF_PID = 4,
+	KT_PPROF_TID = 8,
+};
+#define KT_PPROF_LABELS_ALL (KT_PPROF_CPU | KT_PPROF_COMM | KT_PPROF_PID | KT_PPROF_TID)
+/* Most --push-label options. */
+#define KT_MAX_PUSH_LABELS 16
 
 struct kt_options {
 	/* sampling */
@@ -57,6 +69,15 @@ struct kt_options {
 	int color;                /* 1 unless --no-color or NO_COLOR is set */
 	int mouse;                /* 1 unless --no-mouse */
 	const char *snapshot_dir; /* --snapshot-dir DIR, default "." */
+
+	/* pprof profiles and the push to a profiling server (docs/fleet.md) */
+	unsigned pprof_labels;    /* --pprof-labels: KT_PPROF_* bits, default all */
+	const char *push_url;     /* --push URL, NULL: no push */
+	double push_interval_s;   /* --push-interval, default 10 */
+	const char *push_name;    /* --push-name, default "kerntop.kernel" */
+	const char *push_labels[KT_MAX_PUSH_LABELS]; /* --push-label K=V, in order */
+	unsigned npush_labels;
+	const char *push_header_file; /* --push-header-file FILE: extra HTTP headers */
 
 	/* process */
 	const char *log;          /* --log FILE: debug log (never stderr while curses is up) */

@@ -1,5 +1,5 @@
 /* Reports: the aggregator's rows as a KernRate-like text table, JSON, CSV or folded stacks,
- * for batch mode and for the viewer's snapshot key. Snapshot files are written atomically,
+ * and the window's totals as a pprof profile, for batch mode and for the viewer's snapshot key. Snapshot files are written atomically,
  * never over an existing file, mode 0600. Uses agg.h and util.h; never touches curses. */
 #ifndef KERNTOP_REPORT_H
 #define KERNTOP_REPORT_H
@@ -9,6 +9,9 @@
 
 #include "kerntop/agg.h"
 #include "kerntop/options.h"
+
+struct kt_window;
+struct kt_symbols;
 
 struct kt_report_ctx {
 	enum kt_format format;
@@ -28,6 +31,11 @@ struct kt_report_ctx {
 	struct kt_filter filter;
 	int stacks;              /* call chains sampled (-g): add stack tables / the JSON stacks array */
 	double unix_time;        /* wall clock of the report (0: taken when writing) */
+	unsigned pprof_labels;   /* KT_PPROF_* labels of pprof snapshots */
+	/* --push: the counters of the push to a profiling server */
+	int push;
+	uint64_t push_sent, push_failed, push_dropped;
+	const char *push_error;  /* the last failure, or NULL */
 };
 
 /* Version of the JSON/CSV schema (docs/report-format.md): bumped only when fields are added. */
@@ -56,6 +64,27 @@ int kt_report_snapshot_take(struct kt_agg *agg, const struct kt_report_ctx *ctx,
 int kt_report_snapshot_write(const char *path, const struct kt_snapshot *s, enum kt_format f,
 			     uint64_t report_no, char *err, size_t errlen);
 void kt_report_snapshot_free(struct kt_snapshot *s);
+
+/* pprof profiles (docs/report-format.md): the window's current totals as a gzip-compressed
+ * profile.proto message, with function names, modules as mappings and sample labels. */
+struct kt_pprof_opts {
+	double period_ns;               /* CPU ns one hit stands for (period) */
+	uint64_t time_ns;               /* wall clock (Unix ns) where the totals start */
+	uint64_t duration_ns;           /* the time they cover */
+	unsigned labels;                /* KT_PPROF_* sample labels */
+	const struct kt_filter *filter; /* its CPU, CPU set, task and hide_idle; NULL: all */
+	uint32_t max_cpu;               /* bound of filter->cpuset */
+	/* a window that knows the command names of tasks w has none for, or NULL */
+	const struct kt_window *names;
+	const char *comment;            /* one comment string, or NULL */
+};
+
+/* The uncompressed message into a malloc'd *out: 0 or -ENOMEM. */
+int kt_pprof_build(const struct kt_window *w, struct kt_symbols *s, const struct kt_pprof_opts *o,
+		   uint8_t **out, size_t *len);
+/* kt_pprof_build and kt_gzip, written to out: 0 or -errno with a message. */
+int kt_report_pprof(FILE *out, const struct kt_window *w, struct kt_symbols *s,
+		    const struct kt_pprof_opts *o, char *err, size_t errlen);
 
 /* A fresh snapshot file name in dir: kerntop-YYYYmmdd-HHMMSS[-N].EXT that does not exist. */
 int kt_report_snapshot_path(const char *dir, enum kt_format f, char *out, size_t len);

@@ -126,6 +126,25 @@ uint32_t kt_sym_bucket(const struct kt_symbols *s);
  * valid across it. */
 int kt_sym_srcline(struct kt_symbols *s, uint64_t addr, const char **file, int *line);
 
+/* One source frame of an address: a function (NULL for the outermost one, which is the
+ * location's own function) and the file and line executing in it. */
+struct kt_sym_frame {
+	const char *func;
+	const char *file;
+	int line;
+};
+#define KT_SYM_MAX_FRAMES 16
+/* The source frames of an address via libdw, leaf first: the inlined callees, then the
+ * function holding the code with the line of the outermost call site (eu-addr2line -i).
+ * Returns how many (at most max), 0 without debug info. Strings live as long as s; it never
+ * creates functions or locations. Not cached: for writers that ask once per location. */
+int kt_sym_frames(struct kt_symbols *s, uint64_t addr, struct kt_sym_frame *out, int max);
+
+/* The GNU build id of a module as lower-case hex, from <sysroot>/sys/kernel/notes (the core
+ * kernel) or <sysroot>/sys/module/NAME/notes/.note.gnu.build-id, read once; NULL when the
+ * kernel does not publish it or the symbols came from a recording or --modules file. */
+const char *kt_sym_build_id(struct kt_symbols *s, uint32_t module);
+
 void kt_sym_stats(const struct kt_symbols *s, struct kt_sym_stats *st);
 
 /* The built-in idle list, comma-separated (for --help, docs and tests). */

@@ -44,6 +44,8 @@ void kt_ui_refresh(struct kt_ui *ui);
 void kt_ui_resize(struct kt_ui *ui);
 /* A one-line message for the status line (notices, lost samples, errors). */
 void kt_ui_status(struct kt_ui *ui, const char *msg);
+/* The --push counters shown on the header's figures line (bad: in the error colour). */
+void kt_ui_push_status(struct kt_ui *ui, const char *text, int bad);
 /* The refresh delay in seconds (the d key changes it). */
 double kt_ui_delay(const struct kt_ui *ui);
 

@@ -64,6 +64,9 @@ int kt_atomic_commit(struct kt_atomic *a, char *err, size_t errlen);
 /* Drops the temp file; safe after a failed or successful commit. */
 void kt_atomic_abort(struct kt_atomic *a);
 
+/* gzip (RFC 1952) of in into a malloc'd *out, as pprof files are: 0 or -errno. */
+int kt_gzip(const uint8_t *in, size_t len, uint8_t **out, size_t *outlen);
+
 /* Reads a whole file (up to max bytes) into a NUL-terminated malloc'd buffer. */
 int kt_read_file(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errlen);
 
