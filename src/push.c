@@ -196,7 +196,8 @@ static void *worker(void *arg)
 		}
 		p->st.failed++;
 		set_error(p, "%s", msg);
-		if (r == 2 || ++p->q[p->head].attempts >= p->o.attempts) {
+		/* refused, out of attempts, or stopping: no more tries for this one */
+		if (r == 2 || ++p->q[p->head].attempts >= p->o.attempts || p->stop) {
 			p->st.dropped++;
 			pop(p);
 			continue;

@@ -6,7 +6,8 @@ is "$rc" 0 "--help exits 0"
 for opt in --event --freq --count --cpu --user --call-graph --max-stack --record --replay --speed \
 	--sysroot --kallsyms --modules --builtin-ranges --vmlinux --module-dir --bucket --idle-symbols \
 	--window --cumulative --delay --batch --iterations --output --zoom --top --format \
-	--no-color --no-mouse --snapshot-dir --log --keep-privileges --help --version; do
+	--no-color --no-mouse --snapshot-dir --log --keep-privileges --pprof-labels --push \
+	--push-interval --push-name --push-label --push-header-file --help --version; do
 	like "$out" "^ +(-., )?$opt" "--help lists $opt"
 done
 like "$out" "default 997" "--help names the default frequency"
@@ -33,6 +34,12 @@ usage() { # usage DESCRIPTION REGEX ARGS...
 	is "$n" 1 "$desc: one line"
 }
 usage "unknown long option" "unknown option '--bogus'" --bogus
+usage "push URL without a scheme" "invalid value 'pyro:4040' for --push" --push pyro:4040
+usage "bad push interval" "invalid value '0' for --push-interval" --push-interval 0
+usage "bad push name" "invalid value 'a b' for --push-name" --push-name 'a b'
+usage "push label without =" "invalid value 'env' for --push-label" --push-label env
+usage "push label with a comma" "invalid value 'env=a,b' for --push-label" --push-label env=a,b
+usage "bad pprof label" "invalid value 'pod' for --pprof-labels" --pprof-labels pod
 usage "unknown short option" "unknown option -Q" -Q
 usage "missing value" "option --freq needs a value" --freq
 usage "missing value (short)" "option -F needs a value" -F

@@ -163,7 +163,7 @@ case "$snap" in "$TMP/snap/"*) ok 0 "snapshot in --snapshot-dir" ;; *) ok 1 "sna
 
 # W: format and path on the status line
 keys W
-see '^snapshot format \(text, json, csv, folded\): text$' "W asks for the format"
+see '^snapshot format \(text, json, csv, folded, pprof\): text$' "W asks for the format"
 keys C-u j s o n Enter
 see '^snapshot file: .*\.json$' "then for the file, with a fresh default name"
 keys C-u
