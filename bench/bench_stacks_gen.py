@@ -3,9 +3,10 @@
 text with call chains (g.txt) and without them (nog.txt: the leaf on the sample line, as
 perf script prints a recording made without -g), plus kallsyms and modules for them.
 
-usage: bench_stacks_gen.py DIR N
+usage: bench_stacks_gen.py DIR N [CPUS]
 Stacks: 4000 distinct chains of 4..24 frames (mean about 13) walked over a call graph of
-600 kernel functions and 2 modules, drawn with a Zipf-like weight, on 2 CPUs at 997 Hz.
+600 kernel functions and 2 modules, drawn with a Zipf-like weight, on CPUS CPUs (default 2)
+at 997 Hz each.
 """
 import os
 import random
@@ -14,6 +15,7 @@ import sys
 
 def main():
     d, n = sys.argv[1], int(sys.argv[2])
+    ncpu = int(sys.argv[3]) if len(sys.argv) > 3 else 2
     rnd = random.Random(42)
     base = 0xffffffff81000000
     funcs = []  # (addr, name, dso)
@@ -62,7 +64,7 @@ def main():
         for i, c in enumerate(picks):
             comm, tid = tasks[c % 16]
             hdr = "%s %d/%d [%03d] %.6f:    1003009 cpu-clock:pppH: " % (
-                comm, tid, tid, i & 1, 1000 + (i >> 1) / 997.0)
+                comm, tid, tid, i % ncpu, 1000 + (i // ncpu) / 997.0)
             g.write(hdr + "\n" + lines_g[c] + "\n")
             ng.write(hdr + lines_leaf[c])
     os.rename(os.path.join(d, "g.txt.tmp"), os.path.join(d, "g.txt"))

@@ -279,7 +279,7 @@ static int open_push(struct app *a)
 	struct kt_push_feed_opts fo = {
 	    .interval_s = o->push_interval_s,
 	    .period_ns = kt_agg_params(a->agg)->ms_per_hit * 1e6,
-	    .labels = o->pprof_labels,
+	    .labels = o->pprof_labels_given ? o->pprof_labels : KT_PPROF_LABELS_PUSH,
 	    .names = a->win,
 	    .start_ns = a->start_ns,
 	    .unix_start_ns = unix_now_ns(),
@@ -443,10 +443,12 @@ static void log_tick(struct app *a, const char *what)
 		kt_push_feed_stats(a->feed, &ps, &fed, &profiles);
 		batch_log(a,
 			  "push: samples=%llu profiles=%llu sent=%llu failed=%llu dropped=%llu "
-			  "queued=%u bytes=%llu%s%s",
+			  "queued=%u queued_bytes=%llu bytes=%llu build_cpu_ms=%.3f send_cpu_ms=%.3f%s%s",
 			  (unsigned long long)fed, (unsigned long long)profiles,
 			  (unsigned long long)ps.sent, (unsigned long long)ps.failed,
-			  (unsigned long long)ps.dropped, ps.queued, (unsigned long long)ps.bytes,
+			  (unsigned long long)ps.dropped, ps.queued,
+			  (unsigned long long)ps.queued_bytes, (unsigned long long)ps.bytes,
+			  (double)ps.build_cpu_ns / 1e6, (double)ps.send_cpu_ns / 1e6,
 			  ps.last_error[0] ? " last_error=" : "", ps.last_error);
 	}
 }

@@ -159,7 +159,7 @@ void kt_options_usage(FILE *out)
 	    "      --format FMT        text (default), json, csv, folded or pprof (gzipped\n"
 	    "                          profile.proto: -o FILE, or -o DIR for one per report)\n"
 	    "      --pprof-labels LIST sample labels in pprof profiles: cpu,comm,pid,tid\n"
-	    "                          (default all; none for the smallest profiles)\n"
+	    "                          (default all; cpu,comm with --push; none: smallest)\n"
 	    "\n"
 	    "Push to a profiling server (Grafana Pyroscope; docs/fleet.md):\n"
 	    "      --push URL          POST a pprof profile to URL/ingest every interval\n"
@@ -307,6 +307,7 @@ static int fleet_option(struct kt_options *o, int c, const char *arg, FILE *err)
 	switch (c) {
 	case OPT_PPROF_LABELS:
 		o->pprof_labels = 0;
+		o->pprof_labels_given = 1;
 		if (!strcmp(arg, "none"))
 			return 0;
 		for (const char *p = arg; *p;) {

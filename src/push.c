@@ -45,6 +45,14 @@ struct kt_push {
 	struct kt_push_stats st;
 };
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -172,6 +180,7 @@ static void *worker(void *arg)
 	for (;;) {
 		struct item it;
 		char msg[sizeof(p->st.last_error)];
+		uint64_t t0;
 		int r;
 
 		while (!p->n && !p->stop && !p->abort) {
@@ -183,8 +192,11 @@ static void *worker(void *arg)
 		it = p->q[p->head];
 		p->inflight = 1;
 		pthread_mutex_unlock(&p->mu);
+		t0 = thread_cpu_ns();
 		r = post(p, &it, msg, sizeof(msg));
+		t0 = thread_cpu_ns() - t0;
 		pthread_mutex_lock(&p->mu);
+		p->st.send_cpu_ns += t0;
 		p->inflight = 0;
 		if (r == -1)
 			break;
@@ -408,6 +420,9 @@ void kt_push_stats(struct kt_push *p, struct kt_push_stats *st)
 	pthread_mutex_lock(&p->mu);
 	*st = p->st;
 	st->queued = p->n;
+	st->queued_bytes = 0;
+	for (uint32_t i = 0; i < p->n; i++)
+		st->queued_bytes += p->q[(p->head + i) % p->o.queue].len;
 	pthread_mutex_unlock(&p->mu);
 }
 

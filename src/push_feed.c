@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kerntop/push.h"
 #include "kerntop/report.h"
@@ -23,6 +24,7 @@ struct kt_push_feed {
 	uint64_t interval_ns;
 	uint64_t from_ns, until_ns; /* source clock */
 	uint64_t samples, profiles, build_failed;
+	uint64_t build_cpu_ns; /* building and compressing, on the loop thread */
 };
 
 static int window_fresh(struct kt_push_feed *f)
@@ -73,6 +75,9 @@ static void cut(struct kt_push_feed *f, uint64_t end_ns)
 	uint64_t dur = end_ns > f->from_ns ? end_ns - f->from_ns : 0;
 
 	if (kt_window_total(f->w)) {
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 		po.period_ns = f->o.period_ns;
 		po.time_ns = f->o.unix_start_ns + (f->from_ns - f->o.start_ns);
 		po.duration_ns = dur;
@@ -88,6 +93,9 @@ static void cut(struct kt_push_feed *f, uint64_t end_ns)
 		free(raw);
 		if (window_fresh(f) < 0)
 			f->w = NULL;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+		f->build_cpu_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
+				   (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
 	}
 	f->from_ns = end_ns;
 	f->until_ns = end_ns + f->interval_ns;
@@ -147,6 +155,7 @@ void kt_push_feed_stats(struct kt_push_feed *f, struct kt_push_stats *st, uint64
 			uint64_t *profiles)
 {
 	kt_push_stats(f->push, st);
+	st->build_cpu_ns = f->build_cpu_ns;
 	if (samples)
 		*samples = f->samples;
 	if (profiles)

@@ -108,11 +108,19 @@ grep -qx 'X-Scope-OrgID: tenant-a' "$S/req-1.headers" && grep -qx 'Authorization
 ok $? "the headers from --push-header-file reach the server"
 grep -qx 'Content-Type: application/octet-stream' "$S/req-1.headers"
 ok $? "the body goes as application/octet-stream"
-like "$(python3 "$CHECK" labels "$TMP/req-1.raw")" "^comm,cpu,pid,tid$" "pushed profiles carry the sample labels"
+like "$(python3 "$CHECK" labels "$TMP/req-1.raw")" "^comm,cpu$" "pushed profiles carry the labels cpu and comm (not pid/tid) by default"
 like "$(grep ' push: ' "$TMP/ok.log" | tail -1)" "samples=$total profiles=6 sent=6 failed=0 dropped=0 queued=0" \
 	"the batch --log counts the push"
 [ ! -s "$TMP/ok.err" ]
 ok $? "nothing on stderr"
+
+# --pprof-labels applies to pushed profiles too
+"$KERNTOP" -b --replay "$TMP/six.perf" --speed max --kallsyms "$A/kallsyms" --modules "$A/modules" \
+	--push "$URL" --push-interval 10 --pprof-labels cpu,comm,pid,tid -o "$TMP/all.txt"
+is "$(ls "$S" | grep -c '\.query$')" 7 "one more request"
+go tool pprof -raw "$S/req-7.body" >"$TMP/all.raw" 2>/dev/null
+is "$(python3 "$CHECK" labels "$TMP/all.raw")" "comm,cpu,pid,tid" "--pprof-labels cpu,comm,pid,tid: all four pushed"
+is "$(python3 "$CHECK" total "$TMP/all.raw")" "$total" "one interval longer than the replay: one profile of every sample"
 
 # header file errors are caught before sampling
 printf 'not a header\n' >"$TMP/badhdr"
@@ -140,13 +148,13 @@ like "$(jget "$TMP/500.json" 'r["push"]["last_error"]')" "HTTP 500" "last_error 
 n500=$(ls "$TMP/srv-500" | grep -c '\.query$')
 is "$n500" "$f" "every failed attempt reached the server"
 # paced: a profile is retried with backoff while newer ones wait behind it
-rm -f "$TMP/srv-500"/req-*
+n500=$(ls "$TMP/srv-500" | grep -c '\.query$')
 "$KERNTOP" -b --replay "$TMP/six.perf" --speed 2 --kallsyms "$A/kallsyms" --modules "$A/modules" \
 	--push "$URL" --push-interval 1 --format json -o "$TMP/500b.json" --log "$TMP/500b.log"
 f=$(jget "$TMP/500b.json" 'r["push"]["failed"]')
 [ "${f:-0}" -gt 6 ]
 ok $? "retries: more failed attempts ($f) than profiles (6)"
-is "$(ls "$TMP/srv-500" | grep -c '\.query$')" "$f" "each one a request the server saw"
+is "$(($(ls "$TMP/srv-500" | grep -c '\.query$') - n500))" "$f" "each one a request the server saw"
 is "$(jget "$TMP/500b.json" 'r["push"]["dropped"]')" 6 "and at the end every profile counted dropped"
 is "$(jget "$TMP/500b.json" 'r["samples"]')" "$total" "no sample lost"
 
@@ -178,10 +186,18 @@ is "$drop" "$prof" "every profile cut is counted dropped ($prof)"
 maxq=$(sed -n 's/.* queued=\([0-9]*\).*/\1/p' "$TMP/hang.log" | sort -n | tail -1)
 [ "${maxq:-99}" -le 8 ]
 ok $? "the queue never holds more than 8 profiles (at most $maxq)"
+maxb=$(sed -n 's/.* queued_bytes=\([0-9]*\).*/\1/p' "$TMP/hang.log" | sort -n | tail -1)
+[ "${maxb:-999999}" -le 65536 ]
+ok $? "the queue's memory stays bounded (at most $maxb bytes)"
 rss=$(sed -n 's/.*: tick: .* rss_kb=\([0-9]*\).*/\1/p' "$TMP/hang.log")
 first=$(printf '%s\n' "$rss" | sed -n 5p) last=$(printf '%s\n' "$rss" | tail -1)
-[ -n "$first" ] && [ $((last - first)) -lt 1024 ]
-ok $? "memory stays flat while dropping (rss ${first:-?} -> ${last:-?} KiB)"
+if nm -D "$KERNTOP" 2>/dev/null | grep -q __asan_init || nm "$KERNTOP" 2>/dev/null | grep -q __asan_init; then
+	# ASan keeps freed blocks in its quarantine: RSS grows with every freed profile
+	echo "# ASan build: rss ${first:-?} -> ${last:-?} KiB not checked (quarantine)"
+else
+	[ -n "$first" ] && [ $((last - first)) -lt 1024 ]
+	ok $? "memory stays flat while dropping (rss ${first:-?} -> ${last:-?} KiB)"
+fi
 
 # 4. the viewer: push counters on the header, q quits at once with the server hung
 . "$top_srcdir/tests/ui_lib.sh"

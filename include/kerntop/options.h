@@ -26,6 +26,8 @@ enum {
 	KT_PPROF_TID = 8,
 };
 #define KT_PPROF_LABELS_ALL (KT_PPROF_CPU | KT_PPROF_COMM | KT_PPROF_PID | KT_PPROF_TID)
+/* Pushed profiles: a server keeps a series per label set, so no pid/tid (docs/fleet.md). */
+#define KT_PPROF_LABELS_PUSH (KT_PPROF_CPU | KT_PPROF_COMM)
 /* Most --push-label options. */
 #define KT_MAX_PUSH_LABELS 16
 
@@ -72,6 +74,7 @@ struct kt_options {
 
 	/* pprof profiles and the push to a profiling server (docs/fleet.md) */
 	unsigned pprof_labels;    /* --pprof-labels: KT_PPROF_* bits, default all */
+	int pprof_labels_given;   /* else --push sends cpu,comm only (KT_PPROF_LABELS_PUSH) */
 	const char *push_url;     /* --push URL, NULL: no push */
 	double push_interval_s;   /* --push-interval, default 10 */
 	const char *push_name;    /* --push-name, default "kerntop.kernel" */

@@ -30,6 +30,9 @@ struct kt_push_stats {
 	uint64_t dropped;     /* profiles given up: queue full, attempts used up, refused */
 	uint64_t bytes;       /* bytes of the profiles sent */
 	uint32_t queued;      /* profiles waiting now */
+	uint64_t queued_bytes; /* and their bytes: the queue's memory */
+	uint64_t send_cpu_ns; /* CPU time of the worker thread (HTTP, TLS) */
+	uint64_t build_cpu_ns; /* CPU time of the loop building and compressing profiles */
 	char last_error[200]; /* the last failure, "" when none yet */
 };
 
