@@ -62,6 +62,6 @@ if [ "$live" = 1 ]; then
 	"$KERNTOP" -b -g -F 997 --push "$URL" --push-interval 2 -d 2 -n 3 \
 		--log "$dir/live.log" >/dev/null || true
 	kill $loads 2>/dev/null || true
-	report "live $(nproc) CPUs at 997 Hz, -g, all labels" "$dir/live.log" 2
+	report "live $(nproc) CPUs at 997 Hz, -g, cpu,comm" "$dir/live.log" 2
 fi
 [ "${KEEP:-0}" = 1 ] || rm -f "$dir/g.txt" "$dir/nog.txt" "$dir/params"
