@@ -28,7 +28,7 @@ struct item {
 
 struct kt_push {
 	struct kt_push_opts o;
-	char *base;    /* URL up to and including "/ingest?name=NAME{labels}" (escaped) */
+	char *base; /* URL up to and including "/ingest?name=NAME{labels}" (escaped) */
 	struct curl_slist *headers;
 	CURLM *multi;
 	pthread_t thread;
@@ -72,7 +72,8 @@ static void deadline_ts(double secs, struct timespec *ts)
 	}
 }
 
-static void set_error(struct kt_push *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_error(struct kt_push *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void set_error(struct kt_push *p, const char *fmt, ...)
 {
@@ -258,8 +259,8 @@ static int read_headers(struct kt_push *p, const char *path, char *err, size_t e
 		name = strcspn(line, ": \t");
 		if (!name || line[name] != ':') {
 			snprintf(err, errlen,
-				 "--push-header-file %s: line %d is not a 'Name: value' header", path,
-				 lineno);
+				 "--push-header-file %s: line %d is not a 'Name: value' header",
+				 path, lineno);
 			free(buf);
 			return -EINVAL;
 		}
@@ -384,8 +385,7 @@ int kt_push_new(const struct kt_push_opts *o, struct kt_push **out, char *err, s
 	return 0;
 }
 
-void kt_push_send(struct kt_push *p, uint8_t *body, size_t len, uint64_t from_ns,
-		  uint64_t until_ns)
+void kt_push_send(struct kt_push *p, uint8_t *body, size_t len, uint64_t from_ns, uint64_t until_ns)
 {
 	uint32_t slot;
 

@@ -30,8 +30,8 @@ struct kt_push_feed {
 static int window_fresh(struct kt_push_feed *f)
 {
 	/* cumulative: nothing expires inside the interval; one slice per interval */
-	struct kt_window_opts wo = {.span_ns = f->interval_ns, .slice_ns = f->interval_ns,
-				    .cumulative = 1};
+	struct kt_window_opts wo = {
+	    .span_ns = f->interval_ns, .slice_ns = f->interval_ns, .cumulative = 1};
 
 	kt_window_free(f->w);
 	f->w = NULL;
@@ -105,13 +105,12 @@ static void cut(struct kt_push_feed *f, uint64_t end_ns)
  * all (a paused replay) sends nothing for the empty intervals. */
 static void advance(struct kt_push_feed *f, uint64_t t)
 {
-	uint64_t k;
-
 	if (t < f->until_ns)
 		return;
 	cut(f, f->until_ns);
 	if (t >= f->until_ns) {
-		k = (t - f->from_ns) / f->interval_ns;
+		uint64_t k = (t - f->from_ns) / f->interval_ns;
+
 		f->from_ns += k * f->interval_ns;
 		f->until_ns = f->from_ns + f->interval_ns;
 	}

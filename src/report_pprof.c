@@ -31,8 +31,8 @@ typedef Perftools__Profiles__Function PFunction;
 struct psample {
 	uint32_t loc, stack, cpu, lab; /* lab: task id, comm string index or 0 */
 	int32_t pid, tid;
-	uint8_t task;		       /* pid and tid are labels (not a task group) */
-	uint32_t comm;		       /* string index, or 0 */
+	uint8_t task;  /* pid and tid are labels (not a task group) */
+	uint32_t comm; /* string index, or 0 */
 	uint64_t hits;
 };
 
@@ -75,7 +75,7 @@ struct builder {
 	uint32_t *mods;	       /* kerntop module id of each pprof mapping (id - 1) */
 	uint8_t *modlines;     /* that mapping has a location with a source line */
 	uint32_t nmods, modcap, modlinescap;
-	char **owned;	       /* strings made here (build ids, "[name]") */
+	char **owned; /* strings made here (build ids, "[name]") */
 	uint32_t nowned, ownedcap;
 };
 
@@ -104,7 +104,7 @@ static int str_eq(const void *ctx, uint32_t id)
 static int64_t str_id(struct builder *b, const char *s)
 {
 	struct strkey k = {b, s};
-	uint32_t h, pos, id;
+	uint32_t h, pos = 0, id;
 
 	if (!s || !*s)
 		return 0;
@@ -187,7 +187,7 @@ static uint32_t func_inlined(struct builder *b, const char *name, const char *fi
 {
 	int64_t n = str_id(b, name), f = str_id(b, file);
 	struct funckey k = {b, n};
-	uint32_t h, pos, id;
+	uint32_t h, pos = 0, id;
 
 	if (n < 0 || f < 0)
 		return 0;
@@ -332,7 +332,8 @@ static const char *task_comm(const struct builder *b, const struct kt_task *t)
 
 	if ((!c || !*c) && b->o->names && t->pid >= 0) {
 		uint32_t id = kt_window_task_find(b->o->names, t->pid, t->tid);
-		const struct kt_task *nt = id == UINT32_MAX ? NULL : kt_window_task_info(b->o->names, id);
+		const struct kt_task *nt =
+		    id == UINT32_MAX ? NULL : kt_window_task_info(b->o->names, id);
 
 		if (nt)
 			c = nt->comm;
@@ -346,7 +347,7 @@ static int add_hit(struct builder *b, const struct kt_hit *h)
 	struct psample k = {.loc = h->loc, .stack = h->stack};
 	const struct kt_task *t = kt_window_task_info(b->w, h->task);
 	struct smpkey key = {b, &k};
-	uint32_t hash, pos, id;
+	uint32_t hash, pos = 0, id;
 
 	if (lab & KT_PPROF_CPU)
 		k.cpu = h->cpu + 1;
@@ -449,7 +450,8 @@ static void packed_free(struct packed *p)
 	free(p->pfunc);
 }
 
-static void label(struct packed *p, uint32_t *n, int64_t key, int64_t str, int64_t num, int64_t unit)
+static void label(struct packed *p, uint32_t *n, int64_t key, int64_t str, int64_t num,
+		  int64_t unit)
 {
 	PLabel *l = &p->lab[*n];
 

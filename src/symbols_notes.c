@@ -54,7 +54,8 @@ static char *read_build_id(const struct kt_symbols *s, uint32_t module)
 	else
 		n = snprintf(path, sizeof(path), "%s/sys/module/%s/notes/.note.gnu.build-id",
 			     s->sysfs_root, s->mods[module].name);
-	if (n < 0 || (size_t)n >= sizeof(path) || kt_read_file(path, 65536, &b, &len, msg, sizeof(msg)) < 0)
+	if (n < 0 || (size_t)n >= sizeof(path) ||
+	    kt_read_file(path, 65536, &b, &len, msg, sizeof(msg)) < 0)
 		return NULL;
 	found = note_build_id((const unsigned char *)b, len, hex, sizeof(hex));
 	free(b);

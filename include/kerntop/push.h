@@ -13,27 +13,27 @@
 struct kt_push;
 
 struct kt_push_opts {
-	const char *url;                /* server base URL: URL/ingest is posted */
-	const char *name;               /* application name */
-	const char *const *labels;      /* "key=value" series labels, in order */
+	const char *url;	   /* server base URL: URL/ingest is posted */
+	const char *name;	   /* application name */
+	const char *const *labels; /* "key=value" series labels, in order */
 	unsigned nlabels;
-	const char *header_file;        /* "Name: value" lines, or NULL */
-	uint32_t queue;                 /* profiles kept while the server lags (0: 8) */
-	double timeout_s;               /* one attempt (0: 10) */
-	uint32_t attempts;              /* per profile before it is dropped (0: 4) */
-	double backoff_s;               /* first retry delay, doubled per retry (0: 1) */
+	const char *header_file; /* "Name: value" lines, or NULL */
+	uint32_t queue;		 /* profiles kept while the server lags (0: 8) */
+	double timeout_s;	 /* one attempt (0: 10) */
+	uint32_t attempts;	 /* per profile before it is dropped (0: 4) */
+	double backoff_s;	 /* first retry delay, doubled per retry (0: 1) */
 };
 
 struct kt_push_stats {
-	uint64_t sent;        /* profiles the server accepted (2xx) */
-	uint64_t failed;      /* attempts that failed (connection, timeout, HTTP status) */
-	uint64_t dropped;     /* profiles given up: queue full, attempts used up, refused */
-	uint64_t bytes;       /* bytes of the profiles sent */
-	uint32_t queued;      /* profiles waiting now */
+	uint64_t sent;	       /* profiles the server accepted (2xx) */
+	uint64_t failed;       /* attempts that failed (connection, timeout, HTTP status) */
+	uint64_t dropped;      /* profiles given up: queue full, attempts used up, refused */
+	uint64_t bytes;	       /* bytes of the profiles sent */
+	uint32_t queued;       /* profiles waiting now */
 	uint64_t queued_bytes; /* and their bytes: the queue's memory */
-	uint64_t send_cpu_ns; /* CPU time of the worker thread (HTTP, TLS) */
+	uint64_t send_cpu_ns;  /* CPU time of the worker thread (HTTP, TLS) */
 	uint64_t build_cpu_ns; /* CPU time of the loop building and compressing profiles */
-	char last_error[200]; /* the last failure, "" when none yet */
+	char last_error[200];  /* the last failure, "" when none yet */
 };
 
 /* Reads the header file, checks the URL and starts the worker. 0, or -errno with a message
@@ -57,12 +57,12 @@ struct kt_window;
 struct kt_symbols;
 
 struct kt_push_feed_opts {
-	double interval_s;              /* profile length on the source clock */
-	double period_ns;               /* CPU ns one hit stands for */
-	unsigned labels;                /* KT_PPROF_* sample labels */
-	const struct kt_window *names;  /* the main window: command names of tasks */
-	uint64_t start_ns;              /* source clock at start */
-	uint64_t unix_start_ns;         /* wall clock at start_ns */
+	double interval_s;	       /* profile length on the source clock */
+	double period_ns;	       /* CPU ns one hit stands for */
+	unsigned labels;	       /* KT_PPROF_* sample labels */
+	const struct kt_window *names; /* the main window: command names of tasks */
+	uint64_t start_ns;	       /* source clock at start */
+	uint64_t unix_start_ns;	       /* wall clock at start_ns */
 };
 
 /* Takes ownership of push. 0 or -errno with a message. */
