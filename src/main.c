@@ -41,10 +41,44 @@ struct app {
 	int stdout_gone; /* batch output to a pipe whose reader has exited (EPIPE) */
 	FILE *log;	 /* batch --log FILE: one line per refresh (the viewer keeps its own) */
 	int replay_done;
+	int irq_noticed; /* the IRQ-off notice went to stderr once */
 	uint32_t locs[KT_MAX_STACK];
 	char err[KT_ERRLEN];
 	char last_notice[KT_ERRLEN]; /* on stderr in batch mode: not repeated as the error */
 };
+
+/* The execution context of a sample, classified once per distinct stack (and once per
+ * kernel thread's command) and cached in the window's tags as id + 1. */
+static uint32_t sample_ctx(struct app *a, uint32_t loc, uint32_t stack, uint32_t task, int user)
+{
+	uint32_t tag;
+
+	if (user)
+		return KT_CTXID_USER;
+	if (kt_sym_loc(a->sym, loc)->idle)
+		return KT_CTXID_IDLE;
+	if (!stack)
+		return KT_CTXID_UNKNOWN;
+	tag = kt_window_stack_tag(a->win, stack);
+	if (!tag) {
+		uint32_t n;
+		const uint32_t *fr = kt_window_stack_frames(a->win, stack, &n);
+
+		tag = kt_sym_ctx_classify(a->sym, fr, n) + 1; /* BY_COMM + 1 wraps to 0 */
+		tag = tag ? tag : UINT32_MAX;
+		kt_window_stack_set_tag(a->win, stack, tag);
+	}
+	if (tag != UINT32_MAX)
+		return tag - 1;
+	tag = kt_window_task_tag(a->win, task);
+	if (!tag) {
+		const struct kt_task *t = kt_window_task_info(a->win, task);
+
+		tag = kt_sym_ctx_comm(a->sym, t ? t->comm : "") + 1;
+		kt_window_task_set_tag(a->win, task, tag);
+	}
+	return tag - 1;
+}
 
 static void on_sample(void *ctx, const struct kt_sample *s)
 {
@@ -63,7 +97,8 @@ static void on_sample(void *ctx, const struct kt_sample *s)
 		stack = kt_window_stack(a->win, a->locs, n);
 	}
 	task = kt_window_task(a->win, s->pid, s->tid);
-	kt_window_add(a->win, s->time_ns, loc, stack, s->cpu, task, 1);
+	kt_window_add_ctx(a->win, s->time_ns, loc, stack, s->cpu, task,
+			  sample_ctx(a, loc, stack, task, s->flags & KT_SAMPLE_USER), 1);
 }
 
 static void on_comm(void *ctx, int32_t pid, int32_t tid, const char *comm, uint64_t t)
@@ -174,6 +209,7 @@ static int open_pipeline(struct app *a)
 		snprintf(a->err, sizeof(a->err), "cannot create the aggregator (%s)", strerror(-r));
 		return r;
 	}
+	kt_agg_set_irq_owner(a->agg, o->irq_owner);
 	a->start_ns = kt_source_now(a->src);
 	return 0;
 }
@@ -221,6 +257,7 @@ static void report_ctx(struct app *a, struct kt_report_ctx *c)
 	c->report_no = a->reports;
 	c->time_s = (double)(kt_source_now(a->src) - a->start_ns) / 1e9;
 	c->stacks = o->callchain || info->callchain;
+	c->folded_context = o->folded_context;
 	kt_filter_all(&c->filter);
 }
 
@@ -228,6 +265,24 @@ static void report_ctx(struct app *a, struct kt_report_ctx *c)
 static int check_zoom(struct app *a)
 {
 	return kt_report_zoom_check(a->agg, a->opts->zoom, a->opts->nzoom, a->err, sizeof(a->err));
+}
+
+static void batch_log(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The IRQ-off notice of a batch run, once on stderr (the reports carry it each time). */
+static void batch_irq_notice(struct app *a, const struct kt_report_ctx *c)
+{
+	struct kt_summary sum;
+	char msg[KT_REPORT_NOTICE_LEN];
+
+	if (a->irq_noticed)
+		return;
+	kt_agg_summary(a->agg, &c->filter, &sum);
+	if (kt_report_irq_notice(&sum, c->event, c->stacks, msg, sizeof(msg))) {
+		a->irq_noticed = 1;
+		fprintf(stderr, "kerntop: %s\n", msg);
+		batch_log(a, "notice: %s", msg);
+	}
 }
 
 static int batch_report(struct app *a)
@@ -238,6 +293,7 @@ static int batch_report(struct app *a)
 
 	a->reports++;
 	report_ctx(a, &c);
+	batch_irq_notice(a, &c);
 	errno = 0;
 	r = kt_report_write(a->out, a->agg, &c, a->err, sizeof(a->err));
 	if (r == 0 && fflush(a->out) != 0)
@@ -265,8 +321,6 @@ static int open_log(struct app *a)
 	a->log = kt_log_open(a->opts->log, a->err, sizeof(a->err));
 	return a->log ? 0 : -1;
 }
-
-static void batch_log(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void batch_log(struct app *a, const char *fmt, ...)
 {

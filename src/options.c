@@ -31,6 +31,8 @@ enum {
 	OPT_SNAPSHOT_DIR,
 	OPT_LOG,
 	OPT_KEEP_PRIVILEGES,
+	OPT_IRQ_OWNER,
+	OPT_FOLDED_CONTEXT,
 };
 
 static const struct option long_options[] = {
@@ -43,6 +45,8 @@ static const struct option long_options[] = {
     {"user", no_argument, NULL, 'u'},
     {"call-graph", no_argument, NULL, 'g'},
     {"max-stack", required_argument, NULL, OPT_MAX_STACK},
+    {"irq-owner", no_argument, NULL, OPT_IRQ_OWNER},
+    {"folded-context", no_argument, NULL, OPT_FOLDED_CONTEXT},
     {"record", required_argument, NULL, OPT_RECORD},
     {"replay", required_argument, NULL, OPT_REPLAY},
     {"speed", required_argument, NULL, OPT_SPEED},
@@ -111,6 +115,9 @@ void kt_options_usage(FILE *out)
 	    "  -u, --user              also count user-mode hits (one [user] row)\n"
 	    "  -g, --call-graph        sample kernel call chains (callers, flame graphs)\n"
 	    "      --max-stack N       frames kept per call chain (default 32, at most 256)\n"
+	    "      --irq-owner         charge hits in IRQ-enabling helpers (pvm_irq_enable,\n"
+	    "                          _raw_spin_unlock_irqrestore ...) to their first caller\n"
+	    "                          outside them (needs call chains; o in the viewer)\n"
 	    "      --record FILE       also write every sample to FILE (kerntop recording)\n"
 	    "      --replay FILE       read a kerntop recording or `perf script` text instead\n"
 	    "                          of sampling live\n"
@@ -144,6 +151,8 @@ void kt_options_usage(FILE *out)
 	    "                          the viewer opens on the first)\n"
 	    "      --top N             rows per table (default 30)\n"
 	    "      --format FMT        text (default), json, csv or folded\n"
+	    "      --folded-context    folded stacks start at their execution context\n"
+	    "                          ([softirq NET_RX];net_rx_action;...)\n"
 	    "\n"
 	    "Viewer:\n"
 	    "      --no-color          monochrome (also when NO_COLOR is set)\n"
@@ -412,6 +421,12 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 		case OPT_CUMULATIVE:
 			o->cumulative = 1;
 			break;
+		case OPT_IRQ_OWNER:
+			o->irq_owner = 1;
+			break;
+		case OPT_FOLDED_CONTEXT:
+			o->folded_context = 1;
+			break;
 		case 'd':
 			if (parse_double(optarg, 0.05, 3600, &o->delay_s))
 				return bad_value(err, c, optarg, "seconds from 0.05 to 3600");
@@ -495,6 +510,16 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 	}
 	if (o->format == KT_FORMAT_FOLDED && !o->callchain && !o->replay) {
 		fprintf(err, "kerntop: --format folded needs call chains: add -g\n");
+		return 2;
+	}
+	if (o->irq_owner && !o->callchain && !o->replay) {
+		fprintf(err,
+			"kerntop: --irq-owner needs call chains to find the callers: add -g\n");
+		return 2;
+	}
+	if (o->folded_context && (!o->batch || o->format != KT_FORMAT_FOLDED)) {
+		fprintf(err, "kerntop: --folded-context applies to batch folded output: add -b "
+			     "--format folded\n");
 		return 2;
 	}
 	return KT_OPTIONS_RUN;
