@@ -312,11 +312,11 @@ int kt_report_irq_notice(const struct kt_summary *s, const char *event, int stac
 	else
 		snprintf(buf, len,
 			 "%.0f%% of kernel hits are in IRQ-enabling helpers: %s cannot fire with "
-			 "IRQs off, so that work shows up where they come back on; %s",
+			 "IRQs off, so IRQ-off work lands there; %s",
 			 pct, event,
 			 stacks
-			     ? "--irq-owner (o in the viewer) charges it to the callers"
-			     : "use -g and --irq-owner to charge it to the callers, or -e cycles");
+			     ? "--irq-owner (key o) charges it to the callers"
+			     : "-g with --irq-owner charges it to the callers, or use -e cycles");
 	return 1;
 }
 
