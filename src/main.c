@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <math.h>
 #include <poll.h>
@@ -533,6 +534,28 @@ static void cleanup(struct app *a)
 	kt_source_free(a->src);
 }
 
+/* A closed 0, 1 or 2 would be taken by the next open (the --log file, a perf fd) and the
+ * reports or errors would go there: hold them on /dev/null. 0 or -1 when even that fails. */
+static int hold_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int n;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		n = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
+		if (n < 0)
+			return -1;
+		if (n != fd) {
+			/* a lower descriptor was closed too and took this one: it is fixed later */
+			if (dup2(n, fd) < 0)
+				return -1;
+			close(n);
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct kt_options opts;
@@ -540,6 +563,8 @@ int main(int argc, char **argv)
 	sigset_t mask;
 	int sigfd, r, status = 0;
 
+	if (hold_std_fds() < 0)
+		return 1;
 	r = kt_options_parse(&opts, argc, argv, stdout, stderr);
 	if (r != KT_OPTIONS_RUN)
 		return r;

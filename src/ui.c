@@ -372,6 +372,21 @@ static int term_size(int *rows, int *cols)
 	return 0;
 }
 
+/* A terminal without cursor addressing (TERM=dumb) would draw every screen on one line:
+ * refused like an unknown terminal type. */
+static int can_address(void)
+{
+	int errret = 0, ok;
+	const char *cup;
+
+	if (setupterm(NULL, STDOUT_FILENO, &errret) != OK)
+		return 0;
+	cup = tigetstr("cup");
+	ok = cup && cup != (char *)-1;
+	del_curterm(cur_term);
+	return ok;
+}
+
 static int setup_fds(struct kt_ui *ui, char *err, size_t errlen)
 {
 	struct epoll_event ev = {.events = EPOLLIN};
@@ -477,10 +492,10 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 
 	g_saved_tio_ok = tcgetattr(STDIN_FILENO, &g_saved_tio) == 0;
 	setlocale(LC_CTYPE, "");
-	ui->term = newterm(NULL, stdout, stdin);
+	ui->term = can_address() ? newterm(NULL, stdout, stdin) : NULL;
 	if (!ui->term) {
 		snprintf(err, errlen,
-			 "cannot start the viewer on terminal type '%s'; set TERM (e.g. "
+			 "cannot start the viewer on terminal type '%.64s'; set TERM (e.g. "
 			 "TERM=xterm) or use -b",
 			 getenv("TERM") ? getenv("TERM") : "");
 		kt_ui_free(ui);
