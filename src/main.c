@@ -41,6 +41,7 @@ struct app {
 	uint64_t ticks;	 /* batch refresh ticks (-n counts them) */
 	int stdout_gone; /* batch output to a pipe whose reader has exited (EPIPE) */
 	FILE *log;	 /* batch --log FILE: one line per refresh (the viewer keeps its own) */
+	int log_errno;	 /* the first failed --log write: the run ends in an error */
 	int replay_done;
 	uint32_t locs[KT_MAX_STACK];
 	char err[KT_ERRLEN];
@@ -272,12 +273,15 @@ static void batch_log(struct app *a, const char *fmt, ...) __attribute__((format
 static void batch_log(struct app *a, const char *fmt, ...)
 {
 	va_list ap;
+	int r;
 
 	if (!a->log)
 		return;
 	va_start(ap, fmt);
-	kt_log_vline(a->log, "batch", fmt, ap);
+	r = kt_log_vline(a->log, "batch", fmt, ap);
 	va_end(ap);
+	if (r < 0 && !a->log_errno)
+		a->log_errno = -r;
 }
 
 /* Resident set size in KiB from /proc/self/statm, or -1. */
@@ -624,6 +628,17 @@ int main(int argc, char **argv)
 		kt_window_advance(a.win, kt_source_now(a.src));
 		r = batch_report(&a);
 		log_tick(&a, "final");
+	}
+	if (r == 0 && a.log_errno) {
+		/* a debug log that silently lost its lines would mislead whoever reads it */
+		char sp[KT_PATH_SHOWN + 1];
+
+		snprintf(a.err, sizeof(a.err), "--log %s: write failed (%s)%s",
+			 kt_short_path(opts.log, sp, sizeof(sp)), strerror(a.log_errno),
+			 a.log_errno == ENOSPC || a.log_errno == EDQUOT
+			     ? "; free space or log elsewhere"
+			     : "");
+		r = -1;
 	}
 	if (opts.batch && close_output(&a, r == 0) < 0)
 		r = -1;

@@ -77,12 +77,22 @@ void kt_ui_emergency_restore(void)
 void ui_log(struct kt_ui *ui, const char *fmt, ...)
 {
 	va_list ap;
+	int r;
 
 	if (!ui->log)
 		return;
 	va_start(ap, fmt);
-	kt_log_vline(ui->log, "ui", fmt, ap);
+	r = kt_log_vline(ui->log, "ui", fmt, ap);
 	va_end(ap);
+	if (r < 0) {
+		/* say so once on the status line and stop logging: a log with holes misleads */
+		fclose(ui->log);
+		ui->log = NULL;
+		char sp[KT_PATH_SHOWN + 1];
+
+		ui_set_status(ui, 1, "--log %s: write failed (%s), logging stopped",
+			      kt_short_path(ui->opts->log, sp, sizeof(sp)), strerror(-r));
+	}
 }
 
 attr_t ui_attr(const struct kt_ui *ui, int pair, attr_t mono)

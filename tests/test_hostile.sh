@@ -7,12 +7,13 @@
 UI="$DATA/ui"
 SYM="--kallsyms $UI/kallsyms --modules $UI/modules"
 
-# run NAME ARGS...: kerntop ARGS, stdout to $TMP/NAME.out, stderr to $TMP/NAME.err, status in $rc
+# run NAME ARGS...: kerntop ARGS, stdout to $TMP/NAME.out, stderr to $TMP/NAME.err, status in $rc;
+# a hang is ended by SIGKILL after 60 s (status 137) so that the test fails instead of hanging
 run() {
 	name=$1
 	shift
 	rc=0
-	"$KERNTOP" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" || rc=$?
+	timeout -s KILL 60 "$KERNTOP" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null || rc=$?
 }
 err_of() { cat "$TMP/$1.err"; }
 
@@ -76,6 +77,55 @@ rc=0
 "$KERNTOP" -b --speed max --replay "$UI/ui.perf" $SYM -o "$TMP/closed2.txt" 2>&- 1>&- 0<&- || rc=$?
 is "$rc" 0 "fds 0, 1 and 2 closed: exit 0"
 like "$(cat "$TMP/closed2.txt")" "^Module +Hits" "fds 0, 1 and 2 closed: the -o report is whole"
+
+# --- --log gets the checks of the other outputs, and its write errors end the run --------------
+mkdir "$TMP/ww" && chmod 0777 "$TMP/ww"
+run logww -b --speed max --replay "$UI/ui.perf" $SYM --log "$TMP/ww/k.log"
+is "$rc" 1 "--log in a world-writable directory without the sticky bit: exit 1"
+like "$(err_of logww)" "^kerntop: --log $TMP/ww/k.log: world-writable directory without the sticky bit" "--log: the message says why"
+ok $([ ! -e "$TMP/ww/k.log" ]; echo $?) "--log: no file created there"
+# a directory above the target that is world-writable without the sticky bit (anyone can
+# rename the private directory under it and put their own in its place)
+mkdir -p "$TMP/ww/priv" && chmod 0700 "$TMP/ww/priv"
+for opt in -o --log; do
+	run anc -b --speed max --replay "$UI/ui.perf" $SYM $opt "$TMP/ww/priv/f"
+	is "$rc" 1 "$opt under a world-writable ancestor without the sticky bit: exit 1"
+	like "$(err_of anc)" "world-writable directory without the sticky bit above the target \\($TMP/ww\\)" \
+		"$opt: the message names the ancestor"
+	ok $([ ! -e "$TMP/ww/priv/f" ]; echo $?) "$opt: nothing written"
+done
+chmod 1777 "$TMP/ww"
+run anc_sticky -b --speed max --replay "$UI/ui.perf" $SYM -o "$TMP/ww/priv/f"
+is "$rc" 0 "with the sticky bit on the ancestor (like /tmp) it works"
+if [ -w /dev/full ]; then
+	run logfull -b --speed max --replay "$UI/ui.perf" $SYM --log /dev/full
+	is "$rc" 1 "--log /dev/full: exit 1"
+	like "$(err_of logfull)" "^kerntop: --log /dev/full: write failed \\(No space left on device\\)" "--log /dev/full: the message says why"
+else
+	echo "# SKIP --log /dev/full: /dev/full is not writable here"
+fi
+mkfifo "$TMP/log.fifo"
+run logfifo -b --speed max --replay "$UI/ui.perf" $SYM --log "$TMP/log.fifo"
+is "$rc" 1 "--log on a FIFO: refused at once (exit 1), no wait for a reader"
+like "$(err_of logfifo)" "not a regular file" "--log on a FIFO: the message says why"
+if [ "$(id -u)" = 0 ]; then
+	: >"$TMP/other.log" && chown 65534:65534 "$TMP/other.log"
+	run logother -b --speed max --replay "$UI/ui.perf" $SYM --log "$TMP/other.log"
+	is "$rc" 1 "--log on a file another user created: exit 1"
+	like "$(err_of logother)" "belongs to another user \\(uid 65534\\)" "--log: the message names the owner"
+	is "$(wc -c <"$TMP/other.log" | tr -d ' ')" 0 "--log: the other user's file is untouched"
+else
+	echo "# SKIP --log on another user's file: needs root to create one (running as $(id -un))"
+fi
+
+# a long path used to push the reason out of the 512-byte message
+long=$TMP
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do long="$long/$(printf '%0200d' "$i")"; done
+for opt in -o --log; do
+	run longp -b --speed max --replay "$UI/ui.perf" $SYM $opt "$long/out"
+	is "$rc" 1 "$opt with a 3300-byte path in a missing directory: exit 1"
+	like "$(err_of longp)" "No such file or directory" "$opt with a long path: the reason is in the message"
+done
 
 # --- the viewer on a terminal without cursor addressing -------------------------------------
 if command -v script >/dev/null 2>&1; then
