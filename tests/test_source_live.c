@@ -23,8 +23,10 @@ static void on_usr1(int sig)
 	renamed = 1;
 }
 
-/* A kernel-heavy task that renames itself (a COMM record) when told to. */
-static pid_t spawn_renamer(void)
+/* A kernel-heavy task that renames itself (a COMM record) when told to. It writes one byte to
+ * fd ready once named ktspin-a and one more once renamed, so the test waits on those events
+ * instead of guessing how long a fork and a signal take (memcheck makes them slow). */
+static pid_t spawn_renamer(int ready)
 {
 	pid_t pid = fork();
 
@@ -34,16 +36,39 @@ static pid_t spawn_renamer(void)
 
 		signal(SIGUSR1, on_usr1);
 		prctl(PR_SET_NAME, "ktspin-a");
+		if (write(ready, "a", 1) != 1)
+			_exit(1);
 		for (;;) {
 			if (renamed == 1) {
 				prctl(PR_SET_NAME, "ktspin-b");
 				renamed = 2;
+				if (write(ready, "b", 1) != 1)
+					_exit(1);
 			}
 			if (read(z, buf, sizeof(buf)) < 0)
 				_exit(1);
 		}
 	}
 	return pid;
+}
+
+/* Waits (bounded, 30 s) for the renamer's next byte: 1 when it came. */
+static int renamer_step(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	char b;
+
+	return poll(&p, 1, 30000) == 1 && read(fd, &b, 1) == 1;
+}
+
+static int comm_seen_once(const struct counts *c)
+{
+	return c->watch_comms[0] >= 1;
+}
+
+static int comm_seen_twice(const struct counts *c)
+{
+	return c->watch_comms[0] >= 2;
 }
 
 static void test_default(const int *cpus, int ncpus, pid_t *dd)
@@ -183,27 +208,43 @@ static void test_callchain(void)
 	struct kt_source *s;
 	struct counts c;
 	char err[KT_ERRLEN];
-	pid_t ren = spawn_renamer();
+	int pfd[2];
+	pid_t ren;
 	int r;
 
 	memset(&c, 0, sizeof(c));
+	if (pipe(pfd) < 0) {
+		ok(0, "callchain: pipe");
+		return;
+	}
+	ren = spawn_renamer(pfd[1]);
 	c.watch[c.nwatch++] = ren;
 	o.callchain = 1;
 	o.max_stack = 16;
 	c.max_stack = 16;
-	usleep(50000);
+	ok(renamer_step(pfd[0]), "comm: the renamer runs as ktspin-a");
 	r = kt_source_open(&o, &s, err, sizeof(err));
 	is_int(r, 0, "callchain: opens");
 	if (r) {
 		stop(ren);
+		close(pfd[0]);
+		close(pfd[1]);
 		return;
 	}
 	ok(kt_source_info(s)->callchain, "callchain: info says so");
-	pump(s, &c, 500);
+	/* Each step waits for its event, however slow the machine (or memcheck) makes it: the
+	 * renamer sampled (the fallback read of its name), then renamed (the COMM record). */
+	pump(s, &c, 300);
+	pump_until(s, &c, comm_seen_once, 30000);
 	kill(ren, SIGUSR1);
-	pump(s, &c, 500);
+	ok(renamer_step(pfd[0]), "comm: the renamer renamed itself ktspin-b");
+	pump_until(s, &c, comm_seen_twice, 30000);
+	/* a little more, so that a spurious extra read of the name would show */
+	pump(s, &c, 200);
 	kt_source_free(s);
 	stop(ren);
+	close(pfd[0]);
+	close(pfd[1]);
 	printf("# %llu samples, %llu with frames\n", (unsigned long long)c.samples,
 	       (unsigned long long)c.with_frames);
 	ok(c.samples > 0 && c.with_frames * 10 >= c.samples * 9,
@@ -708,7 +749,9 @@ int main(void)
 		ncpus = MAXLOAD;
 	for (int i = 0; i < ncpus; i++)
 		dd[i] = spawn(cpus[i], 0);
-	usleep(200000);
+	for (int i = 0; i < ncpus; i++)
+		if (!wait_comm(dd[i], "dd"))
+			printf("# load %d never became dd\n", (int)dd[i]);
 
 	test_default(cpus, ncpus, dd);
 	test_user(ncpus);
