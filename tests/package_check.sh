@@ -45,6 +45,7 @@ dpkg -x "$deb" "$R"
 is "$?" 0 "dpkg -x unpacks the .deb into a scratch root"
 check "the package ships /usr/bin/kerntop" test -x "$R/usr/bin/kerntop"
 check "the package ships the man page" test -s "$R/usr/share/man/man1/kerntop.1.gz"
+check "the package ships the bash completion" test -s "$R/usr/share/bash-completion/completions/kerntop"
 check "the package ships the README" test -s "$R/usr/share/doc/kerntop/README.md.gz"
 check "and the copyright file" test -s "$R/usr/share/doc/kerntop/copyright"
 
@@ -57,5 +58,14 @@ out=$("$K" -b --replay "$A/callchains.perf" --kallsyms "$A/kallsyms" --modules "
 is "$?" 0 "the packaged kerntop replays a fixture"
 like "$out" '^tcp +70 +70.2 +32.26% +324.1$' "with the hand-counted tcp row"
 like "$out" '^\[idle\] +90 +90.3 +41.47% +416.7$' "and the [idle] row"
+
+# The packaged completion, sourced as bash-completion loads it, completes the packaged binary.
+if [ -f /usr/share/bash-completion/bash_completion ]; then
+	got=$(bash -c '. /usr/share/bash-completion/bash_completion; . "$1"
+		COMP_WORDS=("$2" --format ""); COMP_CWORD=2; COMP_LINE="$2 --format "; COMP_POINT=${#COMP_LINE}
+		_kerntop "$2" "" --format; printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' \
+		sh "$R/usr/share/bash-completion/completions/kerntop" "$K")
+	like "$got" '^csv (.* )?json (.* )?text $' "the packaged completion completes the packaged kerntop"
+fi
 
 done_testing
