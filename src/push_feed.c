@@ -118,7 +118,7 @@ static void advance(struct kt_push_feed *f, uint64_t t)
 
 void kt_push_feed_sample(struct kt_push_feed *f, uint64_t time_ns, uint32_t loc,
 			 const uint32_t *locs, uint32_t nlocs, uint32_t cpu, int32_t pid,
-			 int32_t tid)
+			 int32_t tid, uint32_t ctx)
 {
 	uint32_t stack = 0, task;
 
@@ -128,7 +128,7 @@ void kt_push_feed_sample(struct kt_push_feed *f, uint64_t time_ns, uint32_t loc,
 	if (nlocs)
 		stack = kt_window_stack(f->w, locs, nlocs);
 	task = kt_window_task(f->w, pid, tid);
-	kt_window_add(f->w, time_ns, loc, stack, cpu, task, 1);
+	kt_window_add_ctx(f->w, time_ns, loc, stack, cpu, task, ctx, 1);
 	f->samples++;
 }
 

@@ -14,7 +14,7 @@
 #include "kerntop/util.h"
 #include "profile.pb-c.h"
 #include "report_impl.h"
-#include "window_idx.h"
+#include "util_idx.h"
 
 typedef Perftools__Profiles__Profile PProfile;
 typedef Perftools__Profiles__ValueType PValueType;
@@ -25,11 +25,12 @@ typedef Perftools__Profiles__Location PLocation;
 typedef Perftools__Profiles__Line PLine;
 typedef Perftools__Profiles__Function PFunction;
 
-#define MAX_LABELS 4
+#define MAX_LABELS 5
 
 /* A sample before packing: its key and the hits summed under it. */
 struct psample {
 	uint32_t loc, stack, cpu, lab; /* lab: task id, comm string index or 0 */
+	uint32_t ctx;		       /* context label's string index, or 0 */
 	int32_t pid, tid;
 	uint8_t task;  /* pid and tid are labels (not a task group) */
 	uint32_t comm; /* string index, or 0 */
@@ -143,7 +144,7 @@ static int smp_eq(const void *ctx, uint32_t id)
 	const struct psample *e = &c->b->smp[id];
 
 	return e->loc == c->k->loc && e->stack == c->k->stack && e->cpu == c->k->cpu &&
-	       e->lab == c->k->lab;
+	       e->lab == c->k->lab && e->ctx == c->k->ctx;
 }
 
 /* Grows an id map to cover n ids (new entries 0). */
@@ -315,6 +316,8 @@ static int passes(const struct builder *b, const struct kt_hit *h)
 		return 0;
 	if (f->task != KT_ANY && h->task != f->task)
 		return 0;
+	if (f->ctx != KT_ANY && h->ctx != f->ctx)
+		return 0;
 	if (f->hide_idle && h->loc != KT_LOC_USER) {
 		const struct kt_sym_loc *sl = kt_sym_loc(b->s, h->loc);
 
@@ -366,7 +369,16 @@ static int add_hit(struct builder *b, const struct kt_hit *h)
 			k.lab = k.comm ? k.comm | 1u << 31 : 0;
 		}
 	}
-	hash = kt_hash4(k.loc, k.stack, k.cpu, k.lab);
+	/* no context label for samples without a chain: "unknown" says nothing */
+	if ((lab & KT_PPROF_CONTEXT) && h->ctx != KT_CTXID_UNKNOWN) {
+		const struct kt_sym_ctx *c = kt_sym_ctx(b->s, h->ctx);
+		int64_t cs = str_id(b, c ? c->label : NULL);
+
+		if (cs < 0)
+			return -ENOMEM;
+		k.ctx = (uint32_t)cs;
+	}
+	hash = kt_hash4(k.loc, k.stack, k.cpu, k.lab ^ k.ctx * 0x9e3779b9u);
 	id = kt_idx_find(&b->smpidx, hash, smp_eq, &key, &pos);
 	if (id == UINT32_MAX) {
 		if (kt_grow((void **)&b->smp, &b->smpcap, b->nsmp + 1, sizeof(*b->smp)) < 0 ||
@@ -465,13 +477,13 @@ static void label(struct packed *p, uint32_t *n, int64_t key, int64_t str, int64
 
 static int pack_samples(struct builder *b, struct packed *p, PProfile *pr)
 {
-	static const char *const keys[MAX_LABELS] = {"cpu", "comm", "pid", "tid"};
+	static const char *const keys[MAX_LABELS] = {"cpu", "comm", "pid", "tid", "context"};
 	int64_t key[MAX_LABELS];
 	uint32_t chainbuf[KT_MAX_STACK + 1], nlab = 0;
 	size_t nids = 0;
 	const double period = b->o->period_ns;
 
-	static const char *const units[MAX_LABELS] = {"cpu", NULL, "pid", "tid"};
+	static const char *const units[MAX_LABELS] = {"cpu", NULL, "pid", "tid", NULL};
 	int64_t unit[MAX_LABELS];
 
 	for (int i = 0; i < MAX_LABELS; i++)
@@ -508,7 +520,7 @@ static int pack_samples(struct builder *b, struct packed *p, PProfile *pr)
 		ps->n_value = 2;
 		ps->value[0] = (int64_t)s->hits;
 		ps->value[1] = (int64_t)llround((double)s->hits * period);
-		/* labels: cpu, comm, pid, tid; numbers carry a unit, as pprof drops a numeric
+		/* labels: cpu, comm, pid, tid, context; numbers carry a unit, as pprof drops a numeric
 		 * label of 0 without one (CPU 0, the idle task's pid 0) */
 		if (s->cpu)
 			label(p, &nlab, key[0], 0, (int64_t)s->cpu - 1, unit[0]);
@@ -518,6 +530,8 @@ static int pack_samples(struct builder *b, struct packed *p, PProfile *pr)
 			label(p, &nlab, key[2], 0, s->pid, unit[2]);
 		if (s->task && (b->o->labels & KT_PPROF_TID))
 			label(p, &nlab, key[3], 0, s->tid, unit[3]);
+		if (s->ctx)
+			label(p, &nlab, key[4], s->ctx, 0, 0);
 		ps->label = &p->plab[first];
 		ps->n_label = nlab - first;
 		p->psmp[i] = ps;

@@ -63,7 +63,9 @@ grep -q ': 0xffffffff81000000/0xffffffff81001000/0x0 \[kernel.kallsyms\]' "$TMP/
 ok $? "[kernel.kallsyms] spans _stext.._etext"
 grep -q ': 0xffffffffc0001000/0xffffffffc0005000/0x0 \[tcp\]' "$TMP/agg.raw"
 ok $? "a module's mapping has its base and size from /proc/modules"
-is "$(python3 "$CHECK" labels "$TMP/agg.raw")" "comm,cpu,pid,tid" "labels cpu, comm, pid, tid"
+is "$(python3 "$CHECK" labels "$TMP/agg.raw")" "comm,context,cpu,pid,tid" "labels cpu, comm, pid, tid, context"
+grep -q 'context:\[syscall entry/exit\]' "$TMP/agg.raw" && grep -q 'context:\[idle\]' "$TMP/agg.raw"
+ok $? "the context label names the execution context (syscall entry/exit, idle)"
 grep -q 'PeriodType: cpu nanoseconds' "$TMP/agg.raw" && grep -q '^Period: 1003009$' "$TMP/agg.raw" &&
 	grep -q '^samples/count cpu/nanoseconds\[dflt\]' "$TMP/agg.raw" && grep -q '^Duration: 216m' "$TMP/agg.raw"
 ok $? "sample types samples/count and cpu/nanoseconds, period 1003009 ns, duration"
@@ -90,11 +92,12 @@ compare stacks "$TMP/other.json"
 pprof_read "$TMP/nog.pb.gz" nog
 compare nog "$TMP/nog.json"
 is "$(python3 "$CHECK" chains "$TMP/nog.raw")" 1 "without call chains each sample is its one location"
+is "$(grep -c 'context:' "$TMP/nog.raw")" 2 "without call chains only idle and user have a context label (unknown says nothing)"
 
 # 3. --pprof-labels: fewer label sets (the cardinality trade-off) with the same totals
 replay_agg pprof "$TMP/lab.pb.gz" --pprof-labels cpu,comm
 pprof_read "$TMP/lab.pb.gz" lab
-is "$(python3 "$CHECK" labels "$TMP/lab.raw")" "comm,cpu" "--pprof-labels cpu,comm drops pid and tid"
+is "$(python3 "$CHECK" labels "$TMP/lab.raw")" "comm,cpu" "--pprof-labels cpu,comm drops pid, tid and context"
 compare lab "$TMP/agg.json"
 replay_agg pprof "$TMP/none.pb.gz" --pprof-labels none
 pprof_read "$TMP/none.pb.gz" none

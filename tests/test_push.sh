@@ -108,7 +108,7 @@ grep -qx 'X-Scope-OrgID: tenant-a' "$S/req-1.headers" && grep -qx 'Authorization
 ok $? "the headers from --push-header-file reach the server"
 grep -qx 'Content-Type: application/octet-stream' "$S/req-1.headers"
 ok $? "the body goes as application/octet-stream"
-like "$(python3 "$CHECK" labels "$TMP/req-1.raw")" "^comm,cpu$" "pushed profiles carry the labels cpu and comm (not pid/tid) by default"
+like "$(python3 "$CHECK" labels "$TMP/req-1.raw")" "^comm,context,cpu$" "pushed profiles carry cpu, comm and context (not pid/tid) by default"
 like "$(grep ' push: ' "$TMP/ok.log" | tail -1)" "samples=$total profiles=6 sent=6 failed=0 dropped=0 queued=0" \
 	"the batch --log counts the push"
 [ ! -s "$TMP/ok.err" ]

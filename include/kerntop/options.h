@@ -24,10 +24,12 @@ enum {
 	KT_PPROF_COMM = 2,
 	KT_PPROF_PID = 4,
 	KT_PPROF_TID = 8,
+	KT_PPROF_CONTEXT = 16, /* the execution context ("softirq NET_RX"), with call chains */
 };
-#define KT_PPROF_LABELS_ALL (KT_PPROF_CPU | KT_PPROF_COMM | KT_PPROF_PID | KT_PPROF_TID)
+#define KT_PPROF_LABELS_ALL                                                                  \
+	(KT_PPROF_CPU | KT_PPROF_COMM | KT_PPROF_PID | KT_PPROF_TID | KT_PPROF_CONTEXT)
 /* Pushed profiles: a server keeps a series per label set, so no pid/tid (docs/fleet.md). */
-#define KT_PPROF_LABELS_PUSH (KT_PPROF_CPU | KT_PPROF_COMM)
+#define KT_PPROF_LABELS_PUSH (KT_PPROF_CPU | KT_PPROF_COMM | KT_PPROF_CONTEXT)
 /* Most --push-label options. */
 #define KT_MAX_PUSH_LABELS 16
 
@@ -40,6 +42,7 @@ struct kt_options {
 	int user;                 /* -u: also count user-mode hits */
 	int callchain;            /* -g */
 	uint32_t max_stack;       /* --max-stack, default 32 */
+	int irq_owner;            /* --irq-owner: charge IRQ-enabling helpers to their callers */
 	const char *record;       /* --record FILE */
 	const char *replay;       /* --replay FILE */
 	double speed;             /* --speed X, 0 = max; default 1 */
@@ -66,6 +69,7 @@ struct kt_options {
 	unsigned nzoom;           /* how many -z */
 	uint32_t top;             /* --top N, default 30 */
 	enum kt_format format;    /* --format */
+	int folded_context;       /* --folded-context: the context as the folded root frame */
 
 	/* viewer */
 	int color;                /* 1 unless --no-color or NO_COLOR is set */
@@ -74,7 +78,7 @@ struct kt_options {
 
 	/* pprof profiles and the push to a profiling server (docs/fleet.md) */
 	unsigned pprof_labels;    /* --pprof-labels: KT_PPROF_* bits, default all */
-	int pprof_labels_given;   /* else --push sends cpu,comm only (KT_PPROF_LABELS_PUSH) */
+	int pprof_labels_given;   /* else --push sends KT_PPROF_LABELS_PUSH */
 	const char *push_url;     /* --push URL, NULL: no push */
 	double push_interval_s;   /* --push-interval, default 10 */
 	const char *push_name;    /* --push-name, default "kerntop.kernel" */

@@ -68,11 +68,11 @@ struct kt_push_feed_opts {
 /* Takes ownership of push. 0 or -errno with a message. */
 int kt_push_feed_new(const struct kt_push_feed_opts *o, struct kt_symbols *s, struct kt_push *push,
 		     struct kt_push_feed **out, char *err, size_t errlen);
-/* One sample (locations as the window takes them); cuts the interval first when time_ns
- * is past it. */
+/* One sample (locations as the window takes them, ctx its execution context id); cuts the
+ * interval first when time_ns is past it. */
 void kt_push_feed_sample(struct kt_push_feed *f, uint64_t time_ns, uint32_t loc,
 			 const uint32_t *locs, uint32_t nlocs, uint32_t cpu, int32_t pid,
-			 int32_t tid);
+			 int32_t tid, uint32_t ctx);
 void kt_push_feed_comm(struct kt_push_feed *f, int32_t pid, int32_t tid, const char *comm);
 /* The refresh tick: cuts the interval when now_ns is past it. */
 void kt_push_feed_tick(struct kt_push_feed *f, uint64_t now_ns);

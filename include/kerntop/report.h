@@ -36,7 +36,16 @@ struct kt_report_ctx {
 	int push;
 	uint64_t push_sent, push_failed, push_dropped;
 	const char *push_error;  /* the last failure, or NULL */
+	int folded_context;      /* folded output: the context as the root frame ("[softirq NET_RX]") */
 };
+
+/* The IRQ-off notice (docs/contexts.md): with a clock event, when IRQ-enabling helpers hold
+ * more than KT_IRQ_NOTICE_PCT % of kernel hits, writes why and what to do into buf and
+ * returns 1; else returns 0 with buf empty. stacks: call chains are sampled. */
+#define KT_IRQ_NOTICE_PCT 10.0
+#define KT_REPORT_NOTICE_LEN 256
+int kt_report_irq_notice(const struct kt_summary *s, const char *event, int stacks, char *buf,
+			 size_t len);
 
 /* Version of the JSON/CSV schema (docs/report-format.md): bumped only when fields are added. */
 #define KT_REPORT_VERSION 1

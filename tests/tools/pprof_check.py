@@ -3,7 +3,7 @@
 JSON report of the same data, or prints parts of it for the shell tests.
 
   pprof_check.py compare RAW JSON   one "PASS what" / "FAIL what: detail" line per figure:
-                                     total, functions, modules, cpus, stacks (with -g)
+                                     total, functions, modules, cpus, contexts, stacks (-g)
   pprof_check.py total RAW...       samples/count summed over every profile
   pprof_check.py locations RAW      one line per location: func file:line|func file:line...
   pprof_check.py mappings RAW       one line per mapping: file build_id flags
@@ -39,7 +39,8 @@ def parse(path):
                     samples.append(cur)
                 elif cur is not None:
                     for k, v in LABEL_RE.findall(line):
-                        cur["labels"][k] = v.split(" ")[0]
+                        # numbers carry a unit ("0 cpu"); strings may hold spaces
+                        cur["labels"][k] = v.split(" ")[0] if k in ("cpu", "pid", "tid") else v
             elif section == "Locations":
                 m = LOC_RE.match(line)
                 if m:
@@ -136,6 +137,14 @@ def compare(rawpath, jsonpath):
     if any("cpu" in s["labels"] for s in samples):  # --pprof-labels may leave it out
         check("hits per cpu label", pc,
               collections.Counter({r["cpu"]: r["hits"] for r in rep["cpu"]}))
+    if "contexts" in rep and any("context" in s["labels"] for s in samples):
+        pctx = collections.Counter()
+        for s in samples:
+            pctx[s["labels"].get("context", "unknown")] += s["count"]
+        jctx = collections.Counter()
+        for r in rep["contexts"]:
+            jctx[(r["kind"] + " " + r["name"]).strip()] += r["hits"]
+        check("hits per context label", pctx, jctx)
     if "stacks" in rep:
         js = collections.Counter()
         for r in rep["stacks"]:
