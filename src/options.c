@@ -31,6 +31,7 @@ enum {
 	OPT_SNAPSHOT_DIR,
 	OPT_LOG,
 	OPT_KEEP_PRIVILEGES,
+	OPT_NO_CONFIG,
 };
 
 static const struct option long_options[] = {
@@ -68,6 +69,7 @@ static const struct option long_options[] = {
     {"snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR},
     {"log", required_argument, NULL, OPT_LOG},
     {"keep-privileges", no_argument, NULL, OPT_KEEP_PRIVILEGES},
+    {"no-config", no_argument, NULL, OPT_NO_CONFIG},
     {NULL, 0, NULL, 0},
 };
 
@@ -149,6 +151,8 @@ void kt_options_usage(FILE *out)
 	    "      --no-color          monochrome (also when NO_COLOR is set)\n"
 	    "      --no-mouse          do not take mouse clicks\n"
 	    "      --snapshot-dir DIR  where the w key writes snapshots (default .)\n"
+	    "      --no-config         ignore the settings the O key saved\n"
+	    "                          ($XDG_CONFIG_HOME/kerntop/kerntoprc)\n"
 	    "\n"
 	    "Process:\n"
 	    "      --log FILE          write a debug log to FILE\n"
@@ -413,6 +417,7 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 			o->cumulative = 1;
 			break;
 		case 'd':
+			o->delay_given = 1;
 			if (parse_double(optarg, 0.05, 3600, &o->delay_s))
 				return bad_value(err, c, optarg, "seconds from 0.05 to 3600");
 			break;
@@ -467,6 +472,9 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 			break;
 		case OPT_KEEP_PRIVILEGES:
 			o->keep_privileges = 1;
+			break;
+		case OPT_NO_CONFIG:
+			o->no_config = 1;
 			break;
 		case ':':
 		case '?':

@@ -8,7 +8,7 @@ rank() {
 	symbols.h) echo 1 ;;
 	window.h) echo 2 ;;
 	agg.h) echo 3 ;;
-	options.h) echo 3 ;;
+	options.h|settings.h) echo 3 ;;
 	report.h) echo 4 ;;
 	ui.h) echo 5 ;;
 	*) echo 9 ;;
@@ -21,7 +21,7 @@ layer_of_file() {
 	source*|record*|replay*) echo 1 ;;
 	symbols*) echo 1 ;;
 	window*) echo 2 ;;
-	agg*) echo 3 ;;
+	agg*|settings*) echo 3 ;;
 	report*) echo 4 ;;
 	ui*) echo 5 ;;
 	main.c) echo 9 ;;
