@@ -14,6 +14,7 @@
 
 #include "test_source_live.h"
 #include "../src/source_perf.h"
+#include "seam/seam.h"
 
 static volatile sig_atomic_t renamed;
 
@@ -387,11 +388,11 @@ static void test_cycles(void)
 
 	memset(&c, 0, sizeof(c));
 	o.event = "cycles";
-	/* Without a PMU (this VM) the real open fails; with one, the hook makes it fail. */
+	/* Without a PMU (this VM) the real open fails; with one, the seam (tests/seam/perf_inject.c) makes it fail. */
 	if (cycles_supported())
-		setenv("KERNTOP_INJECT_PERF_ERRNO", "ENOENT", 1);
+		kt_test_perf_errno(ENOENT);
 	r = kt_source_open(&o, &s, err, sizeof(err));
-	unsetenv("KERNTOP_INJECT_PERF_ERRNO");
+	kt_test_perf_errno(0);
 	is_int(r, 0, "cycles: opens with a fallback");
 	if (r)
 		return;
@@ -409,9 +410,9 @@ static void test_cycles(void)
 	o.freq_hz = 0;
 	o.period = 1000;
 	if (cycles_supported())
-		setenv("KERNTOP_INJECT_PERF_ERRNO", "ENOENT", 1);
+		kt_test_perf_errno(ENOENT);
 	r = kt_source_open(&o, &s, err, sizeof(err));
-	unsetenv("KERNTOP_INJECT_PERF_ERRNO");
+	kt_test_perf_errno(0);
 	is_int(r, -EINVAL, "cycles -c 1000 without cycles: refused");
 	ok(strstr(err, "-c 1000 counts cycles") && strstr(err, "-F HZ"),
 	   "cycles -c without cycles: says why and what to use");
@@ -420,9 +421,9 @@ static void test_cycles(void)
 	o.period = 0;
 
 	o.event = "cpu-clock";
-	setenv("KERNTOP_INJECT_PERF_ERRNO", "ENOENT", 1);
+	kt_test_perf_errno(ENOENT);
 	r = kt_source_open(&o, &s, err, sizeof(err));
-	unsetenv("KERNTOP_INJECT_PERF_ERRNO");
+	kt_test_perf_errno(0);
 	is_int(r, -ENOENT, "cpu-clock missing: no fallback, an error");
 
 	/* Below the hrtimer floor the kernel samples every 10 us anyway: refused. */
@@ -468,9 +469,9 @@ static void test_small_ring(void)
 	int r, good = 1;
 
 	memset(&c, 0, sizeof(c));
-	setenv("KERNTOP_INJECT_MMAP_PAGES", "8", 1);
+	kt_test_perf_mmap_pages(8);
 	r = kt_source_open(&o, &s, err, sizeof(err));
-	unsetenv("KERNTOP_INJECT_MMAP_PAGES");
+	kt_test_perf_mmap_pages(0);
 	is_int(r, 0, "ring capped at 8 pages: opens");
 	if (r)
 		return;
@@ -487,9 +488,9 @@ static void test_small_ring(void)
 	ok(c.samples > 0, "ring capped at 8 pages: samples");
 	kt_source_free(s);
 
-	setenv("KERNTOP_INJECT_MMAP_PAGES", "2", 1);
+	kt_test_perf_mmap_pages(2);
 	r = kt_source_open(&o, &s, err, sizeof(err));
-	unsetenv("KERNTOP_INJECT_MMAP_PAGES");
+	kt_test_perf_mmap_pages(0);
 	is_int(r, -ENOMEM, "no ring fits: refused");
 	ok(strstr(err, "perf_event_mlock_kb") != NULL, "no ring fits: names the sysctl");
 }
@@ -518,14 +519,14 @@ static void test_denied(void)
 	int r, pfd[2];
 	pid_t pid;
 
-	setenv("KERNTOP_INJECT_PERF_ERRNO", "EACCES", 1);
+	kt_test_perf_errno(EACCES);
 	r = kt_source_open(&o, &s, err, sizeof(err));
 	check_denied(r, err, "injected EACCES");
 	ok(s == NULL, "injected EACCES: no source");
-	setenv("KERNTOP_INJECT_PERF_ERRNO", "EPERM", 1);
+	kt_test_perf_errno(EPERM);
 	r = kt_source_open(&o, &s, err, sizeof(err));
 	check_denied(r, err, "injected EPERM");
-	unsetenv("KERNTOP_INJECT_PERF_ERRNO");
+	kt_test_perf_errno(0);
 
 	/* The real refusal: an unprivileged user under perf_event_paranoid >= 1. */
 	if (geteuid() != 0 || read_paranoid() < 1) {
