@@ -122,6 +122,7 @@ static int set_key(struct kt_settings *s, const char *key, const char *val, cons
 		    {"cumulative", offsetof(struct kt_settings, cumulative), KT_SET_CUMULATIVE},
 		    {"show_idle", offsetof(struct kt_settings, show_idle), KT_SET_SHOW_IDLE},
 		    {"color", offsetof(struct kt_settings, color), KT_SET_COLOR},
+		    {"irq_owner", offsetof(struct kt_settings, irq_owner), KT_SET_IRQ_OWNER},
 		};
 
 		for (size_t i = 0; i < sizeof(bools) / sizeof(bools[0]); i++) {
@@ -276,10 +277,11 @@ int kt_settings_format(const struct kt_settings *s, char *buf, size_t len)
 			 "cumulative = %s\n"
 			 "delay = %g\n"
 			 "show_idle = %s\n"
-			 "color = %s\n",
+			 "color = %s\n"
+			 "irq_owner = %s\n",
 			 PACKAGE_NAME, PACKAGE_VERSION, sort ? sort : "hits", yes_no(s->reverse),
 			 s->hidden, yes_no(s->per_cpu), s->window_s, yes_no(s->cumulative),
-			 s->delay_s, yes_no(s->show_idle), yes_no(s->color));
+			 s->delay_s, yes_no(s->show_idle), yes_no(s->color), yes_no(s->irq_owner));
 
 	if (n < 0 || (size_t)n >= len)
 		return -ENOSPC;

@@ -483,7 +483,7 @@ static const struct ui_key keys[] = {
     KEY('H', "H", UI_ON_ALL, act_columns,
 	"hide columns by title, e.g. CPU ms,Hits/s (typed on the status line; empty: show all)"),
     KEY('O', "O", UI_ON_ALL, act_save_settings,
-	"save sort, columns, window, delay, idle, colour for the next start (kerntoprc)"),
+	"save sort, columns, window, delay, idle, irq-owner, colour for the next start"),
     /* the list screens' bars are full: O is offered on the help screen's bar, where it is read */
     BAR('O', "O", UI_ON(UI_HELP), act_save_settings, NULL, "save settings", 9, NULL, "save"),
     BAR('h', "h", UI_ON_ALL, act_help, "this help (again: back)", "help", 1, NULL, NULL),

@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "kerntop/agg.h"
 #include "kerntop/settings.h"
 #include "kerntop/window.h"
 #include "ui_impl.h"
@@ -36,6 +37,9 @@ void ui_settings_init(struct kt_ui *ui)
 		ui->per_cpu = s->per_cpu;
 	if (s->set & KT_SET_SHOW_IDLE)
 		ui->filter.hide_idle = !s->show_idle;
+	/* --irq-owner on the command line wins (there is no option to turn it off) */
+	if ((s->set & KT_SET_IRQ_OWNER) && ui->env.agg && !ui->opts->irq_owner)
+		kt_agg_set_irq_owner(ui->env.agg, s->irq_owner);
 	/* skipped lines or an unreadable file: shown like an error, so the notices of the
 	 * start (a replay that ends at once) queue behind it instead of hiding it */
 	if (ui->env.settings->notice[0])
@@ -179,6 +183,7 @@ static void current(const struct kt_ui *ui, struct kt_settings *s)
 	/* no key changes the colour: keep the file's choice (--no-color and NO_COLOR are for one
 	 * run, and a terminal without colours says nothing about the user's liking) */
 	s->color = c && (c->s.set & KT_SET_COLOR) ? c->s.color : 1;
+	s->irq_owner = ui->env.agg ? kt_agg_irq_owner(ui->env.agg) : ui->opts->irq_owner;
 }
 
 void ui_settings_save(struct kt_ui *ui)

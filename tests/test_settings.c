@@ -33,14 +33,16 @@ static void test_parse_all(void)
 		      "cumulative = no\n"
 		      "delay = 2.5\r\n"
 		      "show_idle = false\n"
-		      "color = 0\n",
+		      "color = 0\n"
+		      "irq_owner = yes\n",
 		      &s, notice, sizeof(notice));
 
 	is_int(r, 0, "a complete file: nothing skipped");
 	is_str(notice, "", "and no notice");
 	is_int(s.set,
 	       KT_SET_SORT | KT_SET_REVERSE | KT_SET_HIDDEN | KT_SET_PER_CPU | KT_SET_WINDOW |
-		   KT_SET_CUMULATIVE | KT_SET_DELAY | KT_SET_SHOW_IDLE | KT_SET_COLOR,
+		   KT_SET_CUMULATIVE | KT_SET_DELAY | KT_SET_SHOW_IDLE | KT_SET_COLOR |
+		   KT_SET_IRQ_OWNER,
 	       "every field marked as given");
 	is_int(s.sort, 2, "sort = rate");
 	is_int(s.reverse, 1, "sort_reverse = yes");
@@ -51,6 +53,7 @@ static void test_parse_all(void)
 	is_double(s.delay_s, 2.5, 1e-9, "delay = 2.5 (CRLF line end)");
 	is_int(s.show_idle, 0, "show_idle = false");
 	is_int(s.color, 0, "color = 0");
+	is_int(s.irq_owner, 1, "irq_owner = yes");
 }
 
 static void test_parse_bad(void)
@@ -124,6 +127,7 @@ static void test_round_trip(const char *dir)
 	a.delay_s = 0.25;
 	a.show_idle = 0;
 	a.color = 1;
+	a.irq_owner = 1;
 	snprintf(path, sizeof(path), "%s/cfg/kerntop/kerntoprc", dir);
 	r = kt_settings_save(path, &a, notice, sizeof(notice));
 	is_int(r, 0, "save into directories that do not exist yet");
@@ -132,10 +136,10 @@ static void test_round_trip(const char *dir)
 	ok(stat(text, &st) == 0 && (st.st_mode & 07777) == 0700, "its new directory is mode 0700");
 	r = kt_settings_load(path, &b, notice, sizeof(notice));
 	is_int(r, 0, "the written file loads without a skipped line");
-	is_int(b.set, 0x1ff, "with every field");
+	is_int(b.set, 0x3ff, "with every field");
 	ok(b.sort == 1 && b.reverse == 1 && !strcmp(b.hidden, "%Machine") && b.per_cpu == 1 &&
 	       b.window_s == 0.5 && b.cumulative == 1 && b.delay_s == 0.25 && b.show_idle == 0 &&
-	       b.color == 1,
+	       b.color == 1 && b.irq_owner == 1,
 	   "the same values back");
 
 	/* saving again replaces the file in one rename: same content, no temp file left */
@@ -192,7 +196,7 @@ static void test_format(void)
 	n = kt_settings_format(&a, text, sizeof(text));
 	ok(n > 0 && strstr(text, "\nsort = hits\nsort_reverse = no\nhidden_columns = \nper_cpu = "
 				 "no\nwindow = 10\ncumulative = no\ndelay = 1\nshow_idle = "
-				 "yes\ncolor = yes\n"),
+				 "yes\ncolor = yes\nirq_owner = no\n"),
 	   "the defaults as written");
 }
 

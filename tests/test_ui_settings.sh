@@ -1,5 +1,5 @@
 # Saved settings in the viewer (docs/settings.md), driven in tmux on the UI replay fixture: O
-# writes the viewer's sort, hidden and per-CPU columns, window, delay and idle choice to
+# writes the viewer's sort, hidden and per-CPU columns, window, delay, idle and irq-owner to
 # $XDG_CONFIG_HOME/kerntop/kerntoprc (mode 0600, replaced by a rename), the next start applies
 # them, the command line wins, --no-config ignores the file, bad lines give one notice, and
 # under sudo the file is the invoking user's.
@@ -37,10 +37,12 @@ see '^Module +\[Hits\] +%Kernel +cpu0' "s: back to Hits"
 keys H C-u 'CPU ms,%Machine' Enter s r
 keys d C-u 2 Enter
 see 'refresh every 2s' "d: a 2 s refresh"
+keys o
+see '  irq-owner  idle hidden' "o: irq-owner on"
 keys h
 see '^kerntop keys' "h: help"
 keys End
-see '^  O +save sort, columns, window, delay, idle, colour for the next start \(kerntoprc\)$' "help lists O"
+see '^  O +save sort, columns, window, delay, idle, irq-owner, colour for the next start$' "help lists O"
 see ' O save settings ' "the help screen's key bar offers O"
 keys h
 see '^Module ' "h again: back"
@@ -57,7 +59,8 @@ window = 20
 cumulative = no
 delay = 2
 show_idle = no
-color = yes" "the file holds exactly the viewer's settings"
+color = yes
+irq_owner = yes" "the file holds exactly the viewer's settings"
 # A second O replaces the file by a rename (a new inode): a reader never sees half a file.
 ino=$(stat -c %i "$RC")
 keys O
@@ -70,6 +73,7 @@ ui_replay 100 30 XDG_CONFIG_HOME="$X"
 see '^Module +Hits +%Kernel +\[Hits/s\]\^ +cpu0 +cpu1' "restart: columns hidden, per-CPU columns on, saved sort"
 see 'window 20s' "restart: the 20 s window"
 see 'idle hidden' "restart: idle hidden"
+see '  irq-owner  idle hidden' "restart: irq-owner on"
 rows_are '^Module' "[user] nosym e1000e vmlinux" "restart: sorted by the saved column (rate), reversed, without idle"
 keys H C-u Enter
 see '^Module +Hits +CPU ms +%Kernel +%Machine +\[Hits/s\]\^ +cpu0' "H with nothing: every column back, sort column marked"
@@ -83,6 +87,7 @@ ui_replay 100 30 XDG_CONFIG_HOME="$X" -- --no-config
 see '^Module +\[Hits\] +CPU ms +%Kernel +%Machine +Hits/s$' "--no-config: default columns and sort"
 see 'window 10s' "--no-config: default window"
 unseen 'idle hidden' "--no-config: idle shown"
+unseen 'irq-owner' "--no-config: irq-owner off"
 
 # unknown and malformed lines: skipped with one notice, the rest applies, no failure
 printf 'sort = name\nfrobnicate = 1\nwindow = soon\nthis is no setting\nshow_idle = no\n' >"$RC"

@@ -22,6 +22,7 @@ enum {
 	KT_SET_DELAY = 1 << 6,
 	KT_SET_SHOW_IDLE = 1 << 7,
 	KT_SET_COLOR = 1 << 8,
+	KT_SET_IRQ_OWNER = 1 << 9,
 };
 
 /* Longest hidden_columns value: column titles, comma-separated. */
@@ -38,6 +39,7 @@ struct kt_settings {
 	double delay_s;			     /* refresh delay (-d, d) */
 	int show_idle;			     /* idle hits shown (i) */
 	int color;			     /* 0: monochrome */
+	int irq_owner;			     /* --irq-owner charging (o) */
 };
 
 /* The value ranges, shared with the command line's. */
