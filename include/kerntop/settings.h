@@ -35,7 +35,7 @@ struct kt_settings {
 	char hidden[KT_SETTINGS_HIDDEN_LEN]; /* hidden column titles, "CPU ms,Hits/s" */
 	int per_cpu;			     /* per-CPU hit columns (p) */
 	double window_s;		     /* rolling window length (-w, + and -) */
-	int cumulative;			     /* counting since start (a) */
+	int cumulative;			     /* counting since start (z) */
 	double delay_s;			     /* refresh delay (-d, d) */
 	int show_idle;			     /* idle hits shown (i) */
 	int color;			     /* 0: monochrome */
