@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")"
 top=$(pwd)
 
-PACKAGES="gcc make autoconf automake pkg-config libncurses-dev libelf-dev libdw-dev linux-libc-dev"
+PACKAGES="gcc make autoconf automake pkg-config libncurses-dev libelf-dev libdw-dev libcapstone-dev linux-libc-dev"
 TEST_PACKAGES="tmux linux-perf python3 valgrind"
 
 missing() {
