@@ -312,7 +312,7 @@ static struct text_elf *elf_of(struct kt_symbols *s, uint32_t m)
 	e->fd = -1;
 	if (!p->elf_path) {
 		snprintf(e->err, sizeof(e->err), "no %s given",
-			 m == KT_MOD_VMLINUX ? "--vmlinux" : "--module-dir with its .ko");
+			 m == KT_MOD_VMLINUX ? "--vmlinux" : "--module-dir");
 		return e;
 	}
 	e->fd = open(p->elf_path, O_RDONLY | O_CLOEXEC);
@@ -431,8 +431,9 @@ int kt_sym_text(struct kt_symbols *s, uint64_t addr, size_t len, uint8_t *buf, i
 	if (t->live)
 		snprintf(err, errlen, "no kernel text: %s and %s", t->kc_err, elf_err);
 	else
-		snprintf(err, errlen, "no kernel text: the recording has no text of this function "
-				      "and %s",
+		snprintf(err, errlen, "no kernel text: %s and %s",
+			 t->nrec ? "the recording has none of this function"
+				 : "a replay with other symbols does not read /proc/kcore",
 			 elf_err);
 	return -ENOENT;
 }

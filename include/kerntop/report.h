@@ -30,6 +30,8 @@ struct kt_report_ctx {
 	double unix_time;        /* wall clock of the report (0: taken when writing) */
 	const char *const *annotate; /* nannotate --annotate FUNC or MODULE:FUNC: listings */
 	unsigned nannotate;
+	/* snapshots: an annotate listing on screen, appended to text snapshots (copied) */
+	const char *annotate_text;
 };
 
 /* Version of the JSON/CSV schema (docs/report-format.md): bumped only when fields are added. */
