@@ -440,7 +440,7 @@ static const struct ui_key keys[] = {
     BAR('a', "a", ANNOTATABLE, act_annotate,
 	"annotate: the function's instructions with their hits (on a line or bucket: opened "
 	"there; Enter follows a jump or call; again: back)",
-	"annotate", 4, NULL, "annot"),
+	"annotate", 6, NULL, "annot"),
     KEY('f', "f", UI_ON_ROWS, act_topfuncs, "top functions across all modules"),
     KEY('x', "x", UI_ON_ROWS, act_clear, "clear the CPU, task and text filters"),
     BAR('s', "s", SORTABLE, act_sort_next, "sort by the next column", "sort", 6, NULL, NULL),
