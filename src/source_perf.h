@@ -46,6 +46,13 @@ struct perf_source {
 	unsigned char bounce[PERF_MAX_RECORD];
 };
 
+/* The two system calls of the live source, alone in source_perf_sys.c so that a test links
+ * its own (tests/seam/perf_inject.c) to inject refusals: a link-time seam, no hook in kerntop.
+ * kt_perf_sys_open: perf_event_open system-wide on cpu (close-on-exec), an fd or -1 with errno;
+ * kt_perf_sys_mmap: maps len bytes of the event fd's ring, or MAP_FAILED with errno. */
+int kt_perf_sys_open(struct perf_event_attr *attr, int cpu);
+void *kt_perf_sys_mmap(size_t len, int fd);
+
 /* Bytes of one sample record with our sample_type: header, ip, pid/tid, time, cpu, period;
  * with a call chain add nr and up to max_stack frames (+ 2 context markers). */
 #define PERF_SAMPLE_BYTES 48

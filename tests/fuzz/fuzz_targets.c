@@ -24,12 +24,14 @@ static void touch(const struct kt_rp_event *ev)
 int kt_fuzz_recording(const uint8_t *data, size_t size)
 {
 	char err[256];
+	int accepted = 0;
 
 	for (int crc = 0; crc < 2; crc++) {
 		struct kt_rrec d;
 		struct kt_rp_event ev;
 
 		if (kt_rrec_open(&d, data, size, crc, err, sizeof(err)) == 0) {
+			accepted = 1;
 			for (uint32_t i = 0; i < d.info.ncpus; i++)
 				sink ^= d.info.cpus[i];
 			if (d.info.kallsyms_len)
@@ -39,7 +41,7 @@ int kt_fuzz_recording(const uint8_t *data, size_t size)
 		}
 		kt_rrec_close(&d);
 	}
-	return 0;
+	return accepted;
 }
 
 int kt_fuzz_perfscript(const uint8_t *data, size_t size)
@@ -47,10 +49,12 @@ int kt_fuzz_perfscript(const uint8_t *data, size_t size)
 	struct kt_pscript d;
 	struct kt_rp_event ev;
 	char err[256];
+	int accepted = 0;
 
 	if (kt_pscript_open(&d, (const char *)data, size, err, sizeof(err)) == 0) {
 		uint64_t n = 0;
 
+		accepted = 1;
 		while (kt_pscript_next(&d, &ev)) {
 			touch(&ev);
 			n += ev.type == KT_EV_SAMPLE;
@@ -61,5 +65,5 @@ int kt_fuzz_perfscript(const uint8_t *data, size_t size)
 			__builtin_trap();
 	}
 	kt_pscript_close(&d);
-	return 0;
+	return accepted;
 }

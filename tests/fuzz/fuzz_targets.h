@@ -1,5 +1,6 @@
 /* Fuzz targets of the replay readers and the symbolizer's parsers: each takes any bytes and
- * must neither crash nor hang. */
+ * must neither crash nor hang. Each returns 1 when the reader accepted the input (opened or
+ * loaded it), 0 when it refused it with a message. */
 #ifndef KERNTOP_FUZZ_TARGETS_H
 #define KERNTOP_FUZZ_TARGETS_H
 
