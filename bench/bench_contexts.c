@@ -53,10 +53,15 @@ static int load_kallsyms(const char *path)
 		    (t != 't' && t != 'T'))
 			continue;
 		if (nks == cap) {
+			struct ksym *nk;
+
 			cap = cap ? cap * 2 : 65536;
-			ks = realloc(ks, cap * sizeof(*ks));
-			if (!ks)
+			nk = realloc(ks, cap * sizeof(*ks));
+			if (!nk) {
+				fclose(f);
 				return -1;
+			}
+			ks = nk;
 		}
 		ks[nks].addr = a;
 		snprintf(ks[nks].name, sizeof(ks[nks].name), "%s", name);
@@ -114,18 +119,17 @@ static double ingest(struct kt_symbols *sym, const struct chain *ch, uint32_t nc
 		loc = locs[0];
 		st = kt_window_stack(w, locs, c->n);
 		if (classify) { /* main.c's sample_ctx */
-			uint32_t tag;
-
 			if (kt_sym_loc(sym, loc)->idle) {
 				ctx = KT_CTXID_IDLE;
 			} else {
-				tag = kt_window_stack_tag(w, st);
+				uint32_t tag = kt_window_stack_tag(w, st);
+
 				if (!tag) {
 					uint32_t nf;
 					const uint32_t *fr = kt_window_stack_frames(w, st, &nf);
 
-					tag = kt_sym_ctx_classify(sym, fr, nf) + 1;
-					tag = tag ? tag : UINT32_MAX;
+					tag = kt_sym_ctx_classify(sym, fr, nf);
+					tag = tag == KT_CTX_BY_COMM ? UINT32_MAX : tag + 1;
 					kt_window_stack_set_tag(w, st, tag);
 				}
 				if (tag != UINT32_MAX) {
