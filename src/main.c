@@ -89,8 +89,10 @@ static void on_sample(void *ctx, const struct kt_sample *s)
 
 	if (s->flags & KT_SAMPLE_USER)
 		loc = KT_LOC_USER;
-	else
+	else {
 		loc = kt_sym_lookup(a->sym, s->ip);
+		kt_window_addr_add(a->win, s->ip, 1);
+	}
 	if (s->nr_frames) {
 		uint32_t n = s->nr_frames < KT_MAX_STACK ? s->nr_frames : KT_MAX_STACK;
 
@@ -182,6 +184,9 @@ static int open_pipeline(struct app *a)
 		sy.modules_buf = info->modules;
 		sy.modules_len = info->modules_len;
 	}
+	/* kernel text from (sysroot) /proc/kcore, checked against its build ids, whenever the
+	 * symbols are that root's own /proc/kallsyms: live, or a perf script replayed there */
+	sy.text_live = !o->replay || (!info->kallsyms && !o->kallsyms);
 	r = kt_sym_new(&sy, &a->sym, a->err, sizeof(a->err));
 	if (r < 0)
 		return r;
@@ -247,6 +252,8 @@ static void report_ctx(struct app *a, struct kt_report_ctx *c)
 	c->top = o->top;
 	c->zoom = o->zoom;
 	c->nzoom = o->nzoom;
+	c->annotate = o->annotate;
+	c->nannotate = o->nannotate;
 	c->source = info->kind;
 	c->path = info->path;
 	c->event = info->event;
@@ -266,6 +273,9 @@ static void report_ctx(struct app *a, struct kt_report_ctx *c)
 /* An unknown --zoom module is a usage error: say so before sampling, not at the end. */
 static int check_zoom(struct app *a)
 {
+	if (kt_report_annotate_check(a->agg, a->opts->annotate, a->opts->nannotate, a->err,
+				     sizeof(a->err)) < 0)
+		return -ENOENT;
 	return kt_report_zoom_check(a->agg, a->opts->zoom, a->opts->nzoom, a->err, sizeof(a->err));
 }
 

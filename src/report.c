@@ -540,6 +540,7 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 			fputs("\nHottest stacks\n", out);
 			kt_rep_text_table(out, agg, KT_VIEW_STACKS, &stacks, "");
 		}
+		kt_rep_annotate(out, agg, c);
 		fputs("\n", out);
 		break;
 	case KT_FORMAT_JSON:
@@ -562,6 +563,7 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 		if (c->stacks)
 			json_rows(out, agg, "stacks", KT_VIEW_STACKS, &stacks);
 		json_ctx_rows(out, &ctxs);
+		kt_rep_annotate(out, agg, c);
 		fputs("}\n", out);
 		break;
 	case KT_FORMAT_CSV:
