@@ -68,8 +68,8 @@ static uint32_t sample_ctx(struct app *a, uint32_t loc, uint32_t stack, uint32_t
 		uint32_t n;
 		const uint32_t *fr = kt_window_stack_frames(a->win, stack, &n);
 
-		tag = kt_sym_ctx_classify(a->sym, fr, n) + 1; /* BY_COMM + 1 wraps to 0 */
-		tag = tag ? tag : UINT32_MAX;
+		tag = kt_sym_ctx_classify(a->sym, fr, n);
+		tag = tag == KT_CTX_BY_COMM ? UINT32_MAX : tag + 1;
 		kt_window_stack_set_tag(a->win, stack, tag);
 	}
 	if (tag != UINT32_MAX)
