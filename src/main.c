@@ -21,6 +21,7 @@
 #include "kerntop/options.h"
 #include "kerntop/push.h"
 #include "kerntop/report.h"
+#include "kerntop/settings.h"
 #include "kerntop/source.h"
 #include "kerntop/symbols.h"
 #include "kerntop/ui.h"
@@ -53,6 +54,7 @@ struct app {
 	uint32_t locs[KT_MAX_STACK];
 	char err[KT_ERRLEN];
 	char last_notice[KT_ERRLEN]; /* on stderr in batch mode: not repeated as the error */
+	struct kt_settings_ctx settings; /* the viewer's saved settings (O key) */
 };
 
 /* The execution context of a sample, classified once per distinct stack (and once per
@@ -72,8 +74,8 @@ static uint32_t sample_ctx(struct app *a, uint32_t loc, uint32_t stack, uint32_t
 		uint32_t n;
 		const uint32_t *fr = kt_window_stack_frames(a->win, stack, &n);
 
-		tag = kt_sym_ctx_classify(a->sym, fr, n) + 1; /* BY_COMM + 1 wraps to 0 */
-		tag = tag ? tag : UINT32_MAX;
+		tag = kt_sym_ctx_classify(a->sym, fr, n);
+		tag = tag == KT_CTX_BY_COMM ? UINT32_MAX : tag + 1;
 		kt_window_stack_set_tag(a->win, stack, tag);
 	}
 	if (tag != UINT32_MAX)
@@ -95,8 +97,10 @@ static void on_sample(void *ctx, const struct kt_sample *s)
 
 	if (s->flags & KT_SAMPLE_USER)
 		loc = KT_LOC_USER;
-	else
+	else {
 		loc = kt_sym_lookup(a->sym, s->ip);
+		kt_window_addr_add(a->win, s->ip, 1);
+	}
 	if (s->nr_frames) {
 		n = s->nr_frames < KT_MAX_STACK ? s->nr_frames : KT_MAX_STACK;
 		for (uint32_t i = 0; i < n; i++)
@@ -209,6 +213,9 @@ static int open_pipeline(struct app *a)
 		sy.modules_buf = info->modules;
 		sy.modules_len = info->modules_len;
 	}
+	/* kernel text from (sysroot) /proc/kcore, checked against its build ids, whenever the
+	 * symbols are that root's own /proc/kallsyms: live, or a perf script replayed there */
+	sy.text_live = !o->replay || (!info->kallsyms && !o->kallsyms);
 	r = kt_sym_new(&sy, &a->sym, a->err, sizeof(a->err));
 	if (r < 0)
 		return r;
@@ -276,6 +283,8 @@ static void report_ctx(struct app *a, struct kt_report_ctx *c)
 	c->top = o->top;
 	c->zoom = o->zoom;
 	c->nzoom = o->nzoom;
+	c->annotate = o->annotate;
+	c->nannotate = o->nannotate;
 	c->source = info->kind;
 	c->path = info->path;
 	c->event = info->event;
@@ -383,6 +392,9 @@ static int pprof_report(struct app *a)
 /* An unknown --zoom module is a usage error: say so before sampling, not at the end. */
 static int check_zoom(struct app *a)
 {
+	if (kt_report_annotate_check(a->agg, a->opts->annotate, a->opts->nannotate, a->err,
+				     sizeof(a->err)) < 0)
+		return -ENOENT;
 	return kt_report_zoom_check(a->agg, a->opts->zoom, a->opts->nzoom, a->err, sizeof(a->err));
 }
 
@@ -788,6 +800,11 @@ int main(int argc, char **argv)
 		return 2;
 	memset(&a, 0, sizeof(a));
 	a.opts = &opts;
+	/* The viewer's saved settings, before the window is made; batch reports never read them. */
+	if (!opts.batch) {
+		kt_settings_ctx_init(&a.settings, !opts.no_config);
+		kt_settings_apply(&a.settings.s, &opts);
+	}
 
 	signal(SIGSEGV, fatal_signal);
 	signal(SIGABRT, fatal_signal);
@@ -809,7 +826,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else {
-		struct kt_ui_env env = {a.agg, a.win, a.sym, a.src, &opts};
+		struct kt_ui_env env = {a.agg, a.win, a.sym, a.src, &opts, &a.settings};
 
 		if (check_zoom(&a) < 0 || kt_ui_new(&env, &a.ui, a.err, sizeof(a.err)) < 0) {
 			fprintf(stderr, "kerntop: %s\n", a.err);

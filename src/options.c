@@ -41,6 +41,8 @@ enum {
 	OPT_PUSH_HEADER_FILE,
 	OPT_IRQ_OWNER,
 	OPT_FOLDED_CONTEXT,
+	OPT_ANNOTATE,
+	OPT_NO_CONFIG,
 };
 
 static const struct option long_options[] = {
@@ -86,6 +88,8 @@ static const struct option long_options[] = {
     {"push-name", required_argument, NULL, OPT_PUSH_NAME},
     {"push-label", required_argument, NULL, OPT_PUSH_LABEL},
     {"push-header-file", required_argument, NULL, OPT_PUSH_HEADER_FILE},
+    {"annotate", required_argument, NULL, OPT_ANNOTATE},
+    {"no-config", no_argument, NULL, OPT_NO_CONFIG},
     {NULL, 0, NULL, 0},
 };
 
@@ -163,6 +167,8 @@ void kt_options_usage(FILE *out)
 	    "  -o, --output FILE       batch output file (default stdout)\n"
 	    "  -z, --zoom MODULE       also list MODULE's functions (KernRate's -z; repeatable;\n"
 	    "                          the viewer opens on the first)\n"
+	    "      --annotate FUNC     also list FUNC's instructions with their hits (repeatable;\n"
+	    "                          MODULE:FUNC when the name is in several modules)\n"
 	    "      --top N             rows per table (default 30)\n"
 	    "      --format FMT        text (default), json, csv, folded or pprof\n"
 	    "                          (pprof: gzipped profile.proto; -o DIR: one per report)\n"
@@ -183,6 +189,8 @@ void kt_options_usage(FILE *out)
 	    "      --no-color          monochrome (also when NO_COLOR is set)\n"
 	    "      --no-mouse          do not take mouse clicks\n"
 	    "      --snapshot-dir DIR  where the w key writes snapshots (default .)\n"
+	    "      --no-config         ignore the settings the O key saved\n"
+	    "                          ($XDG_CONFIG_HOME/kerntop/kerntoprc)\n"
 	    "\n"
 	    "Process:\n"
 	    "      --log FILE          write a debug log to FILE\n"
@@ -593,6 +601,7 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 			o->folded_context = 1;
 			break;
 		case 'd':
+			o->delay_given = 1;
 			if (parse_double(optarg, 0.05, 3600, &o->delay_s))
 				return bad_value(err, c, optarg, "seconds from 0.05 to 3600");
 			break;
@@ -615,6 +624,16 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 					KT_MAX_ZOOM);
 				return 2;
 			}
+			break;
+		case OPT_ANNOTATE:
+			if (o->nannotate >= KT_MAX_ANNOTATE) {
+				fprintf(err,
+					"kerntop: too many --annotate options: at most %d functions "
+					"per report\n",
+					KT_MAX_ANNOTATE);
+				return 2;
+			}
+			o->annotate[o->nannotate++] = optarg;
 			break;
 		case OPT_TOP:
 			if (parse_u64(optarg, 1, 1000000, &u))
@@ -658,6 +677,9 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 		case OPT_PUSH_HEADER_FILE:
 			if (fleet_option(o, c, optarg, err) != 0)
 				return 2;
+			break;
+		case OPT_NO_CONFIG:
+			o->no_config = 1;
 			break;
 		case ':':
 		case '?':

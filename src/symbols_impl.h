@@ -147,6 +147,8 @@ struct kt_symbols {
 	char **build_ids;	/* per module, read on first use by kt_sym_build_id ("" = none) */
 	struct str_chunk *strs; /* bucket and ELF names */
 
+	struct sym_text *text; /* annotate's text sources (symbols_text.c) */
+
 	struct kt_sym_stats st;
 	const char *moddir_unmatched; /* --module-dir without one matching NAME.ko (load only) */
 	char notice[512];
@@ -200,5 +202,9 @@ int sym_elf_srcline(struct kt_symbols *s, uint32_t module, uint64_t addr, const 
 		    int *line);
 int sym_elf_frames(struct kt_symbols *s, uint32_t module, uint64_t addr, struct kt_sym_frame *out,
 		   int max);
+
+/* symbols_text.c */
+int sym_text_init(struct kt_symbols *s, const struct kt_sym_opts *o);
+void sym_text_free(struct kt_symbols *s);
 
 #endif

@@ -178,14 +178,14 @@ static int act_quit(struct kt_ui *ui, struct ui_screen *s)
 	return UI_R_QUIT;
 }
 
-static int sort_step(struct ui_screen *s, int dir)
+static int sort_step(struct kt_ui *ui, struct ui_screen *s, int dir)
 {
 	int n = s->ops->ncols;
 
 	for (int k = 1; k <= n; k++) {
 		int i = ((s->sort_col + dir * k) % n + n) % n;
 
-		if (s->ops->cols[i].sort >= 0) {
+		if (s->ops->cols[i].sort >= 0 && !ui_col_hidden(ui, &s->ops->cols[i])) {
 			s->sort_col = i;
 			break;
 		}
@@ -195,12 +195,12 @@ static int sort_step(struct ui_screen *s, int dir)
 
 static int act_sort_next(struct kt_ui *ui, struct ui_screen *s)
 {
-	return sort_step(s, 1);
+	return sort_step(ui, s, 1);
 }
 
 static int act_sort_prev(struct kt_ui *ui, struct ui_screen *s)
 {
-	return sort_step(s, -1);
+	return sort_step(ui, s, -1);
 }
 
 static int act_reverse(struct kt_ui *ui, struct ui_screen *s)
@@ -246,6 +246,28 @@ static int act_percpu(struct kt_ui *ui, struct ui_screen *s)
 	return UI_R_REQUERY;
 }
 
+static int act_annotate_sort(struct kt_ui *ui, struct ui_screen *s)
+{
+	return ui_annotate_sort(ui, s);
+}
+
+/* a: the annotate screen of the selected function (of the screen's function, at the
+ * selected line or bucket, on a lines screen); again: back. */
+static int act_annotate(struct kt_ui *ui, struct ui_screen *s)
+{
+	const struct kt_row *r = ui_sel_row(s);
+
+	if (s->ops->kind == UI_ANNOTATE)
+		return UI_R_POP;
+	if (s->ops->kind == UI_LINES)
+		return ui_open_annotate(ui, s->arg, r ? r->addr : 0);
+	if (s->ops->kind == UI_FRAMES || !r) {
+		ui_set_status(ui, 0, "a: select a function first");
+		return UI_R_REDRAW;
+	}
+	return ui_open_annotate(ui, r->id, 0);
+}
+
 static int act_cumulative(struct kt_ui *ui, struct ui_screen *s)
 {
 	int on = !kt_window_cumulative(ui->env.win);
@@ -279,7 +301,7 @@ static int span_step(struct kt_ui *ui, int dir)
 	}
 	kt_window_set_span(ui->env.win, (uint64_t)(next * 1e9));
 	ui_set_status(ui, 0, "window %gs%s", next,
-		      kt_window_cumulative(ui->env.win) ? " (cumulative mode: a toggles)" : "");
+		      kt_window_cumulative(ui->env.win) ? " (cumulative mode: z toggles)" : "");
 	return UI_R_REQUERY;
 }
 
@@ -342,6 +364,18 @@ static int act_snapshot_as(struct kt_ui *ui, struct ui_screen *s)
 	return UI_R_REDRAW;
 }
 
+static int act_save_settings(struct kt_ui *ui, struct ui_screen *s)
+{
+	ui_settings_save(ui);
+	return UI_R_REDRAW;
+}
+
+static int act_columns(struct kt_ui *ui, struct ui_screen *s)
+{
+	ui_columns_prompt(ui);
+	return UI_R_REDRAW;
+}
+
 /* Clicks select a row; a click on the selected row (or a double click) opens it. */
 static int act_mouse(struct kt_ui *ui, struct ui_screen *s)
 {
@@ -388,12 +422,14 @@ static int act_redraw(struct kt_ui *ui, struct ui_screen *s)
 #define FUNCS (UI_ON(UI_FUNCS) | UI_ON(UI_TOPFUNCS) | UI_ON(UI_LINES))
 /* screens whose selection (or subject) is one function: g, G and S work there */
 #define ONFUNC (FUNCS | UI_ON_TREES | UI_ON(UI_FRAMES))
-#define OPENABLE (UI_ON_ROWS)
+#define OPENABLE (UI_ON_ROWS | UI_ON(UI_ANNOTATE))
 /* screens with more than one sortable column */
 #define SORTABLE                                                                                   \
 	(UI_ON_LISTS | UI_ON(UI_LINES) | UI_ON(UI_CPUS) | UI_ON(UI_TASKS) | UI_ON(UI_CONTEXTS))
 /* screens with a text filter (the trees and stacks filter by frame name themselves) */
-#define FILTERABLE (UI_ON_ROWS & ~UI_ON(UI_FRAMES))
+#define FILTERABLE ((UI_ON_ROWS & ~UI_ON(UI_FRAMES)) | UI_ON(UI_ANNOTATE))
+/* screens whose selection is a function, or that are about one: a annotates it */
+#define ANNOTATABLE (FUNCS | UI_ON_TREES | UI_ON(UI_ANNOTATE))
 
 /* A key without a place on the key bar, and one with its bar label, priority and short form. */
 #define KEY(k, name, on, act, help)                                                                \
@@ -447,9 +483,15 @@ static const struct ui_key keys[] = {
     BAR('m', "m", UI_ON(UI_CPUS), act_mark,
 	"add the CPU to the set every screen shows, or take it out (Enter: this CPU only)", "mark",
 	4, NULL, NULL),
+    BAR('a', "a", ANNOTATABLE, act_annotate,
+	"annotate: the function's instructions with their hits (on a line or bucket: opened "
+	"there; Enter follows a jump or call; again: back)",
+	"annotate", 6, NULL, "annot"),
     KEY('f', "f", UI_ON_ROWS, act_topfuncs, "top functions across all modules"),
     KEY('x', "x", UI_ON_ROWS, act_clear, "clear the CPU, task, context and text filters"),
     BAR('s', "s", SORTABLE, act_sort_next, "sort by the next column", "sort", 6, NULL, NULL),
+    BAR('s', "s", UI_ON(UI_ANNOTATE), act_annotate_sort, "annotate: sort by address or by hits",
+	"sort", 6, NULL, NULL),
     KEY('>', ">", SORTABLE, act_sort_next, "sort by the column to the right"),
     KEY('<', "<", SORTABLE, act_sort_prev, "sort by the column to the left"),
     KEY('r', "r", SORTABLE, act_reverse, "reverse the sort order"),
@@ -457,7 +499,7 @@ static const struct ui_key keys[] = {
 	"filter", 6, NULL, NULL),
     KEY('p', "p", UI_ON_LISTS, act_percpu, "show/hide per-CPU hit columns"),
     KEY('i', "i", UI_ON_ROWS, act_idle, "hide/show idle hits"),
-    KEY('a', "a", UI_ON_ALL, act_cumulative, "toggle cumulative / rolling window"),
+    KEY('z', "z", UI_ON_ALL, act_cumulative, "toggle cumulative / rolling window (as perf top's z)"),
     KEY('+', "+", UI_ON_ALL, act_span_up, "longer window"),
     KEY('=', "+", UI_ON_ALL, act_span_up, NULL),
     KEY('-', "-", UI_ON_ALL, act_span_down, "shorter window"),
@@ -468,6 +510,12 @@ static const struct ui_key keys[] = {
 	"write a text snapshot of this screen and the levels under it", "snapshot", 3, NULL,
 	"snap"),
     KEY('W', "W", UI_ON_ALL, act_snapshot_as, "snapshot with a chosen format and file"),
+    KEY('H', "H", UI_ON_ALL, act_columns,
+	"hide columns by title, e.g. CPU ms,Hits/s (typed on the status line; empty: show all)"),
+    KEY('O', "O", UI_ON_ALL, act_save_settings,
+	"save sort, columns, window, delay, idle, irq-owner, colour for the next start"),
+    /* the list screens' bars are full: O is offered on the help screen's bar, where it is read */
+    BAR('O', "O", UI_ON(UI_HELP), act_save_settings, NULL, "save settings", 9, NULL, "save"),
     BAR('h', "h", UI_ON_ALL, act_help, "this help (again: back)", "help", 1, NULL, NULL),
     KEY('?', "?", UI_ON_ALL, act_help, NULL),
     BAR('q', "q", UI_ON_ALL, act_quit, "quit (also Ctrl-C)", "quit", 1, NULL, NULL),
@@ -625,7 +673,8 @@ static void screens_of(unsigned on, char *buf, size_t len)
 	    [UI_MODULES] = "modules", [UI_FUNCS] = "functions",	  [UI_TOPFUNCS] = "top functions",
 	    [UI_LINES] = "lines",     [UI_CPUS] = "CPUs",	  [UI_TASKS] = "tasks",
 	    [UI_CALLERS] = "callers", [UI_CALLEES] = "callees",	  [UI_STACKS] = "stacks",
-	    [UI_FRAMES] = "frames",   [UI_CONTEXTS] = "contexts", [UI_HELP] = "help"};
+	    [UI_FRAMES] = "frames",   [UI_CONTEXTS] = "contexts", [UI_HELP] = "help",
+	    [UI_ANNOTATE] = "annotate"};
 	size_t n = 0;
 
 	buf[0] = 0;

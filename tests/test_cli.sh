@@ -5,8 +5,8 @@ out=$("$KERNTOP" --help 2>&1); rc=$?
 is "$rc" 0 "--help exits 0"
 for opt in --event --freq --count --cpu --user --call-graph --max-stack --record --replay --speed \
 	--sysroot --kallsyms --modules --builtin-ranges --vmlinux --module-dir --bucket --idle-symbols \
-	--window --cumulative --delay --batch --iterations --output --zoom --top --format \
-	--no-color --no-mouse --snapshot-dir --log --keep-privileges --irq-owner --folded-context \
+	--window --cumulative --delay --batch --iterations --output --zoom --annotate --top --format \
+	--no-color --no-mouse --snapshot-dir --no-config --log --keep-privileges --irq-owner --folded-context \
 	--pprof-labels --push --push-interval --push-name --push-label --push-header-file \
 	--help --version; do
 	like "$out" "^ +(-., )?$opt" "--help lists $opt"

@@ -9,6 +9,8 @@
 
 /* Most -z options on one command line. */
 #define KT_MAX_ZOOM 8
+/* Most --annotate options on one command line. */
+#define KT_MAX_ANNOTATE 16
 
 enum kt_format {
 	KT_FORMAT_TEXT,
@@ -62,11 +64,14 @@ struct kt_options {
 	int window_given;         /* -w was on the command line */
 	int cumulative;           /* --cumulative */
 	double delay_s;           /* -d, default 1 */
+	int delay_given;          /* -d was on the command line */
 	int batch;                /* -b */
 	long iterations;          /* -n, 0 = until SIGINT/SIGTERM or end of replay */
 	const char *output;       /* -o FILE, NULL for stdout */
 	const char *zoom[KT_MAX_ZOOM]; /* -z MODULE, repeatable (KernRate's -z), in order */
 	unsigned nzoom;           /* how many -z */
+	const char *annotate[KT_MAX_ANNOTATE]; /* --annotate FUNC or MODULE:FUNC, in order */
+	unsigned nannotate;
 	uint32_t top;             /* --top N, default 30 */
 	enum kt_format format;    /* --format */
 	int folded_context;       /* --folded-context: the context as the folded root frame */
@@ -75,6 +80,7 @@ struct kt_options {
 	int color;                /* 1 unless --no-color or NO_COLOR is set */
 	int mouse;                /* 1 unless --no-mouse */
 	const char *snapshot_dir; /* --snapshot-dir DIR, default "." */
+	int no_config;            /* --no-config: the saved settings file is not read */
 
 	/* pprof profiles and the push to a profiling server (docs/fleet.md) */
 	unsigned pprof_labels;    /* --pprof-labels: KT_PPROF_* bits, default all */
