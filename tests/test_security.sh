@@ -81,7 +81,7 @@ if command -v tmux >/dev/null 2>&1; then
 	ui_start 100 30 -- $REPLAY --snapshot-dir "$TMP/snap"
 	see "vmlinux" "viewer up on the fixture" 10
 	keys w
-	sleep 0.5
+	see "snapshot written to " "w: the viewer says the snapshot is written" 10
 	snap=$(ls "$TMP/snap" | head -1)
 	ok $([ -n "$snap" ]; echo $?) "w writes a snapshot ($snap)"
 	[ -n "$snap" ] && is "$(stat -c %a "$TMP/snap/$snap")" 600 "snapshot is mode 0600"

@@ -16,6 +16,10 @@
  * a NULL hay. */
 int kt_contains_ci(const char *hay, const char *needle);
 
+/* A malloc'd copy of n bytes of p with a NUL after them (a text buffer that may hold no NUL),
+ * or NULL when out of memory. The caller frees it. */
+char *kt_memdup_text(const char *p, size_t n);
+
 /* Opens the --log debug log for appending (created 0600, never through a symlink). NULL with
  * a message naming the file and the fix when it cannot. */
 FILE *kt_log_open(const char *path, char *err, size_t errlen);
