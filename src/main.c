@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <math.h>
 #include <poll.h>
@@ -40,6 +41,7 @@ struct app {
 	uint64_t ticks;	 /* batch refresh ticks (-n counts them) */
 	int stdout_gone; /* batch output to a pipe whose reader has exited (EPIPE) */
 	FILE *log;	 /* batch --log FILE: one line per refresh (the viewer keeps its own) */
+	int log_errno;	 /* the first failed --log write: the run ends in an error */
 	int replay_done;
 	uint32_t locs[KT_MAX_STACK];
 	char err[KT_ERRLEN];
@@ -271,12 +273,15 @@ static void batch_log(struct app *a, const char *fmt, ...) __attribute__((format
 static void batch_log(struct app *a, const char *fmt, ...)
 {
 	va_list ap;
+	int r;
 
 	if (!a->log)
 		return;
 	va_start(ap, fmt);
-	kt_log_vline(a->log, "batch", fmt, ap);
+	r = kt_log_vline(a->log, "batch", fmt, ap);
 	va_end(ap);
+	if (r < 0 && !a->log_errno)
+		a->log_errno = -r;
 }
 
 /* Resident set size in KiB from /proc/self/statm, or -1. */
@@ -533,6 +538,28 @@ static void cleanup(struct app *a)
 	kt_source_free(a->src);
 }
 
+/* A closed 0, 1 or 2 would be taken by the next open (the --log file, a perf fd) and the
+ * reports or errors would go there: hold them on /dev/null. 0 or -1 when even that fails. */
+static int hold_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int n;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		n = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
+		if (n < 0)
+			return -1;
+		if (n != fd) {
+			/* a lower descriptor was closed too and took this one: it is fixed later */
+			if (dup2(n, fd) < 0)
+				return -1;
+			close(n);
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct kt_options opts;
@@ -540,6 +567,8 @@ int main(int argc, char **argv)
 	sigset_t mask;
 	int sigfd, r, status = 0;
 
+	if (hold_std_fds() < 0)
+		return 1;
 	r = kt_options_parse(&opts, argc, argv, stdout, stderr);
 	if (r != KT_OPTIONS_RUN)
 		return r;
@@ -599,6 +628,17 @@ int main(int argc, char **argv)
 		kt_window_advance(a.win, kt_source_now(a.src));
 		r = batch_report(&a);
 		log_tick(&a, "final");
+	}
+	if (r == 0 && a.log_errno) {
+		/* a debug log that silently lost its lines would mislead whoever reads it */
+		char sp[KT_PATH_SHOWN + 1];
+
+		snprintf(a.err, sizeof(a.err), "--log %s: write failed (%s)%s",
+			 kt_short_path(opts.log, sp, sizeof(sp)), strerror(a.log_errno),
+			 a.log_errno == ENOSPC || a.log_errno == EDQUOT
+			     ? "; free space or log elsewhere"
+			     : "");
+		r = -1;
 	}
 	if (opts.batch && close_output(&a, r == 0) < 0)
 		r = -1;

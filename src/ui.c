@@ -77,12 +77,22 @@ void kt_ui_emergency_restore(void)
 void ui_log(struct kt_ui *ui, const char *fmt, ...)
 {
 	va_list ap;
+	int r;
 
 	if (!ui->log)
 		return;
 	va_start(ap, fmt);
-	kt_log_vline(ui->log, "ui", fmt, ap);
+	r = kt_log_vline(ui->log, "ui", fmt, ap);
 	va_end(ap);
+	if (r < 0) {
+		/* say so once on the status line and stop logging: a log with holes misleads */
+		fclose(ui->log);
+		ui->log = NULL;
+		char sp[KT_PATH_SHOWN + 1];
+
+		ui_set_status(ui, 1, "--log %s: write failed (%s), logging stopped",
+			      kt_short_path(ui->opts->log, sp, sizeof(sp)), strerror(-r));
+	}
 }
 
 attr_t ui_attr(const struct kt_ui *ui, int pair, attr_t mono)
@@ -372,6 +382,21 @@ static int term_size(int *rows, int *cols)
 	return 0;
 }
 
+/* A terminal without cursor addressing (TERM=dumb) would draw every screen on one line:
+ * refused like an unknown terminal type. */
+static int can_address(void)
+{
+	int errret = 0, ok;
+	const char *cup;
+
+	if (setupterm(NULL, STDOUT_FILENO, &errret) != OK)
+		return 0;
+	cup = tigetstr("cup");
+	ok = cup && cup != (char *)-1;
+	del_curterm(cur_term);
+	return ok;
+}
+
 static int setup_fds(struct kt_ui *ui, char *err, size_t errlen)
 {
 	struct epoll_event ev = {.events = EPOLLIN};
@@ -477,10 +502,10 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 
 	g_saved_tio_ok = tcgetattr(STDIN_FILENO, &g_saved_tio) == 0;
 	setlocale(LC_CTYPE, "");
-	ui->term = newterm(NULL, stdout, stdin);
+	ui->term = can_address() ? newterm(NULL, stdout, stdin) : NULL;
 	if (!ui->term) {
 		snprintf(err, errlen,
-			 "cannot start the viewer on terminal type '%s'; set TERM (e.g. "
+			 "cannot start the viewer on terminal type '%.64s'; set TERM (e.g. "
 			 "TERM=xterm) or use -b",
 			 getenv("TERM") ? getenv("TERM") : "");
 		kt_ui_free(ui);
