@@ -38,6 +38,7 @@ struct kt_snapshot {
 	int have_tree, have_folded;
 	struct snap_node root;
 	struct kt_result folded; /* the stacks of the view, for the folded format */
+	char *annot;		 /* the annotate listing on screen (text snapshots), or NULL */
 };
 
 /* The queries opened by a row of view q (the viewer's Enter), at most 2. */
@@ -264,6 +265,11 @@ static int take(struct kt_agg *agg, const struct kt_report_ctx *ctx, const struc
 	sn->agg = agg;
 	sn->c = *ctx;
 	sn->c.filter.text = NULL; /* the caller's buffer: not kept */
+	sn->c.annotate_text = NULL;
+	if (ctx->annotate_text && !(sn->annot = strdup(ctx->annotate_text))) {
+		free(sn);
+		return -ENOMEM;
+	}
 	sn->c.filter.cpuset = NULL;
 	if (!sn->c.top)
 		sn->c.top = 30;
@@ -303,6 +309,7 @@ void kt_report_snapshot_free(struct kt_snapshot *sn)
 		return;
 	node_free(&sn->root);
 	kt_result_free(&sn->folded);
+	free(sn->annot);
 	free(sn);
 }
 
@@ -340,6 +347,8 @@ int kt_report_snapshot_write(const char *path, const struct kt_snapshot *sn, enu
 	switch (f) {
 	case KT_FORMAT_TEXT:
 		kt_rep_text_header(a.fp, &c, &sn->sum);
+		if (sn->annot)
+			fputs(sn->annot, a.fp);
 		write_level(sn, a.fp, f, &sn->root, 0, "");
 		break;
 	case KT_FORMAT_JSON:
