@@ -43,10 +43,44 @@ struct app {
 	FILE *log;	 /* batch --log FILE: one line per refresh (the viewer keeps its own) */
 	int log_errno;	 /* the first failed --log write: the run ends in an error */
 	int replay_done;
+	int irq_noticed; /* the IRQ-off notice went to stderr once */
 	uint32_t locs[KT_MAX_STACK];
 	char err[KT_ERRLEN];
 	char last_notice[KT_ERRLEN]; /* on stderr in batch mode: not repeated as the error */
 };
+
+/* The execution context of a sample, classified once per distinct stack (and once per
+ * kernel thread's command) and cached in the window's tags as id + 1. */
+static uint32_t sample_ctx(struct app *a, uint32_t loc, uint32_t stack, uint32_t task, int user)
+{
+	uint32_t tag;
+
+	if (user)
+		return KT_CTXID_USER;
+	if (kt_sym_loc(a->sym, loc)->idle)
+		return KT_CTXID_IDLE;
+	if (!stack)
+		return KT_CTXID_UNKNOWN;
+	tag = kt_window_stack_tag(a->win, stack);
+	if (!tag) {
+		uint32_t n;
+		const uint32_t *fr = kt_window_stack_frames(a->win, stack, &n);
+
+		tag = kt_sym_ctx_classify(a->sym, fr, n);
+		tag = tag == KT_CTX_BY_COMM ? UINT32_MAX : tag + 1;
+		kt_window_stack_set_tag(a->win, stack, tag);
+	}
+	if (tag != UINT32_MAX)
+		return tag - 1;
+	tag = kt_window_task_tag(a->win, task);
+	if (!tag) {
+		const struct kt_task *t = kt_window_task_info(a->win, task);
+
+		tag = kt_sym_ctx_comm(a->sym, t ? t->comm : "") + 1;
+		kt_window_task_set_tag(a->win, task, tag);
+	}
+	return tag - 1;
+}
 
 static void on_sample(void *ctx, const struct kt_sample *s)
 {
@@ -55,8 +89,10 @@ static void on_sample(void *ctx, const struct kt_sample *s)
 
 	if (s->flags & KT_SAMPLE_USER)
 		loc = KT_LOC_USER;
-	else
+	else {
 		loc = kt_sym_lookup(a->sym, s->ip);
+		kt_window_addr_add(a->win, s->ip, 1);
+	}
 	if (s->nr_frames) {
 		uint32_t n = s->nr_frames < KT_MAX_STACK ? s->nr_frames : KT_MAX_STACK;
 
@@ -65,7 +101,8 @@ static void on_sample(void *ctx, const struct kt_sample *s)
 		stack = kt_window_stack(a->win, a->locs, n);
 	}
 	task = kt_window_task(a->win, s->pid, s->tid);
-	kt_window_add(a->win, s->time_ns, loc, stack, s->cpu, task, 1);
+	kt_window_add_ctx(a->win, s->time_ns, loc, stack, s->cpu, task,
+			  sample_ctx(a, loc, stack, task, s->flags & KT_SAMPLE_USER), 1);
 }
 
 static void on_comm(void *ctx, int32_t pid, int32_t tid, const char *comm, uint64_t t)
@@ -147,6 +184,9 @@ static int open_pipeline(struct app *a)
 		sy.modules_buf = info->modules;
 		sy.modules_len = info->modules_len;
 	}
+	/* kernel text from (sysroot) /proc/kcore, checked against its build ids, whenever the
+	 * symbols are that root's own /proc/kallsyms: live, or a perf script replayed there */
+	sy.text_live = !o->replay || (!info->kallsyms && !o->kallsyms);
 	r = kt_sym_new(&sy, &a->sym, a->err, sizeof(a->err));
 	if (r < 0)
 		return r;
@@ -176,6 +216,7 @@ static int open_pipeline(struct app *a)
 		snprintf(a->err, sizeof(a->err), "cannot create the aggregator (%s)", strerror(-r));
 		return r;
 	}
+	kt_agg_set_irq_owner(a->agg, o->irq_owner);
 	a->start_ns = kt_source_now(a->src);
 	return 0;
 }
@@ -211,6 +252,8 @@ static void report_ctx(struct app *a, struct kt_report_ctx *c)
 	c->top = o->top;
 	c->zoom = o->zoom;
 	c->nzoom = o->nzoom;
+	c->annotate = o->annotate;
+	c->nannotate = o->nannotate;
 	c->source = info->kind;
 	c->path = info->path;
 	c->event = info->event;
@@ -223,13 +266,35 @@ static void report_ctx(struct app *a, struct kt_report_ctx *c)
 	c->report_no = a->reports;
 	c->time_s = (double)(kt_source_now(a->src) - a->start_ns) / 1e9;
 	c->stacks = o->callchain || info->callchain;
+	c->folded_context = o->folded_context;
 	kt_filter_all(&c->filter);
 }
 
 /* An unknown --zoom module is a usage error: say so before sampling, not at the end. */
 static int check_zoom(struct app *a)
 {
+	if (kt_report_annotate_check(a->agg, a->opts->annotate, a->opts->nannotate, a->err,
+				     sizeof(a->err)) < 0)
+		return -ENOENT;
 	return kt_report_zoom_check(a->agg, a->opts->zoom, a->opts->nzoom, a->err, sizeof(a->err));
+}
+
+static void batch_log(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The IRQ-off notice of a batch run, once on stderr (the reports carry it each time). */
+static void batch_irq_notice(struct app *a, const struct kt_report_ctx *c)
+{
+	struct kt_summary sum;
+	char msg[KT_REPORT_NOTICE_LEN];
+
+	if (a->irq_noticed)
+		return;
+	kt_agg_summary(a->agg, &c->filter, &sum);
+	if (kt_report_irq_notice(&sum, c->event, c->stacks, msg, sizeof(msg))) {
+		a->irq_noticed = 1;
+		fprintf(stderr, "kerntop: %s\n", msg);
+		batch_log(a, "notice: %s", msg);
+	}
 }
 
 static int batch_report(struct app *a)
@@ -240,6 +305,7 @@ static int batch_report(struct app *a)
 
 	a->reports++;
 	report_ctx(a, &c);
+	batch_irq_notice(a, &c);
 	errno = 0;
 	r = kt_report_write(a->out, a->agg, &c, a->err, sizeof(a->err));
 	if (r == 0 && fflush(a->out) != 0)
@@ -273,8 +339,6 @@ static int open_log(struct app *a)
 	a->log = kt_log_open(a->opts->log, a->err, sizeof(a->err));
 	return a->log ? 0 : -1;
 }
-
-static void batch_log(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void batch_log(struct app *a, const char *fmt, ...)
 {

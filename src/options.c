@@ -32,6 +32,9 @@ enum {
 	OPT_SNAPSHOT_DIR,
 	OPT_LOG,
 	OPT_KEEP_PRIVILEGES,
+	OPT_IRQ_OWNER,
+	OPT_FOLDED_CONTEXT,
+	OPT_ANNOTATE,
 };
 
 static const struct option long_options[] = {
@@ -44,6 +47,8 @@ static const struct option long_options[] = {
     {"user", no_argument, NULL, 'u'},
     {"call-graph", no_argument, NULL, 'g'},
     {"max-stack", required_argument, NULL, OPT_MAX_STACK},
+    {"irq-owner", no_argument, NULL, OPT_IRQ_OWNER},
+    {"folded-context", no_argument, NULL, OPT_FOLDED_CONTEXT},
     {"record", required_argument, NULL, OPT_RECORD},
     {"replay", required_argument, NULL, OPT_REPLAY},
     {"speed", required_argument, NULL, OPT_SPEED},
@@ -69,6 +74,7 @@ static const struct option long_options[] = {
     {"snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR},
     {"log", required_argument, NULL, OPT_LOG},
     {"keep-privileges", no_argument, NULL, OPT_KEEP_PRIVILEGES},
+    {"annotate", required_argument, NULL, OPT_ANNOTATE},
     {NULL, 0, NULL, 0},
 };
 
@@ -112,6 +118,9 @@ void kt_options_usage(FILE *out)
 	    "  -u, --user              also count user-mode hits (one [user] row)\n"
 	    "  -g, --call-graph        sample kernel call chains (callers, flame graphs)\n"
 	    "      --max-stack N       frames kept per call chain (default 32, at most 256)\n"
+	    "      --irq-owner         charge hits in IRQ-enabling helpers (pvm_irq_enable,\n"
+	    "                          _raw_spin_unlock_irqrestore ...) to their first caller\n"
+	    "                          outside them (needs call chains; o in the viewer)\n"
 	    "      --record FILE       also write every sample to FILE (kerntop recording)\n"
 	    "      --replay FILE       read a kerntop recording or `perf script` text instead\n"
 	    "                          of sampling live\n"
@@ -143,8 +152,12 @@ void kt_options_usage(FILE *out)
 	    "  -o, --output FILE       batch output file (default stdout)\n"
 	    "  -z, --zoom MODULE       also list MODULE's functions (KernRate's -z; repeatable;\n"
 	    "                          the viewer opens on the first)\n"
+	    "      --annotate FUNC     also list FUNC's instructions with their hits (repeatable;\n"
+	    "                          MODULE:FUNC when the name is in several modules)\n"
 	    "      --top N             rows per table (default 30)\n"
 	    "      --format FMT        text (default), json, csv or folded\n"
+	    "      --folded-context    folded stacks start at their execution context\n"
+	    "                          ([softirq NET_RX];net_rx_action;...)\n"
 	    "\n"
 	    "Viewer:\n"
 	    "      --no-color          monochrome (also when NO_COLOR is set)\n"
@@ -464,6 +477,12 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 		case OPT_CUMULATIVE:
 			o->cumulative = 1;
 			break;
+		case OPT_IRQ_OWNER:
+			o->irq_owner = 1;
+			break;
+		case OPT_FOLDED_CONTEXT:
+			o->folded_context = 1;
+			break;
 		case 'd':
 			if (parse_double(optarg, 0.05, 3600, &o->delay_s))
 				return bad_value(err, c, optarg, "seconds from 0.05 to 3600");
@@ -487,6 +506,16 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 					KT_MAX_ZOOM);
 				return 2;
 			}
+			break;
+		case OPT_ANNOTATE:
+			if (o->nannotate >= KT_MAX_ANNOTATE) {
+				fprintf(err,
+					"kerntop: too many --annotate options: at most %d functions "
+					"per report\n",
+					KT_MAX_ANNOTATE);
+				return 2;
+			}
+			o->annotate[o->nannotate++] = optarg;
 			break;
 		case OPT_TOP:
 			if (parse_u64(optarg, 1, 1000000, &u))
@@ -552,6 +581,16 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 	}
 	if (o->format == KT_FORMAT_FOLDED && !o->callchain && !o->replay) {
 		fprintf(err, "kerntop: --format folded needs call chains: add -g\n");
+		return 2;
+	}
+	if (o->irq_owner && !o->callchain && !o->replay) {
+		fprintf(err,
+			"kerntop: --irq-owner needs call chains to find the callers: add -g\n");
+		return 2;
+	}
+	if (o->folded_context && (!o->batch || o->format != KT_FORMAT_FOLDED)) {
+		fprintf(err, "kerntop: --folded-context applies to batch folded output: add -b "
+			     "--format folded\n");
 		return 2;
 	}
 	return KT_OPTIONS_RUN;

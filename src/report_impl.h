@@ -26,5 +26,7 @@ void kt_rep_json_row_open(FILE *out, struct kt_agg *agg, enum kt_view v, const s
 void kt_rep_json_row(FILE *out, struct kt_agg *agg, enum kt_view v, const struct kt_row *r);
 void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const struct kt_result *res,
 		       const char *indent);
+/* report_annotate.c: the --annotate listings (text) or the "annotate" array (JSON). */
+void kt_rep_annotate(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c);
 
 #endif

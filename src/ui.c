@@ -148,6 +148,7 @@ void ui_screen_free(struct ui_screen *s)
 {
 	if (!s)
 		return;
+	ui_annotate_free(s);
 	kt_result_free(&s->res);
 	free(s->vis);
 	free(s->open);
@@ -193,7 +194,11 @@ void ui_build_query(const struct kt_ui *ui, const struct ui_screen *s, struct kt
 	q.filter.text = s->text[0] ? s->text : NULL;
 	if (s->ops->ncols && s->ops->cols[s->sort_col].sort >= 0)
 		q.sort = (enum kt_sort)s->ops->cols[s->sort_col].sort;
-	q.per_cpu = ui->per_cpu && (UI_ON(s->ops->kind) & UI_ON_LISTS);
+	q.per_cpu = UI_PER_CPU(ui, s->ops->kind);
+	if (s->ops->kind == UI_CONTEXTS)
+		q.filter.ctx = KT_ANY; /* every context stays listed, to pick another */
+	else
+		q.filter.ctx = ui->filter.ctx;
 	*out = q;
 }
 
@@ -204,6 +209,10 @@ void ui_query(struct kt_ui *ui, struct ui_screen *s)
 
 	if (s->ops->kind == UI_HELP)
 		return;
+	if (s->ops->kind == UI_ANNOTATE) {
+		ui_annotate_refresh(ui, s);
+		return;
+	}
 	ui_build_query(ui, s, &q);
 	/* Nothing sampled yet: no query (the aggregator sorts a NULL row array when empty). */
 	if (ui->env.win && kt_window_total(ui->env.win) == 0) {
@@ -221,6 +230,22 @@ void ui_query(struct kt_ui *ui, struct ui_screen *s)
 	ui_table_sync(s);
 }
 
+/* The IRQ-off skew explained on the status line, once, when it first applies. */
+static void irq_notice(struct kt_ui *ui)
+{
+	const struct kt_source_info *info = ui->env.src ? kt_source_info(ui->env.src) : NULL;
+	char msg[KT_REPORT_NOTICE_LEN];
+
+	if (ui->irq_noticed || !info || ui->prompt.active)
+		return;
+	if (kt_report_irq_notice(&ui->sum, info->event, info->callchain || ui->sum.stacked, msg,
+				 sizeof(msg))) {
+		ui->irq_noticed = 1;
+		ui_set_status(ui, 0, "%s", msg);
+		ui->status_kind = UI_ST_NOTICE;
+	}
+}
+
 /* Everything a tick refreshes: the summary, the header strip and the top screen. */
 static void requery_all(struct kt_ui *ui)
 {
@@ -230,6 +255,7 @@ static void requery_all(struct kt_ui *ui)
 	f.text = NULL;
 	f.task = ui_task_id(ui);
 	kt_agg_summary(ui->env.agg, &f, &ui->sum);
+	irq_notice(ui);
 	memset(&ui->stats, 0, sizeof(ui->stats));
 	ui->stats_now = 0;
 	if (ui->env.src) {
@@ -244,6 +270,7 @@ static void requery_all(struct kt_ui *ui)
 
 		kt_filter_all(&q.filter);
 		q.filter.task = f.task;
+		q.filter.ctx = ui->filter.ctx;
 		q.filter.hide_idle = ui->filter.hide_idle;
 		ui->have_cpus = kt_agg_query(ui->env.agg, &q, &ui->cpus) >= 0;
 	}

@@ -133,6 +133,32 @@ static int act_tasks(struct kt_ui *ui, struct ui_screen *s)
 	return push(ui, &ui_tasks_ops, KT_ANY, "tasks");
 }
 
+static int act_contexts(struct kt_ui *ui, struct ui_screen *s)
+{
+	if (s->ops->kind == UI_CONTEXTS)
+		return UI_R_POP;
+	return push(ui, &ui_contexts_ops, KT_ANY, "contexts");
+}
+
+/* --irq-owner, live: the helpers' hits move to their callers in every view. */
+static int act_irq_owner(struct kt_ui *ui, struct ui_screen *s)
+{
+	int on = !kt_agg_irq_owner(ui->env.agg);
+
+	kt_agg_set_irq_owner(ui->env.agg, on);
+	if (on && !ui->sum.stacked)
+		ui_set_status(ui, 0,
+			      "irq-owner on, but no hit has a call chain to find the "
+			      "callers in: start kerntop with -g");
+	else
+		ui_set_status(ui, 0, "%s",
+			      on ? "irq-owner: hits in IRQ-enabling helpers are charged to their "
+				   "callers"
+				 : "irq-owner off: hits stay where the samples landed (as perf "
+				   "shows them)");
+	return UI_R_REQUERY;
+}
+
 static int act_topfuncs(struct kt_ui *ui, struct ui_screen *s)
 {
 	if (s->ops->kind == UI_TOPFUNCS)
@@ -201,6 +227,7 @@ static int act_clear(struct kt_ui *ui, struct ui_screen *s)
 {
 	ui_cpus_clear(ui);
 	ui_set_task(ui, KT_ANY);
+	ui->filter.ctx = KT_ANY;
 	s->text[0] = 0;
 	ui_set_status(ui, 0, "filters cleared");
 	return UI_R_REQUERY;
@@ -217,6 +244,28 @@ static int act_percpu(struct kt_ui *ui, struct ui_screen *s)
 {
 	ui->per_cpu = !ui->per_cpu;
 	return UI_R_REQUERY;
+}
+
+static int act_annotate_sort(struct kt_ui *ui, struct ui_screen *s)
+{
+	return ui_annotate_sort(ui, s);
+}
+
+/* a: the annotate screen of the selected function (of the screen's function, at the
+ * selected line or bucket, on a lines screen); again: back. */
+static int act_annotate(struct kt_ui *ui, struct ui_screen *s)
+{
+	const struct kt_row *r = ui_sel_row(s);
+
+	if (s->ops->kind == UI_ANNOTATE)
+		return UI_R_POP;
+	if (s->ops->kind == UI_LINES)
+		return ui_open_annotate(ui, s->arg, r ? r->addr : 0);
+	if (s->ops->kind == UI_FRAMES || !r) {
+		ui_set_status(ui, 0, "a: select a function first");
+		return UI_R_REDRAW;
+	}
+	return ui_open_annotate(ui, r->id, 0);
 }
 
 static int act_cumulative(struct kt_ui *ui, struct ui_screen *s)
@@ -252,7 +301,7 @@ static int span_step(struct kt_ui *ui, int dir)
 	}
 	kt_window_set_span(ui->env.win, (uint64_t)(next * 1e9));
 	ui_set_status(ui, 0, "window %gs%s", next,
-		      kt_window_cumulative(ui->env.win) ? " (cumulative mode: a toggles)" : "");
+		      kt_window_cumulative(ui->env.win) ? " (cumulative mode: z toggles)" : "");
 	return UI_R_REQUERY;
 }
 
@@ -361,11 +410,14 @@ static int act_redraw(struct kt_ui *ui, struct ui_screen *s)
 #define FUNCS (UI_ON(UI_FUNCS) | UI_ON(UI_TOPFUNCS) | UI_ON(UI_LINES))
 /* screens whose selection (or subject) is one function: g, G and S work there */
 #define ONFUNC (FUNCS | UI_ON_TREES | UI_ON(UI_FRAMES))
-#define OPENABLE (UI_ON_ROWS)
+#define OPENABLE (UI_ON_ROWS | UI_ON(UI_ANNOTATE))
 /* screens with more than one sortable column */
-#define SORTABLE (UI_ON_LISTS | UI_ON(UI_LINES) | UI_ON(UI_CPUS) | UI_ON(UI_TASKS))
+#define SORTABLE                                                                                   \
+	(UI_ON_LISTS | UI_ON(UI_LINES) | UI_ON(UI_CPUS) | UI_ON(UI_TASKS) | UI_ON(UI_CONTEXTS))
 /* screens with a text filter (the trees and stacks filter by frame name themselves) */
-#define FILTERABLE (UI_ON_ROWS & ~UI_ON(UI_FRAMES))
+#define FILTERABLE ((UI_ON_ROWS & ~UI_ON(UI_FRAMES)) | UI_ON(UI_ANNOTATE))
+/* screens whose selection is a function, or that are about one: a annotates it */
+#define ANNOTATABLE (FUNCS | UI_ON_TREES | UI_ON(UI_ANNOTATE))
 
 /* A key without a place on the key bar, and one with its bar label, priority and short form. */
 #define KEY(k, name, on, act, help)                                                                \
@@ -388,7 +440,7 @@ static const struct ui_key keys[] = {
     KEY(KEY_END, "End", UI_ON_ALL, act_end, "last row"),
     BAR('\r', "Enter", OPENABLE, act_open,
 	"open the row: module > functions > lines > callers or callees; stack > frames > "
-	"lines; CPU or task: filter every screen to it",
+	"lines; CPU, task or context: filter every screen to it",
 	"open", 2, NULL, NULL),
     KEY('\n', "Enter", OPENABLE, act_open, NULL),
     KEY(KEY_ENTER, "Enter", OPENABLE, act_open, NULL),
@@ -410,12 +462,24 @@ static const struct ui_key keys[] = {
 	5, NULL, NULL),
     BAR('t', "t", UI_ON_ROWS, act_tasks, "tasks screen (Enter filters every screen to a task)",
 	"tasks", 5, NULL, NULL),
+    BAR('e', "e", UI_ON_ROWS, act_contexts,
+	"execution contexts screen: softirq, syscall, hardirq ... (needs -g; Enter filters every "
+	"screen to a context)",
+	"contexts", 7, NULL, "ctx"),
+    KEY('o', "o", UI_ON_ALL, act_irq_owner,
+	"toggle --irq-owner: charge hits in IRQ-enabling helpers to their callers (needs -g)"),
     BAR('m', "m", UI_ON(UI_CPUS), act_mark,
 	"add the CPU to the set every screen shows, or take it out (Enter: this CPU only)", "mark",
 	4, NULL, NULL),
+    BAR('a', "a", ANNOTATABLE, act_annotate,
+	"annotate: the function's instructions with their hits (on a line or bucket: opened "
+	"there; Enter follows a jump or call; again: back)",
+	"annotate", 6, NULL, "annot"),
     KEY('f', "f", UI_ON_ROWS, act_topfuncs, "top functions across all modules"),
-    KEY('x', "x", UI_ON_ROWS, act_clear, "clear the CPU, task and text filters"),
+    KEY('x', "x", UI_ON_ROWS, act_clear, "clear the CPU, task, context and text filters"),
     BAR('s', "s", SORTABLE, act_sort_next, "sort by the next column", "sort", 6, NULL, NULL),
+    BAR('s', "s", UI_ON(UI_ANNOTATE), act_annotate_sort, "annotate: sort by address or by hits",
+	"sort", 6, NULL, NULL),
     KEY('>', ">", SORTABLE, act_sort_next, "sort by the column to the right"),
     KEY('<', "<", SORTABLE, act_sort_prev, "sort by the column to the left"),
     KEY('r', "r", SORTABLE, act_reverse, "reverse the sort order"),
@@ -423,7 +487,7 @@ static const struct ui_key keys[] = {
 	"filter", 6, NULL, NULL),
     KEY('p', "p", UI_ON_LISTS, act_percpu, "show/hide per-CPU hit columns"),
     KEY('i', "i", UI_ON_ROWS, act_idle, "hide/show idle hits"),
-    KEY('a', "a", UI_ON_ALL, act_cumulative, "toggle cumulative / rolling window"),
+    KEY('z', "z", UI_ON_ALL, act_cumulative, "toggle cumulative / rolling window (as perf top's z)"),
     KEY('+', "+", UI_ON_ALL, act_span_up, "longer window"),
     KEY('=', "+", UI_ON_ALL, act_span_up, NULL),
     KEY('-', "-", UI_ON_ALL, act_span_down, "shorter window"),
@@ -588,10 +652,11 @@ void ui_draw_keybar(struct kt_ui *ui, int y)
 static void screens_of(unsigned on, char *buf, size_t len)
 {
 	static const char *names[UI_NKINDS] = {
-	    [UI_MODULES] = "modules", [UI_FUNCS] = "functions", [UI_TOPFUNCS] = "top functions",
-	    [UI_LINES] = "lines",     [UI_CPUS] = "CPUs",	[UI_TASKS] = "tasks",
-	    [UI_CALLERS] = "callers", [UI_CALLEES] = "callees", [UI_STACKS] = "stacks",
-	    [UI_FRAMES] = "frames",   [UI_HELP] = "help"};
+	    [UI_MODULES] = "modules", [UI_FUNCS] = "functions",	  [UI_TOPFUNCS] = "top functions",
+	    [UI_LINES] = "lines",     [UI_CPUS] = "CPUs",	  [UI_TASKS] = "tasks",
+	    [UI_CALLERS] = "callers", [UI_CALLEES] = "callees",	  [UI_STACKS] = "stacks",
+	    [UI_FRAMES] = "frames",   [UI_CONTEXTS] = "contexts", [UI_HELP] = "help",
+	    [UI_ANNOTATE] = "annotate"};
 	size_t n = 0;
 
 	buf[0] = 0;

@@ -34,6 +34,7 @@ struct wstack {
 	uint32_t rref; /* of which rolling */
 	uint32_t next; /* free list, or pending-reclaim list */
 	uint64_t stamp; /* when only the since-start totals were left holding it */
+	uint32_t tag;	/* kt_window_stack_tag */
 	uint8_t pending;
 	uint8_t drop;  /* being retired: the since-start totals let go of it */
 };
@@ -47,6 +48,7 @@ struct wtask {
 	uint64_t stamp; /* when it was last left without rolling hits (retirement order) */
 	uint32_t ref;	/* rolling tuples of this task */
 	uint32_t next;	/* free list (id + 1) */
+	uint32_t tag;	/* kt_window_task_tag */
 	uint8_t state;
 };
 
@@ -56,7 +58,10 @@ struct wname {
 	char comm[16];
 };
 
+struct addr_hits;
+
 struct kt_window {
+	struct addr_hits *addr; /* exact-address hits (window_addr.c), NULL until the first */
 	uint64_t span_ns, slice_ns;
 	int cumulative;
 	uint32_t max_cum;
@@ -131,5 +136,8 @@ void kt_window_retire(struct kt_window *w);
 /* window.c: re-keys the since-start totals by task_map (NULL: none) and drops the stacks
  * marked drop, merging what meets */
 void kt_window_cum_remap(struct kt_window *w, const uint32_t *task_map);
+
+/* window_addr.c */
+void kt_window_addr_free(struct kt_window *w);
 
 #endif

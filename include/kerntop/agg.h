@@ -22,6 +22,7 @@ enum kt_view {
 	KT_VIEW_CALLERS,   /* caller tree of query.func, hottest path first (needs -g) */
 	KT_VIEW_CALLEES,   /* callee tree of query.func (needs -g) */
 	KT_VIEW_STACKS,    /* hottest full stacks of query.func, or of query.module when func is KT_ANY */
+	KT_VIEW_CONTEXTS,  /* one row per execution context (docs/contexts.md; needs -g) */
 };
 
 enum kt_sort {
@@ -50,6 +51,7 @@ struct kt_filter {
 	uint32_t module;     /* KT_ANY or a module id (TOPFUNCS, CPUS, TASKS views) */
 	const char *text;    /* case-insensitive substring on row names, or NULL */
 	int hide_idle;       /* drop idle hits from rows and from the kernel total */
+	uint32_t ctx;        /* KT_ANY or an execution context id (kt_sym_ctx) */
 };
 
 struct kt_query {
@@ -92,6 +94,8 @@ struct kt_row {
 	const uint32_t *frames;
 	uint32_t nframes;
 	int32_t tid;             /* tasks view */
+	uint32_t ctx_kind;       /* contexts view: enum kt_ctx_kind (row.id is the context id) */
+	uint8_t irq_helper;      /* flat function views: the function re-enables interrupts */
 };
 
 struct kt_summary {
@@ -107,6 +111,9 @@ struct kt_summary {
 	double unsampled_pct;
 	double samples_per_s;
 	int cumulative;
+	uint64_t irq_helper;     /* kernel hits in IRQ-enabling helpers, before --irq-owner */
+	uint64_t stacked;        /* hits with a call chain (contexts need them) */
+	int irq_owner;           /* --irq-owner charging is on */
 };
 
 struct kt_result {
@@ -137,6 +144,12 @@ void kt_agg_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summa
 
 void kt_filter_all(struct kt_filter *f);
 
+/* --irq-owner: hits in the functions that re-enable interrupts (kt_sym_irq_helper) are
+ * charged to the first caller outside them, when the hit has a call chain, in every view
+ * and in the summary. Off by default. */
+void kt_agg_set_irq_owner(struct kt_agg *a, int on);
+int kt_agg_irq_owner(const struct kt_agg *a);
+
 /* The layers the aggregator reads, for writers that need names (reports). */
 struct kt_symbols *kt_agg_symbols(const struct kt_agg *a);
 struct kt_window *kt_agg_window(const struct kt_agg *a);
@@ -166,5 +179,41 @@ const char *kt_agg_module_name(const struct kt_agg *a, uint32_t module);
  * - kt_agg_summary counts kernel/user/idle regardless of hide_idle. */
 
 const char *kt_view_name(enum kt_view v);
+
+/* Annotate (agg_annotate.c): one function's instructions with their exact-address hits. */
+struct kt_annot_insn {
+	uint64_t addr;
+	uint64_t hits;		   /* samples at exactly this instruction (since start) */
+	double pct;		   /* of the function's hits */
+	uint8_t size;
+	uint8_t jump, call;	   /* a direct jump or call (target set) */
+	char text[176];		   /* "mov eax, dword ptr [rdx]": Capstone, Intel syntax */
+	uint64_t target;	   /* direct branch target, 0 when none */
+	uint32_t target_func;	   /* target's function outside this one, or KT_ANY */
+	char target_name[96];	   /* "func", "func+0x10"; "" when unknown */
+	const char *file;	   /* source line (kt_sym_srcline's label), or NULL */
+	int line;
+};
+
+struct kt_annotate {
+	uint32_t func, module;
+	const char *name, *module_name; /* the symbolizer's strings */
+	uint64_t start, size;
+	int source;		   /* enum kt_text_source: where the bytes came from */
+	uint64_t hits;		   /* every hit in [start, start + size) */
+	uint64_t max_hits;	   /* of one instruction (the hottest) */
+	uint64_t outside;	   /* hits not at an instruction start */
+	struct kt_annot_insn *insns;
+	size_t ninsns, cap;
+};
+
+/* Disassembles function func and counts its hits. Returns 0, or -errno with a one-line
+ * message (no kernel text and how to get it, size unknown). kt_annotate_free is NULL-safe. */
+int kt_agg_annotate(struct kt_agg *a, uint32_t func, struct kt_annotate *an, char *err,
+		    size_t errlen);
+void kt_annotate_free(struct kt_annotate *an);
+/* Function id of "NAME" or "MODULE:NAME" (the one with the most hits among equal names of
+ * one module): 0, -ENOENT, or -EEXIST when the name is in several modules; err says which. */
+int kt_agg_func_find(struct kt_agg *a, const char *spec, uint32_t *func, char *err, size_t errlen);
 
 #endif

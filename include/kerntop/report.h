@@ -28,7 +28,20 @@ struct kt_report_ctx {
 	struct kt_filter filter;
 	int stacks;              /* call chains sampled (-g): add stack tables / the JSON stacks array */
 	double unix_time;        /* wall clock of the report (0: taken when writing) */
+	int folded_context;      /* folded output: the context as the root frame ("[softirq NET_RX]") */
+	const char *const *annotate; /* nannotate --annotate FUNC or MODULE:FUNC: listings */
+	unsigned nannotate;
+	/* snapshots: an annotate listing on screen, appended to text snapshots (copied) */
+	const char *annotate_text;
 };
+
+/* The IRQ-off notice (docs/contexts.md): with a clock event, when IRQ-enabling helpers hold
+ * more than KT_IRQ_NOTICE_PCT % of kernel hits, writes why and what to do into buf and
+ * returns 1; else returns 0 with buf empty. stacks: call chains are sampled. */
+#define KT_IRQ_NOTICE_PCT 10.0
+#define KT_REPORT_NOTICE_LEN 256
+int kt_report_irq_notice(const struct kt_summary *s, const char *event, int stacks, char *buf,
+			 size_t len);
 
 /* Version of the JSON/CSV schema (docs/report-format.md): bumped only when fields are added. */
 #define KT_REPORT_VERSION 1
@@ -37,6 +50,16 @@ struct kt_report_ctx {
  * would give (near names, or some known modules). */
 int kt_report_zoom_check(struct kt_agg *agg, const char *const *zoom, unsigned nzoom, char *err,
 			 size_t errlen);
+
+/* Checks every --annotate name before sampling: 0, or -ENOENT / -EEXIST (ambiguous) with
+ * a message. */
+int kt_report_annotate_check(struct kt_agg *agg, const char *const *specs, unsigned n, char *err,
+			     size_t errlen);
+/* One annotated function as a text listing (error: why there is none, or NULL). */
+struct kt_annotate;
+void kt_report_annotate_text(FILE *out, const struct kt_annotate *an, const char *error);
+/* A source label without its directories. */
+const char *kt_report_src_base(const char *file);
 
 /* Writes one report of the whole machine (modules, top functions, CPUs, zoom). Returns 0 or
  * -errno with a message naming the module for an unknown --zoom. */

@@ -40,6 +40,9 @@ struct kt_sym_opts {
 	/* A modules.builtin.ranges text that replaces the file (tests and fuzzing). */
 	const char *builtin_ranges_buf;
 	size_t builtin_ranges_len;
+	/* Live sampling: kernel text may come from <sysroot>/proc/kcore, and ELF files are
+	 * checked against the running kernel's build ids. 0 for a replay. */
+	int text_live;
 };
 
 /* Fixed module ids. Real modules follow from KT_MOD_FIRST_REAL on. */
@@ -135,8 +138,73 @@ const char *kt_sym_default_idle(void);
  * location. Bucket functions are created on first sight. Never fails. */
 uint32_t kt_sym_resolve(struct kt_symbols *s, uint64_t addr);
 
+/* Execution contexts (docs/contexts.md): what a sample was doing, from its call chain.
+ * Ids are dense; the first three are fixed. A context's strings live as long as s. */
+enum kt_ctx_kind {
+	KT_CTX_UNKNOWN,	  /* no call chain */
+	KT_CTX_IDLE,	  /* the leaf is idle code */
+	KT_CTX_USER,	  /* a user-mode hit (-u) */
+	KT_CTX_HARDIRQ,	  /* named by the handler or the interrupt entry */
+	KT_CTX_SOFTIRQ,	  /* named by the vector, " (ksoftirqd)" when ksoftirqd ran it */
+	KT_CTX_SYSCALL,	  /* named by the syscall */
+	KT_CTX_EXCEPTION, /* page_fault, int3 ... */
+	KT_CTX_KTHREAD,	  /* a kworker named by its work function, others by command */
+	KT_CTX_OTHER,	  /* kernel code in a task outside every rule: named by the root frame */
+	KT_CTX_NKINDS
+};
+enum { KT_CTXID_UNKNOWN = 0, KT_CTXID_IDLE = 1, KT_CTXID_USER = 2 };
+/* kt_sym_ctx_classify: the stack is a kernel thread's, named by its command. */
+#define KT_CTX_BY_COMM UINT32_MAX
+
+struct kt_sym_ctx {
+	uint32_t kind;	   /* enum kt_ctx_kind */
+	const char *name;  /* "NET_RX", "sendfile64", "" for idle, unknown and user */
+	const char *label; /* "softirq NET_RX", "idle" */
+};
+
+/* The context of a kernel call chain (location ids, leaf first, as the window's stacks):
+ * its id, or KT_CTX_BY_COMM for a kernel thread that its command names
+ * (kt_sym_ctx_comm). Depends on the chain only, so callers cache it per stack. The leaf
+ * being idle is the caller's test (the chain may not start at the sampled address). */
+uint32_t kt_sym_ctx_classify(struct kt_symbols *s, const uint32_t *locs, uint32_t n);
+/* The "kthread NAME" context of a kernel thread's command ("ksoftirqd/3" -> ksoftirqd). */
+uint32_t kt_sym_ctx_comm(struct kt_symbols *s, const char *comm);
+uint32_t kt_sym_nctx(const struct kt_symbols *s);
+/* A context by id (NULL past the end); valid until kt_sym_free. */
+const struct kt_sym_ctx *kt_sym_ctx(const struct kt_symbols *s, uint32_t ctx);
+/* A context id by label ("softirq NET_RX"), or -ENOENT. */
+int kt_sym_ctx_find(const struct kt_symbols *s, const char *label);
+const char *kt_ctx_kind_name(uint32_t kind);
+/* 1 when the function re-enables interrupts (the --irq-owner helpers: *_irq_enable,
+ * *_irqrestore, _raw_*_unlock_irq, __local_bh_enable_ip ...). */
+int kt_sym_irq_helper(struct kt_symbols *s, uint32_t func);
+
 /* One line for the status bar about what loading skipped or degraded (malformed lines,
  * kptr_restrict, ELF files without symbols), or NULL when all went well. */
 const char *kt_sym_notice(const struct kt_symbols *s);
+
+/* Kernel text for annotate (symbols_text.c). Where the bytes came from: */
+enum kt_text_source {
+	KT_TEXT_NONE,
+	KT_TEXT_KCORE,	   /* <sysroot>/proc/kcore: the live code, as patched at run time */
+	KT_TEXT_VMLINUX,   /* the --vmlinux ELF image */
+	KT_TEXT_MODULE,	   /* a --module-dir NAME.ko */
+	KT_TEXT_RECORDING, /* a TEXT block of the replayed recording */
+};
+/* Largest text one request (one function) may read. */
+#define KT_TEXT_MAX (256u << 10)
+/* "kcore", "vmlinux", "module", "recording" ("none" otherwise). */
+const char *kt_text_source_name(int src);
+/* Copies len bytes of kernel text at addr into buf: a recorded copy first, then (live only)
+ * /proc/kcore, then the module's ELF file. Returns 0 with *src set, or -errno with a
+ * one-line message naming why each place has none and the fix, e.g. "no kernel text:
+ * /proc/kcore is absent (CONFIG_PROC_KCORE=n) and no --vmlinux given". */
+int kt_sym_text(struct kt_symbols *s, uint64_t addr, size_t len, uint8_t *buf, int *src, char *err,
+		size_t errlen);
+/* Adds the text of a function read from a recording (copied; the first copy of an address
+ * stays). 0 or -errno. */
+int kt_sym_text_add(struct kt_symbols *s, uint64_t addr, const uint8_t *bytes, size_t len);
+/* How many recorded texts were added. */
+size_t kt_sym_text_recorded(const struct kt_symbols *s);
 
 #endif

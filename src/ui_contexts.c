@@ -1,0 +1,78 @@
+/* The contexts screen (e): one row per execution context (softirq NET_RX, syscall
+ * sendfile64, idle ...) with a column per CPU; Enter filters every screen to the context
+ * (again: all contexts). Contexts come from call chains: without them it says so. */
+#include "config.h"
+
+#include "kerntop/symbols.h"
+#include "ui_impl.h"
+
+static void col_ctx(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		    char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", ui->filter.ctx == r->id ? "*" : "", r->name ? r->name : "?");
+}
+
+static const struct ui_col cols[] = {
+    {"Context", 24, 0, KT_SORT_NAME, 1, 1, col_ctx, NULL},
+    {"Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL},
+    {"CPU ms", 10, 3, -1, 0, 0, ui_col_ms, NULL},
+    {"%Kernel", 8, 0, -1, 0, 0, ui_col_kernel, NULL},
+    {"%Machine", 9, 1, -1, 0, 0, ui_col_machine, NULL},
+    {"Hits/s", 9, 2, KT_SORT_RATE, 0, 0, ui_col_rate, NULL},
+};
+
+static void enter(struct kt_ui *ui, struct ui_screen *s)
+{
+	s->q.view = KT_VIEW_CONTEXTS;
+	if (ui->filter.ctx != KT_ANY) { /* open on the chosen context: Enter clears it */
+		s->sel_id = ui->filter.ctx;
+		s->sel_valid = 1;
+	}
+}
+
+/* The screen lists every context even under a context filter: the filter is chosen here. */
+static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
+{
+	const struct kt_row *r = ui_sel_row(s);
+
+	if (act != UI_ACT_OPEN || !r)
+		return UI_R_NONE;
+	if (ui->filter.ctx == r->id) {
+		ui->filter.ctx = KT_ANY;
+		ui_set_status(ui, 0, "showing all contexts");
+	} else {
+		ui->filter.ctx = r->id;
+		ui_set_status(ui, 0, "every screen shows context %s only (x: all)",
+			      r->name ? r->name : "");
+	}
+	return UI_R_POP;
+}
+
+static void draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
+{
+	const struct kt_source_info *info = ui->env.src ? kt_source_info(ui->env.src) : NULL;
+	int my;
+
+	ui_table_draw(ui, s, y, h);
+	if (s->res.sum.stacked || (info && info->callchain))
+		return;
+	my = y + 2 + (int)s->nvis;
+	if (my >= y + h)
+		return;
+	move(my, 0);
+	clrtoeol();
+	mvaddnstr(my, 2,
+		  "contexts need call chains: start kerntop with -g (--call-graph), or replay a "
+		  "recording made with -g; without them a sample is only idle, user or unknown",
+		  ui->cols - 2);
+}
+
+const struct ui_screen_ops ui_contexts_ops = {
+    .kind = UI_CONTEXTS,
+    .name = "contexts",
+    .cols = cols,
+    .ncols = sizeof(cols) / sizeof(cols[0]),
+    .enter = enter,
+    .draw = draw,
+    .key = key,
+};
