@@ -19,6 +19,7 @@
 #include "kerntop/agg.h"
 #include "kerntop/options.h"
 #include "kerntop/report.h"
+#include "kerntop/settings.h"
 #include "kerntop/source.h"
 #include "kerntop/symbols.h"
 #include "kerntop/ui.h"
@@ -47,6 +48,7 @@ struct app {
 	uint32_t locs[KT_MAX_STACK];
 	char err[KT_ERRLEN];
 	char last_notice[KT_ERRLEN]; /* on stderr in batch mode: not repeated as the error */
+	struct kt_settings_ctx settings; /* the viewer's saved settings (O key) */
 };
 
 /* The execution context of a sample, classified once per distinct stack (and once per
@@ -655,6 +657,11 @@ int main(int argc, char **argv)
 		return 2;
 	memset(&a, 0, sizeof(a));
 	a.opts = &opts;
+	/* The viewer's saved settings, before the window is made; batch reports never read them. */
+	if (!opts.batch) {
+		kt_settings_ctx_init(&a.settings, !opts.no_config);
+		kt_settings_apply(&a.settings.s, &opts);
+	}
 
 	signal(SIGSEGV, fatal_signal);
 	signal(SIGABRT, fatal_signal);
@@ -681,7 +688,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else {
-		struct kt_ui_env env = {a.agg, a.win, a.sym, a.src, &opts};
+		struct kt_ui_env env = {a.agg, a.win, a.sym, a.src, &opts, &a.settings};
 
 		if (check_zoom(&a) < 0 || kt_ui_new(&env, &a.ui, a.err, sizeof(a.err)) < 0) {
 			fprintf(stderr, "kerntop: %s\n", a.err);
