@@ -19,6 +19,7 @@
 #include "kerntop/agg.h"
 #include "kerntop/options.h"
 #include "kerntop/report.h"
+#include "kerntop/settings.h"
 #include "kerntop/source.h"
 #include "kerntop/symbols.h"
 #include "kerntop/ui.h"
@@ -51,6 +52,7 @@ struct app {
 	uint64_t text_bytes;
 	char err[KT_ERRLEN];
 	char last_notice[KT_ERRLEN]; /* on stderr in batch mode: not repeated as the error */
+	struct kt_settings_ctx settings; /* the viewer's saved settings (O key) */
 };
 
 /* The execution context of a sample, classified once per distinct stack (and once per
@@ -70,8 +72,8 @@ static uint32_t sample_ctx(struct app *a, uint32_t loc, uint32_t stack, uint32_t
 		uint32_t n;
 		const uint32_t *fr = kt_window_stack_frames(a->win, stack, &n);
 
-		tag = kt_sym_ctx_classify(a->sym, fr, n) + 1; /* BY_COMM + 1 wraps to 0 */
-		tag = tag ? tag : UINT32_MAX;
+		tag = kt_sym_ctx_classify(a->sym, fr, n);
+		tag = tag == KT_CTX_BY_COMM ? UINT32_MAX : tag + 1;
 		kt_window_stack_set_tag(a->win, stack, tag);
 	}
 	if (tag != UINT32_MAX)
@@ -704,6 +706,11 @@ int main(int argc, char **argv)
 		return 2;
 	memset(&a, 0, sizeof(a));
 	a.opts = &opts;
+	/* The viewer's saved settings, before the window is made; batch reports never read them. */
+	if (!opts.batch) {
+		kt_settings_ctx_init(&a.settings, !opts.no_config);
+		kt_settings_apply(&a.settings.s, &opts);
+	}
 
 	signal(SIGSEGV, fatal_signal);
 	signal(SIGABRT, fatal_signal);
@@ -725,7 +732,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else {
-		struct kt_ui_env env = {a.agg, a.win, a.sym, a.src, &opts};
+		struct kt_ui_env env = {a.agg, a.win, a.sym, a.src, &opts, &a.settings};
 
 		if (check_zoom(&a) < 0 || kt_ui_new(&env, &a.ui, a.err, sizeof(a.err)) < 0) {
 			fprintf(stderr, "kerntop: %s\n", a.err);

@@ -299,6 +299,7 @@ int kt_report_irq_notice(const struct kt_summary *s, const char *event, int stac
 {
 	double pct = s->kernel ? (double)s->irq_helper / (double)s->kernel * 100.0 : 0;
 
+	stacks = stacks || s->stacked; /* a replay's chains count as -g */
 	if (!clock_event(event) || pct <= KT_IRQ_NOTICE_PCT) {
 		if (len)
 			buf[0] = 0;

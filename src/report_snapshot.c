@@ -79,6 +79,10 @@ static int children(const struct kt_snapshot *sn, const struct kt_query *q,
 		sub[0].view = KT_VIEW_MODULES;
 		sub[0].filter.task = row->id;
 		return 1;
+	case KT_VIEW_CONTEXTS:
+		sub[0].view = KT_VIEW_MODULES;
+		sub[0].filter.ctx = row->id;
+		return 1;
 	default:
 		return 0;
 	}
@@ -116,6 +120,11 @@ static void title(const struct kt_snapshot *sn, const struct kt_query *q, char *
 		n += snprintf(buf + n, len - (size_t)n, " on cpu %u", q->filter.cpu);
 	else if (q->filter.cpuset && n > 0 && (size_t)n < len)
 		n += cpuset_title(sn, q->filter.cpuset, buf + n, len - (size_t)n);
+	if (q->filter.ctx != KT_ANY && q->view != KT_VIEW_CONTEXTS && n > 0 && (size_t)n < len) {
+		const struct kt_sym_ctx *c = kt_sym_ctx(s, q->filter.ctx);
+
+		n += snprintf(buf + n, len - (size_t)n, " in %s", c ? c->label : "?");
+	}
 	if (q->filter.task != KT_ANY && n > 0 && (size_t)n < len) {
 		const struct kt_task *t =
 		    kt_window_task_info(kt_agg_window(sn->agg), q->filter.task);
