@@ -162,7 +162,8 @@ is "$(jget "$TMP/500b.json" 'r["samples"]')" "$total" "no sample lost"
 fixture long 40 50
 start_server hang
 "$KERNTOP" -b --replay "$TMP/long.perf" --speed 4 --kallsyms "$A/kallsyms" --modules "$A/modules" \
-	--push "$URL" --push-interval 0.1 -d 0.2 --format json -o "$TMP/hang.json" --log "$TMP/hang.log" &
+	--push "$URL" --push-interval 0.1 -d 0.2 --cumulative --format json -o "$TMP/hang.json" \
+	--log "$TMP/hang.log" &
 kpid=$!
 n=300
 while [ $n -gt 0 ] && [ "$(logval "$TMP/hang.log" dropped)" -lt 40 ]; do sleep 0.1; n=$((n - 1)); done
