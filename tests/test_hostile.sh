@@ -247,6 +247,41 @@ if wait_for gone $kpid; then ok 0 "SIGINT during the load of a 200000-module rec
 	ok 1 "SIGINT during the load of a 200000-module recording ends kerntop"; kill -KILL $kpid; fi
 wait $kpid 2>/dev/null
 
+# --- escapes in names -----------------------------------------------------------------------------
+# Symbol and module names from a kallsyms file or a recording reached the terminal raw in batch
+# text tables and in the --zoom "known modules" message; JSON got invalid UTF-8.
+python3 - "$UI/kallsyms" "$TMP/esc.kallsyms" <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read()
+b = b.replace(b" copy_user_generic\n", b" copy\x1b]0;owned\x07\x1b[2J_generic\n")
+b = b.replace(b" tcp_sendmsg\n", b" tcp\xff\x9b31m_sendmsg\n")
+b = b.replace(b"[e1000e]", b"[e1000e\x1b[5m]")
+open(sys.argv[2], "wb").write(b)
+PY
+printf 'e1000e\033[5m 65536 0 - Live 0xffffffffc0100000\nnosym 8192 0 - Live 0xffffffffc0200000\n' >"$TMP/esc.modules"
+ESCSYM="--kallsyms $TMP/esc.kallsyms --modules $TMP/esc.modules"
+no_ctl() { # no_ctl FILE: no ESC, BEL, CSI (0x9b) byte in FILE
+	! LC_ALL=C grep -q "$(printf '[\033\007\233]')" "$1"
+}
+run esctext -b --speed max --replay "$UI/ui.perf" $ESCSYM -z vmlinux -z "$(printf 'e1000e\033[5m')"
+is "$rc" 0 "names with escapes: the text report is written"
+check "text report: no escape, BEL or CSI byte" no_ctl "$TMP/esctext.out"
+like "$(cat "$TMP/esctext.out")" 'copy\?\]0;owned\?\?\[2J_generic' "text report: the name is shown with ? for control bytes"
+like "$(cat "$TMP/esctext.out")" 'tcp\?\?31m_sendmsg' "text report: invalid UTF-8 bytes shown as ?"
+like "$(cat "$TMP/esctext.out")" 'Zoom: e1000e\?\[5m' "text report: the zoomed module name too"
+run esczoom -b --speed max --replay "$UI/ui.perf" $ESCSYM -z qqqqqqqqqqqq
+is "$rc" 1 "an unknown --zoom: exit 1"
+check "the known-modules message has no escape byte" no_ctl "$TMP/esczoom.err"
+like "$(err_of esczoom)" 'known modules include: .*e1000e\?\[5m' "the known-modules message shows the module with ?"
+run escjson -b --speed max --format json --replay "$UI/ui.perf" $ESCSYM
+is "$rc" 0 "names with escapes: the JSON report is written"
+check "JSON is valid UTF-8 and parses" python3 -c 'import json,sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' "$TMP/escjson.out"
+check "JSON escapes the control bytes and keeps the invalid bytes as \\u00ff, \\u009b" python3 -c '
+import json, sys
+names = {f["name"] for f in json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))["functions"]}
+assert "copy\x1b]0;owned\x07\x1b[2J_generic" in names, names
+assert "tcp\xff\x9b31m_sendmsg" in names, names' "$TMP/escjson.out"
+
 # --- the viewer on a terminal without cursor addressing -------------------------------------
 if command -v script >/dev/null 2>&1; then
 	rc=0
