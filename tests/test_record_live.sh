@@ -79,7 +79,7 @@ n3=$(python3 "$FC" "$TMP/f3.folded" | sed -n 's/.*samples=\([0-9]*\).*/\1/p')
 # last tick's (an exact count, whatever the machine's load).
 is "${n3:-0}" "$(rec_samples "$TMP/frec")" "live -n 3 folded covers the whole 1.2 s run ($n3 samples, as many as recorded)"
 ok $([ "${n3:-0}" -gt 0 ]; echo $?) "live -n 3 folded: samples"
-"$KERNTOP" -b --replay "$TMP/frec" --speed max --format folded >"$TMP/frec.folded" 2>&1
+"$KERNTOP" -b --replay "$TMP/frec" --speed max --format folded >"$TMP/frec.folded" 2>"$TMP/frec.err"
 is "$(sort "$TMP/frec.folded" | md5sum)" "$(sort "$TMP/f3.folded" | md5sum)" "its recording replays to the same profile"
 "$KERNTOP" -g -b -d 0.3 --format folded --log "$TMP/fint.log" >"$TMP/fint.folded" 2>"$TMP/fint.err" &
 KT=$!
