@@ -32,6 +32,13 @@ struct kt_source_opts {
 	const char *modules_path;
 };
 
+/* One function's text bytes carried by a recording (annotate on another machine). */
+struct kt_source_text {
+	uint64_t addr;
+	const uint8_t *bytes; /* into the replayed file, valid as long as the source */
+	size_t len;
+};
+
 struct kt_source_info {
 	const char *kind;     /* "live" or "replay" */
 	const char *event;    /* the event actually sampled */
@@ -48,6 +55,9 @@ struct kt_source_info {
 	size_t kallsyms_len;
 	const char *modules;
 	size_t modules_len;
+	/* Function texts carried by a kerntop recording (TEXT blocks), or NULL/0. */
+	const struct kt_source_text *texts;
+	size_t ntexts;
 };
 
 struct kt_source_stats {
@@ -96,6 +106,13 @@ int kt_source_refresh(struct kt_source *s, char *msg, size_t msglen);
  * last block...) as -errno with a message. kt_source_free does the same silently; call this
  * first to tell the user. Returns 0 for replay sources or when nothing was recorded. */
 int kt_source_finish(struct kt_source *s, char *err, size_t errlen);
+
+/* --record: stores the text bytes of one function (a TEXT block, after the samples so far) so
+ * that a replay elsewhere can annotate it. Returns 0 (also when not recording) or -errno; a
+ * write failure is also reported by kt_source_finish. */
+int kt_source_record_text(struct kt_source *s, uint64_t addr, const void *bytes, size_t len);
+/* Whether samples are being recorded (--record of a live source). */
+int kt_source_recording(const struct kt_source *s);
 
 /* One-line notice from opening (e.g. "cycles not supported here: sampling cpu-clock"), or NULL. */
 const char *kt_source_notice(const struct kt_source *s);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "kerntop/options.h"
+#include "kerntop/settings.h"
 
 struct kt_ui;
 struct kt_agg;
@@ -21,6 +22,8 @@ struct kt_ui_env {
 	struct kt_symbols *sym;
 	struct kt_source *src;
 	const struct kt_options *opts;
+	/* the saved settings: applied at start, written by the O key (NULL: none) */
+	const struct kt_settings_ctx *settings;
 };
 
 enum {

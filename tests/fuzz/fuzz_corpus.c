@@ -20,7 +20,7 @@ static const struct {
 } targets[] = {
     {"recording", kt_fuzz_recording}, {"perf script", kt_fuzz_perfscript},
     {"kallsyms", kt_fuzz_kallsyms},   {"modules", kt_fuzz_modules},
-    {"ranges", kt_fuzz_ranges},
+    {"ranges", kt_fuzz_ranges},	      {"text", kt_fuzz_text},
 };
 #define NTARGETS (int)(sizeof(targets) / sizeof(targets[0]))
 

@@ -13,5 +13,7 @@ int kt_fuzz_perfscript(const uint8_t *data, size_t size);
 int kt_fuzz_kallsyms(const uint8_t *data, size_t size);
 int kt_fuzz_modules(const uint8_t *data, size_t size);
 int kt_fuzz_ranges(const uint8_t *data, size_t size);
+/* fuzz_text.c: annotate's kernel text reader (the input as /proc/kcore and as a .ko) */
+int kt_fuzz_text(const uint8_t *data, size_t size);
 
 #endif
