@@ -293,7 +293,8 @@ static int check_zoom(struct app *a)
 
 static void batch_log(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The IRQ-off notice of a batch run, once on stderr (the reports carry it each time). */
+/* The IRQ-off notice of a batch run, once in the --log; the text and JSON reports carry it
+ * each time. Not on stderr: scripts that read kerntop's stderr for errors keep working. */
 static void batch_irq_notice(struct app *a, const struct kt_report_ctx *c)
 {
 	struct kt_summary sum;
@@ -304,7 +305,6 @@ static void batch_irq_notice(struct app *a, const struct kt_report_ctx *c)
 	kt_agg_summary(a->agg, &c->filter, &sum);
 	if (kt_report_irq_notice(&sum, c->event, c->stacks, msg, sizeof(msg))) {
 		a->irq_noticed = 1;
-		fprintf(stderr, "kerntop: %s\n", msg);
 		batch_log(a, "notice: %s", msg);
 	}
 }
@@ -329,10 +329,16 @@ static int batch_report(struct app *a)
 	}
 	if (r < 0 && r != -ENOENT && r != -ENOMEM && r != -EINVAL) {
 		/* a write error: name the file and the way out */
+		char sp[KT_PATH_SHOWN + 1];
+
 		snprintf(a->err, sizeof(a->err), "%s: %s%s",
-			 a->opts->output ? a->opts->output : "standard output", strerror(-r),
+			 a->opts->output ? kt_short_path(a->opts->output, sp, sizeof(sp))
+					 : "standard output",
+			 strerror(-r),
 			 r == -ENOSPC || r == -EDQUOT ? "; free space or write the report elsewhere"
-						      : "");
+			 : r == -EFBIG ? " (the file size limit, ulimit -f); raise the limit or write "
+					 "less"
+				       : "");
 	}
 	return r < 0 ? -1 : 0;
 }
@@ -420,6 +426,9 @@ static int close_output(struct app *a, int ok)
 	return kt_atomic_commit(&a->out_file, a->err, sizeof(a->err));
 }
 
+/* The signalfd the loop reads. The signals are not blocked yet: loading (a FIFO that nobody
+ * writes, a huge kallsyms) must stay interruptible by SIGINT, SIGTERM and SIGHUP, which end it
+ * at once while nothing needs cleaning up (block_signals, once loaded). */
 static int setup_signals(sigset_t *mask)
 {
 	sigemptyset(mask);
@@ -427,10 +436,16 @@ static int setup_signals(sigset_t *mask)
 	sigaddset(mask, SIGTERM);
 	sigaddset(mask, SIGHUP);
 	sigaddset(mask, SIGWINCH);
-	if (sigprocmask(SIG_BLOCK, mask, NULL) < 0)
-		return -1;
 	signal(SIGPIPE, SIG_IGN);
+	/* a file-size limit (ulimit -f) is then EFBIG from write(), handled like a full disk */
+	signal(SIGXFSZ, SIG_IGN);
 	return signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+/* From here on a quit signal is read by the loop, which closes outputs and the terminal. */
+static int block_signals(const sigset_t *mask)
+{
+	return sigprocmask(SIG_BLOCK, mask, NULL);
 }
 
 static void fatal_signal(int sig)
@@ -722,6 +737,11 @@ int main(int argc, char **argv)
 	}
 	if (open_pipeline(&a) < 0 || drop_privileges(&a) < 0) {
 		fprintf(stderr, "kerntop: %s\n", a.err);
+		cleanup(&a);
+		return 1;
+	}
+	if (block_signals(&mask) < 0) {
+		fprintf(stderr, "kerntop: cannot set up signal handling (%s)\n", strerror(errno));
 		cleanup(&a);
 		return 1;
 	}
