@@ -343,17 +343,6 @@ static int load(struct replay *r, const char *path, char *err, size_t errlen)
 	return e;
 }
 
-static char *dup_text(const char *p, size_t n)
-{
-	char *c = malloc(n + 1);
-
-	if (c) {
-		memcpy(c, p, n);
-		c[n] = 0;
-	}
-	return c;
-}
-
 int kt_source_replay_open(const struct kt_source_opts *o, struct kt_source **out, char *err,
 			  size_t errlen)
 {
@@ -389,9 +378,9 @@ int kt_source_replay_open(const struct kt_source_opts *o, struct kt_source **out
 	r->max_stack = o->max_stack;
 	snprintf(r->event, sizeof(r->event), "%s", in->event);
 	if (in->kallsyms)
-		r->kallsyms = dup_text(in->kallsyms, in->kallsyms_len);
+		r->kallsyms = kt_memdup_text(in->kallsyms, in->kallsyms_len);
 	if (in->modules)
-		r->modules = dup_text(in->modules, in->modules_len);
+		r->modules = kt_memdup_text(in->modules, in->modules_len);
 	if ((in->kallsyms && !r->kallsyms) || (in->modules && !r->modules)) {
 		snprintf(err, errlen, "%s: out of memory", o->replay);
 		rp_free(&r->base);

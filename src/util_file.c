@@ -15,6 +15,17 @@
 
 #include "kerntop/util.h"
 
+char *kt_memdup_text(const char *p, size_t n)
+{
+	char *c = malloc(n + 1);
+
+	if (c) {
+		memcpy(c, p, n);
+		c[n] = '\0';
+	}
+	return c;
+}
+
 int kt_contains_ci(const char *hay, const char *needle)
 {
 	size_t n = strlen(needle);

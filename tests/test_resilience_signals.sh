@@ -54,7 +54,8 @@ for sig in INT TERM; do
 	storm $sig 100 $kp
 	wait $kp
 	is "$?" 0 "batch: a storm of 100 SIG$sig ends it with exit 0"
-	like "$(cat "$TMP/err-$sig")" "^$" "batch, SIG$sig: nothing on stderr"
+	# the one notice allowed: the IRQ-off skew of a cpu-clock run, which depends on the load
+	like "$(grep -v 'of kernel hits are in IRQ-enabling helpers' "$TMP/err-$sig")" "^$" "batch, SIG$sig: nothing on stderr but the IRQ-off notice"
 	n=$(reports "$f")
 	ok $([ "$n" != bad ] && [ "$n" -ge 2 ] && [ "$n" -gt "$seen" ]; echo $?) \
 		"batch, SIG$sig: -o file published, $n whole JSON reports ($seen before the signal, then a last one)"
@@ -104,6 +105,13 @@ for sig in INT TERM; do
 	until_logged "resize 40x12" "$TMP/ui-$sig.log"
 	tm resize-window -t "$S" -x 100 -y 30 2>/dev/null
 	storm WINCH 300 "$kp"
+	# keys act only once the viewer is back at 100x30 (too small, they do nothing): the last
+	# size it logged, after the 40x12 one, must be 100x30
+	w=300
+	while [ "$w" -gt 0 ] && [ "$(grep -o 'resize [0-9]*x[0-9]*' "$TMP/ui-$sig.log" | tail -1)" != "resize 100x30" ]; do
+		sleep 0.1
+		w=$((w - 1))
+	done
 	ok "$(kill -0 "$kp" 2>/dev/null; echo $?)" "viewer: still running after the storms (its pid is alive)"
 	ok "$(grep -c 'resize 40x12' "$TMP/ui-$sig.log" >/dev/null; echo $?)" "viewer: the real resize reached it"
 	# still drawing and reading keys: a screen it was not on before (the old one may linger)

@@ -53,7 +53,7 @@ vg() {
 # lost at 20000 Hz" into "every sample delivered or counted lost" (a memcheck drain is too
 # slow for the rate; the normal run checks the ring size). About 40 s of wall time per lane here.
 NOT_UNIT="test_replay_dump"
-LANE1="test_replay test_symbols test_report test_window test_symbols_elf test_agg test_stacks_tree test_util test_settings"
+LANE1="test_replay test_symbols test_report test_window test_symbols_elf test_agg test_stacks_tree test_util test_settings test_contexts"
 LANE2="test_source_live_hotplug test_source_live test_symbols_live test_source_live_ring"
 unit_lane() { # unit_lane TEST...: each under memcheck, its exit status in $TMP/u-TEST.rc
 	for t in "$@"; do
@@ -106,14 +106,15 @@ EOF
 	ui_replay 100 30
 	KERNTOP=$REAL
 	see "vmlinux" "viewer under memcheck: up" 20
+	# each screen drawn under memcheck before the next key (waited for, not slept)
 	keys Enter
-	sleep 0.3
+	see "^modules > [^ ]+ +[0-9]+/[0-9]+\$" "viewer under memcheck: functions" 20
 	keys Enter
-	sleep 0.3
+	see "^modules > [^ ]+ > " "viewer under memcheck: lines" 20
 	keys BSpace BSpace c
-	sleep 0.3
+	see "^modules > CPUs " "viewer under memcheck: CPU screen" 20
 	keys h
-	sleep 0.3
+	see "^kerntop keys" "viewer under memcheck: help" 20
 	keys Escape q
 	see "^EXIT=" "viewer under memcheck: quits" 20
 	like "$SCREEN" "EXIT=0" "viewer under memcheck: exit 0"

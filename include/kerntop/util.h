@@ -16,6 +16,10 @@
  * a NULL hay. */
 int kt_contains_ci(const char *hay, const char *needle);
 
+/* A malloc'd copy of n bytes of p with a NUL after them (a text buffer that may hold no NUL),
+ * or NULL when out of memory. The caller frees it. */
+char *kt_memdup_text(const char *p, size_t n);
+
 /* Paths longer than this are shown shortened in messages, so that a 4000-byte path does not
  * push the reason out of the message. */
 #define KT_PATH_SHOWN 160
