@@ -3,7 +3,7 @@
 
 rank() {
 	case "$1" in
-	sample.h|util.h) echo 0 ;;
+	sample.h|util.h|procstat.h) echo 0 ;;
 	source.h) echo 1 ;;
 	symbols.h) echo 1 ;;
 	window.h) echo 2 ;;
@@ -17,7 +17,7 @@ rank() {
 layer_of_file() {
 	b=$(basename "$1")
 	case "$b" in
-	util*|options*) echo 0 ;;
+	util*|options*|procstat*) echo 0 ;;
 	source*|record*|replay*) echo 1 ;;
 	symbols*) echo 1 ;;
 	window*) echo 2 ;;
