@@ -516,7 +516,8 @@ static int check_period(const struct kt_options *o)
 	fprintf(stderr,
 		"kerntop: invalid value '%llu' for -c: %s samples at most every %u ns (the "
 		"kernel's timer floor); use -c %u or more, or -F HZ (see kerntop --help)\n",
-		(unsigned long long)o->period, o->event, KT_SOURCE_MIN_CLOCK_PERIOD,
+		(unsigned long long)o->period, strcmp(o->event, "auto") ? o->event : "cpu-clock",
+		KT_SOURCE_MIN_CLOCK_PERIOD,
 		KT_SOURCE_MIN_CLOCK_PERIOD);
 	return -1;
 }

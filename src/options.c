@@ -103,8 +103,9 @@ void kt_options_usage(FILE *out)
 	    "Live statistical kernel profiler: which module, function and line burns kernel CPU.\n"
 	    "\n"
 	    "Sampling:\n"
-	    "  -e, --event NAME        cpu-clock (default), task-clock, or cycles (falls back to\n"
-	    "                          cpu-clock with a notice where the PMU lacks it)\n"
+	    "  -e, --event NAME        auto (default: cycles where the PMU has it, else cpu-clock\n"
+	    "                          with a notice; cpu-clock with -c), cpu-clock, task-clock,\n"
+	    "                          or cycles (falls back to cpu-clock where the PMU lacks it)\n"
 	    "  -F, --freq HZ           samples per second per CPU (default 997)\n"
 	    "  -c, --count N           sample every N events instead of a frequency\n"
 	    "  -C, --cpu LIST          CPUs to sample, e.g. 0,2-3 (default: all online)\n"
@@ -263,7 +264,7 @@ static int parse_double(const char *s, double min, double max, double *out)
 static void set_defaults(struct kt_options *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->event = "cpu-clock";
+	o->event = "auto";
 	o->freq_hz = 997;
 	o->max_stack = 32;
 	o->speed = 1.0;
@@ -309,7 +310,10 @@ static int check_cpu_list(const char *s)
 
 static int check_event(const char *e)
 {
-	return strcmp(e, "cpu-clock") && strcmp(e, "task-clock") && strcmp(e, "cycles") ? -1 : 0;
+	return strcmp(e, "auto") && strcmp(e, "cpu-clock") && strcmp(e, "task-clock") &&
+		       strcmp(e, "cycles")
+		   ? -1
+		   : 0;
 }
 
 int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FILE *err)
@@ -331,7 +335,7 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 			return 0;
 		case 'e':
 			if (check_event(optarg))
-				return bad_value(err, c, optarg, "cpu-clock, task-clock or cycles");
+				return bad_value(err, c, optarg, "auto, cpu-clock, task-clock or cycles");
 			o->event = optarg;
 			break;
 		case 'F':

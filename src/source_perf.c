@@ -52,8 +52,38 @@ static int sys_perf_event_open(struct perf_event_attr *attr, int cpu)
 		inject_errno = 0;
 		return -1;
 	}
-	fd = (int)syscall(SYS_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = kt_perf_syscall(attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd;
+}
+
+const char *kt_perf_auto_event(int period_given, char *notice, size_t len)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	notice[0] = 0;
+	if (period_given)
+		return "cpu-clock";
+	/* Counting this process's own user cycles needs no privilege: it asks the PMU only
+	 * whether it has the event. */
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = kt_perf_syscall(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return "cycles";
+	}
+	snprintf(notice, len, "-e auto: no cycles event here (%s): sampling cpu-clock",
+		 errno == ENOENT ? "no such hardware event"
+		 : errno == ENODEV ? "no PMU"
+		 : errno == EOPNOTSUPP ? "not supported by the PMU"
+				       : strerror(errno));
+	return "cpu-clock";
 }
 
 static int parse_errno_name(const char *v)
@@ -544,7 +574,17 @@ int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, 
 	}
 	p->base.ops = &perf_ops;
 	snprintf(p->sysroot, sizeof(p->sysroot), "%s", o->sysroot ? o->sysroot : "");
-	setup_attr(p, o);
+	if (!o->event || !strcmp(o->event, "auto")) {
+		struct kt_source_opts ao = *o;
+		char note[160];
+
+		ao.event = kt_perf_auto_event(!o->freq_hz && o->period, note, sizeof(note));
+		if (note[0])
+			add_notice(p->base.notice, sizeof(p->base.notice), note);
+		setup_attr(p, &ao);
+	} else {
+		setup_attr(p, o);
+	}
 	p->pages = ring_pages(p);
 
 	/* Per-CPU tables are sized by the possible CPUs, so a CPU coming online later fits. */

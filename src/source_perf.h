@@ -5,9 +5,20 @@
 
 #include <limits.h>
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "source_impl.h"
+
+/* perf_event_open(2) (source_perf_sys.c: a test links its own in place of it). */
+int kt_perf_syscall(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
+		    unsigned long flags);
+
+/* -e auto: "cycles" where the PMU counts them (NMI-driven, it samples inside IRQ-off code),
+ * else "cpu-clock" with a one-line notice in notice. With -c (period_given) always
+ * "cpu-clock": the count keeps its meaning of nanoseconds whatever the machine. */
+const char *kt_perf_auto_event(int period_given, char *notice, size_t len);
 
 /* The kernel's hard pid limit on 64-bit (PID_MAX_LIMIT): sizes the seen-tid bitmap. */
 #define PERF_TID_LIMIT (4u * 1024 * 1024)

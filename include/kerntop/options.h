@@ -19,7 +19,7 @@ enum kt_format {
 
 struct kt_options {
 	/* sampling */
-	const char *event;        /* "cpu-clock" (default), "cycles", "task-clock" */
+	const char *event;        /* "auto" (default), "cpu-clock", "cycles", "task-clock" */
 	uint64_t freq_hz;         /* -F, default 997; 0 when -c is used */
 	uint64_t period;          /* -c, 0 when -F is used */
 	const char *cpus;         /* -C LIST, NULL for all online CPUs */

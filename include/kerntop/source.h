@@ -14,7 +14,7 @@
 struct kt_source;
 
 struct kt_source_opts {
-	const char *event;    /* "cpu-clock", "task-clock", "cycles" */
+	const char *event;    /* "auto" (or NULL), "cpu-clock", "task-clock", "cycles" */
 	uint64_t freq_hz;     /* 0 when period is used */
 	uint64_t period;
 	const char *cpus;     /* "0,2-3" or NULL for every online CPU */
