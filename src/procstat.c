@@ -325,3 +325,51 @@ const struct kt_ps_view *kt_procstat_view(const struct kt_procstat *p)
 {
 	return p->view_ok ? &p->view : NULL;
 }
+
+void kt_ps_fmt_softirqs(const struct kt_ps_view *v, int cpu, int n, char *buf, size_t len)
+{
+	int used[KT_PS_MAX_VEC] = {0};
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (int k = 0; k < n && v->softirqs_valid; k++) {
+		int best = -1;
+		double br = 0;
+
+		for (uint32_t i = 0; i < v->nvec; i++) {
+			double r = cpu < 0 ? v->vec_per_s[i]
+					   : v->softirq_per_s[(size_t)i * v->max_cpu + (uint32_t)cpu];
+
+			if (!used[i] && r > br) {
+				best = (int)i;
+				br = r;
+			}
+		}
+		if (best < 0 || at >= len)
+			break;
+		used[best] = 1;
+		at += (size_t)snprintf(buf + at, len - at, "%s%s %.0f/s", k ? ", " : "",
+				       v->vec[best], br);
+	}
+}
+
+void kt_ps_fmt_irqs(const struct kt_ps_view *v, uint32_t cpu, char *buf, size_t len)
+{
+	const struct kt_ps_top_irq *t = v->top_irq + (size_t)cpu * KT_PS_TOP_IRQ;
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (int k = 0; v->interrupts_valid && k < KT_PS_TOP_IRQ && t[k].line >= 0 && at < len;
+	     k++) {
+		const struct kt_ps_irq *q = &v->irq[t[k].line];
+		const char *dev = "";
+
+		/* a numbered line is known by its device, the last word of its description */
+		if (q->name[0] >= '0' && q->name[0] <= '9') {
+			dev = strrchr(q->desc, ' ');
+			dev = dev ? dev + 1 : q->desc;
+		}
+		at += (size_t)snprintf(buf + at, len - at, "%s%s%s%s %.0f/s", k ? ", " : "",
+				       q->name, dev[0] ? " " : "", dev, t[k].per_s);
+	}
+}

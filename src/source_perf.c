@@ -850,6 +850,20 @@ static int perf_refresh(struct kt_source *s, char *msg, size_t msglen)
 	return msg[0] ? 1 : 0;
 }
 
+/* A write failure is kept and told at the next refresh, like the samples' own. */
+static int perf_procstat(struct kt_source *s, const struct kt_ps_snap *snap)
+{
+	struct perf_source *p = (struct perf_source *)s;
+	int r;
+
+	if (!p->rec || p->rec_err)
+		return 0;
+	r = kt_rec_procstat(p->rec, snap);
+	if (r < 0)
+		p->rec_err = r;
+	return r;
+}
+
 static const struct kt_source_ops perf_ops = {
     .name = "live",
     .free = perf_free,
@@ -857,4 +871,5 @@ static const struct kt_source_ops perf_ops = {
     .read = perf_read,
     .now = perf_now,
     .refresh = perf_refresh,
+    .procstat = perf_procstat,
 };

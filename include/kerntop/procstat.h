@@ -114,6 +114,11 @@ void kt_procstat_feed(struct kt_procstat *p, const struct kt_ps_snap *s);
 /* The derived figures; NULL until two snapshots with /proc/stat exist. */
 const struct kt_ps_view *kt_procstat_view(const struct kt_procstat *p);
 
+/* "NET_RX 1300/s, TIMER 300/s": the n busiest softirq vectors of a CPU (cpu < 0: the
+ * machine); "LOC 250/s, 41 virtio3-rx 100/s": the busiest IRQ lines of a CPU. "" if none. */
+void kt_ps_fmt_softirqs(const struct kt_ps_view *v, int cpu, int n, char *buf, size_t len);
+void kt_ps_fmt_irqs(const struct kt_ps_view *v, uint32_t cpu, char *buf, size_t len);
+
 /* Short lower-case names of the KT_PS_* columns: "us" "ni" "sy" "id" "wa" "hi" "si" "st". */
 const char *kt_ps_stat_name(int i);
 

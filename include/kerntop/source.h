@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kerntop/procstat.h"
 #include "kerntop/sample.h"
 
 struct kt_source;
@@ -96,6 +97,10 @@ int kt_source_refresh(struct kt_source *s, char *msg, size_t msglen);
  * last block...) as -errno with a message. kt_source_free does the same silently; call this
  * first to tell the user. Returns 0 for replay sources or when nothing was recorded. */
 int kt_source_finish(struct kt_source *s, char *err, size_t errlen);
+
+/* Writes a /proc figures snapshot into the --record file as a PROCSTAT event (a live source
+ * recording; 0 and nothing done otherwise). Returns 0 or -errno (the recording's error). */
+int kt_source_procstat(struct kt_source *s, const struct kt_ps_snap *snap);
 
 /* One-line notice from opening (e.g. "cycles not supported here: sampling cpu-clock"), or NULL. */
 const char *kt_source_notice(const struct kt_source *s);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "kerntop/options.h"
+#include "kerntop/procstat.h"
 
 struct kt_ui;
 struct kt_agg;
@@ -21,6 +22,7 @@ struct kt_ui_env {
 	struct kt_symbols *sym;
 	struct kt_source *src;
 	const struct kt_options *opts;
+	const struct kt_procstat *proc; /* the /proc figures (read by main, never by the UI) */
 };
 
 enum {
