@@ -60,13 +60,30 @@ uint32_t ui_cpus_sampled_nth(const struct kt_ui *ui, uint32_t i)
 	return i;
 }
 
-/* Shares of the CPU's capacity; without user sampling, user is what kernel and idle leave. */
+/* The kernel's own accounting of the CPU over the last refresh (/proc/stat), or NULL. */
+static const struct kt_ps_cpu *stat_of(const struct kt_ui *ui, uint32_t cpu)
+{
+	const struct kt_ps_view *v = ui->env.proc ? kt_procstat_view(ui->env.proc) : NULL;
+
+	return v && v->stat_valid && cpu < v->max_cpu && v->cpu[cpu].valid ? &v->cpu[cpu] : NULL;
+}
+
+/* Shares of the CPU's capacity; without user sampling, user is what kernel and idle leave.
+ * With cycles (no samples on an idle CPU) the split is the kernel's own, from /proc/stat. */
 static void split(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
 		  double *k, double *u, double *i)
 {
 	double cap = s->res.sum.covered_s * s->res.sum.freq_hz;
+	const struct kt_source_info *info = ui->env.src ? kt_source_info(ui->env.src) : NULL;
+	const struct kt_ps_cpu *st = stat_of(ui, r->id);
 
 	*k = *u = *i = 0;
+	if (st && info && info->event && !strcmp(info->event, "cycles")) {
+		*k = st->pct[KT_PS_SYSTEM] + st->pct[KT_PS_IRQ] + st->pct[KT_PS_SOFTIRQ];
+		*i = st->pct[KT_PS_IDLE] + st->pct[KT_PS_IOWAIT];
+		*u = st->pct[KT_PS_USER] + st->pct[KT_PS_NICE];
+		return;
+	}
 	if (cap <= 0)
 		return;
 	*k = (double)r->kernel * 100.0 / cap;
@@ -123,14 +140,6 @@ static void col_topfunc(const struct kt_ui *ui, const struct ui_screen *s, const
 			char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", r->top_func ? r->top_func : "");
-}
-
-/* The kernel's own accounting of the CPU over the last refresh (/proc/stat), or NULL. */
-static const struct kt_ps_cpu *stat_of(const struct kt_ui *ui, uint32_t cpu)
-{
-	const struct kt_ps_view *v = ui->env.proc ? kt_procstat_view(ui->env.proc) : NULL;
-
-	return v && v->stat_valid && cpu < v->max_cpu && v->cpu[cpu].valid ? &v->cpu[cpu] : NULL;
 }
 
 static void col_stat(const struct kt_ui *ui, const struct kt_row *r, int which, char *buf,

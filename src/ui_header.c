@@ -238,6 +238,13 @@ static void draw_figures(struct kt_ui *ui)
 		snprintf(hadd(&L, "  idle ", ui_attr(ui, UI_C_IDLE, A_BOLD), 0, 0)->text, 16,
 			 "%.1f%%", m->idle_pct);
 	}
+	/* ~: user mode not sampled (no -u), what kernel and idle leave: user time, mostly */
+	if (!from_stat && m->user_sampled)
+		snprintf(hadd(&L, "  user ", ui_attr(ui, UI_C_USER, A_BOLD), 0, 0)->text, 16,
+			 "%.1f%%", m->user_pct);
+	else if (!from_stat)
+		snprintf(hadd(&L, "  user ", ui_attr(ui, UI_C_USER, A_BOLD), 0, 0)->text, 16,
+			 "~%.1f%%", m->unsampled_pct);
 	/* hi si st: the kernel's accounting, shown only when there is some (like top) */
 	for (int i = KT_PS_IRQ; ps && ps->stat_valid && i <= KT_PS_STEAL; i++) {
 		static const char *const pre[] = {"  hi ", "  si ", "  st "};
@@ -246,13 +253,6 @@ static void draw_figures(struct kt_ui *ui)
 			snprintf(hadd(&L, pre[i - KT_PS_IRQ], A_BOLD, 3, 0)->text, 16, "%.1f%%",
 				 ps->pct[i]);
 	}
-	/* ~: user mode not sampled (no -u), what kernel and idle leave: user time, mostly */
-	if (!from_stat && m->user_sampled)
-		snprintf(hadd(&L, "  user ", ui_attr(ui, UI_C_USER, A_BOLD), 0, 0)->text, 16,
-			 "%.1f%%", m->user_pct);
-	else
-		snprintf(hadd(&L, "  user ", ui_attr(ui, UI_C_USER, A_BOLD), 0, 0)->text, 16,
-			 "~%.1f%%", m->unsampled_pct);
 	snprintf(hadd(&L, "  ", A_NORMAL, 1, 0)->text, 32, "%.0f samples/s", m->samples_per_s);
 	snprintf(hadd(&L, "  ", A_NORMAL, 2, 0)->text, 48, "%llu hits in %.1fs",
 		 (unsigned long long)m->samples, m->covered_s);
