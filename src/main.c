@@ -234,7 +234,7 @@ static void report_ctx(struct app *a, struct kt_report_ctx *c)
 	c->skipped = st.skipped;
 	c->report_no = a->reports;
 	c->time_s = (double)(kt_source_now(a->src) - a->start_ns) / 1e9;
-	c->stacks = o->callchain || info->callchain;
+	c->stacks = info->callchain;
 	c->ps = kt_procstat_view(a->proc);
 	kt_filter_all(&c->filter);
 }

@@ -31,6 +31,7 @@ enum {
 	OPT_SNAPSHOT_DIR,
 	OPT_LOG,
 	OPT_KEEP_PRIVILEGES,
+	OPT_NO_CALL_GRAPH,
 };
 
 static const struct option long_options[] = {
@@ -42,6 +43,7 @@ static const struct option long_options[] = {
     {"cpu", required_argument, NULL, 'C'},
     {"user", no_argument, NULL, 'u'},
     {"call-graph", no_argument, NULL, 'g'},
+    {"no-call-graph", no_argument, NULL, OPT_NO_CALL_GRAPH},
     {"max-stack", required_argument, NULL, OPT_MAX_STACK},
     {"record", required_argument, NULL, OPT_RECORD},
     {"replay", required_argument, NULL, OPT_REPLAY},
@@ -110,7 +112,9 @@ void kt_options_usage(FILE *out)
 	    "  -c, --count N           sample every N events instead of a frequency\n"
 	    "  -C, --cpu LIST          CPUs to sample, e.g. 0,2-3 (default: all online)\n"
 	    "  -u, --user              also count user-mode hits (one [user] row)\n"
-	    "  -g, --call-graph        sample kernel call chains (callers, flame graphs)\n"
+	    "  -g, --call-graph        sample kernel call chains (callers, stacks, flame graphs;\n"
+	    "                          the default: --no-call-graph turns them off)\n"
+	    "      --no-call-graph     sample the interrupted address only\n"
 	    "      --max-stack N       frames kept per call chain (default 32, at most 256)\n"
 	    "      --record FILE       also write every sample to FILE (kerntop recording)\n"
 	    "      --replay FILE       read a kerntop recording or `perf script` text instead\n"
@@ -267,6 +271,9 @@ static void set_defaults(struct kt_options *o)
 	o->event = "auto";
 	o->freq_hz = 997;
 	o->max_stack = 32;
+	/* chains by default, like bcc profile and the Pyroscope/Parca agents: the callers, the
+	 * stacks and the contexts need them, and they cost little (docs/sampling.md) */
+	o->callchain = 1;
 	o->speed = 1.0;
 	o->sysroot = "";
 	o->bucket = 64;
@@ -362,6 +369,9 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 			break;
 		case 'g':
 			o->callchain = 1;
+			break;
+		case OPT_NO_CALL_GRAPH:
+			o->callchain = 0;
 			break;
 		case OPT_MAX_STACK:
 			if (parse_u64(optarg, 1, 256, &u))
@@ -498,7 +508,7 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 		return 2;
 	}
 	if (o->format == KT_FORMAT_FOLDED && !o->callchain && !o->replay) {
-		fprintf(err, "kerntop: --format folded needs call chains: add -g\n");
+		fprintf(err, "kerntop: --format folded needs call chains: drop --no-call-graph\n");
 		return 2;
 	}
 	return KT_OPTIONS_RUN;

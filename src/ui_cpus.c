@@ -217,13 +217,14 @@ static const struct ui_col cols[] = {
     {"Idle", 7, 0, -1, 0, 0, col_i, NULL},
     {"Top module", 12, 3, -1, 0, 1, col_topmod, NULL},
     {"Top function", 14, 0, -1, 1, 1, col_topfunc, NULL},
-    /* kernel-accounted, from /proc/stat, /proc/softirqs, /proc/interrupts */
-    {"sy", 6, 4, -1, 0, 0, col_sy, NULL},
-    {"hi", 6, 4, -1, 0, 0, col_hi, NULL},
-    {"si", 6, 4, -1, 0, 0, col_si, NULL},
+    /* kernel-accounted, from /proc/stat, /proc/softirqs, /proc/interrupts: first to go on a
+     * narrower terminal, so the bar keeps its width */
+    {"sy", 6, 5, -1, 0, 0, col_sy, NULL},
+    {"hi", 6, 5, -1, 0, 0, col_hi, NULL},
+    {"si", 6, 5, -1, 0, 0, col_si, NULL},
     {"st", 6, 5, -1, 0, 0, col_st, NULL},
-    {"Top softirqs", 14, 5, -1, 1, 1, col_softirqs, NULL},
-    {"Busiest IRQs", 14, 6, -1, 1, 1, col_irqs, NULL},
+    {"Top softirqs", 24, 5, -1, 1, 1, col_softirqs, NULL},
+    {"Busiest IRQs", 24, 6, -1, 1, 1, col_irqs, NULL},
 };
 
 static void enter(struct kt_ui *ui, struct ui_screen *s)

@@ -24,7 +24,7 @@ struct kt_options {
 	uint64_t period;          /* -c, 0 when -F is used */
 	const char *cpus;         /* -C LIST, NULL for all online CPUs */
 	int user;                 /* -u: also count user-mode hits */
-	int callchain;            /* -g */
+	int callchain;            /* -g (the default); 0 with --no-call-graph */
 	uint32_t max_stack;       /* --max-stack, default 32 */
 	const char *record;       /* --record FILE */
 	const char *replay;       /* --replay FILE */

@@ -1,5 +1,5 @@
 /* The corpus-replay driver run by make check: feeds every file named on the command line to
- * every fuzz target, the replay readers and the symbolizer's parsers (a crash or a sanitizer
+ * every fuzz target, the replay readers, the symbolizer's parsers and the /proc readers (a crash or a sanitizer
  * report fails the test), and prints TAP. */
 #include "config.h"
 
@@ -28,6 +28,7 @@ int main(int argc, char **argv)
 		kt_fuzz_kallsyms((const uint8_t *)buf, len);
 		kt_fuzz_modules((const uint8_t *)buf, len);
 		kt_fuzz_ranges((const uint8_t *)buf, len);
+		kt_fuzz_procstat((const uint8_t *)buf, len);
 		free(buf);
 		printf("ok %d - %s\n", i, argv[i]);
 	}

@@ -12,5 +12,8 @@ int kt_fuzz_perfscript(const uint8_t *data, size_t size);
 int kt_fuzz_kallsyms(const uint8_t *data, size_t size);
 int kt_fuzz_modules(const uint8_t *data, size_t size);
 int kt_fuzz_ranges(const uint8_t *data, size_t size);
+/* fuzz_targets.c: the /proc/stat, /proc/softirqs and /proc/interrupts parsers, and the view
+ * derived from two such readings */
+int kt_fuzz_procstat(const uint8_t *data, size_t size);
 
 #endif
