@@ -8,7 +8,16 @@ cd "$(dirname "$0")"
 top=$(pwd)
 
 PACKAGES="gcc make autoconf automake pkg-config libncurses-dev libelf-dev libdw-dev linux-libc-dev"
-TEST_PACKAGES="tmux linux-perf python3 valgrind"
+TEST_PACKAGES="tmux linux-perf python3 valgrind debhelper dpkg-dev fakeroot lintian"
+# The same build dependencies on distributions without apt-get (installed by hand; the names
+# are those of the Fedora/RHEL and Arch package databases, also listed in README.md).
+DNF_PACKAGES="gcc make autoconf automake pkgconf-pkg-config ncurses-devel elfutils-libelf-devel elfutils-devel kernel-headers"
+DNF_TEST_PACKAGES="tmux perf python3 valgrind"
+PACMAN_PACKAGES="gcc make autoconf automake pkgconf ncurses libelf linux-api-headers"
+PACMAN_TEST_PACKAGES="tmux perf python valgrind"
+# What configure needs, checked without a package manager (pkg-config modules and tools).
+NEED_PC="ncursesw libelf libdw"
+NEED_TOOLS="cc make autoreconf pkg-config"
 
 missing() {
 	for p in "$@"; do
@@ -16,7 +25,36 @@ missing() {
 	done
 }
 
+# Without apt-get: say what to install by hand, then go on only if configure's needs are met.
+no_apt() {
+	tools_missing=
+	for t in $NEED_TOOLS; do command -v "$t" >/dev/null 2>&1 || tools_missing="$tools_missing $t"; done
+	pc_missing=
+	if command -v pkg-config >/dev/null 2>&1; then
+		for m in $NEED_PC; do pkg-config --exists "$m" || pc_missing="$pc_missing $m"; done
+	else
+		pc_missing=" $NEED_PC"
+	fi
+	[ -z "$tools_missing$pc_missing" ] && [ "${1:-}" != test ] && return 0
+	cat >&2 <<EOF
+quickstart: no apt-get here: install kerntop's build dependencies with your package manager.
+  Fedora, RHEL, CentOS Stream:  sudo dnf install $DNF_PACKAGES
+      and for ./quickstart.sh test:  sudo dnf install $DNF_TEST_PACKAGES
+  Arch Linux:  sudo pacman -S --needed $PACMAN_PACKAGES
+      and for ./quickstart.sh test:  sudo pacman -S --needed $PACMAN_TEST_PACKAGES
+  (make package-check builds a Debian package and needs dpkg-buildpackage, debhelper and lintian.)
+EOF
+	if [ -n "$tools_missing$pc_missing" ]; then
+		echo "quickstart: missing now:${tools_missing}${pc_missing} (tools, then pkg-config modules)" >&2
+		exit 1
+	fi
+}
+
 install_missing() {
+	if ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-query >/dev/null 2>&1; then
+		no_apt "${MODE:-run}"
+		return 0
+	fi
 	need=$(missing "$@")
 	[ -z "$need" ] && return 0
 	echo "quickstart: installing $(echo $need | tr '\n' ' ')"
@@ -44,15 +82,25 @@ build() { # build DIR [CONFIGURE ARGS]
 case "${1:-}" in
 run)
 	shift
+	MODE=run
 	install_missing $PACKAGES
 	build build
 	exec build/kerntop "$@"
 	;;
 test)
+	MODE=test
 	install_missing $PACKAGES $TEST_PACKAGES
 	build build
 	rc=0
 	make -C build -j"$(nproc)" check || rc=1
+	# The Debian package built from this tree, linted, unpacked and run (needs dpkg-buildpackage).
+	if command -v dpkg-buildpackage >/dev/null 2>&1; then
+		make -C build package-check >build/package-check.log 2>&1 || rc=1
+		grep -E '^(not ok|ok|#)' build/package-check.log | grep -Ev '^ok ' | sed 's|^|build: package-check: |'
+		echo "quickstart: package-check: $(grep -c '^ok' build/package-check.log) passed, $(grep -c '^not ok' build/package-check.log) failed"
+	else
+		echo "quickstart: package-check skipped: no dpkg-buildpackage on this machine"
+	fi
 	build build-asan --enable-sanitizers
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		make -C build-asan -j"$(nproc)" check || rc=1

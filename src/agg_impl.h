@@ -6,7 +6,7 @@
 #include "kerntop/agg.h"
 #include "kerntop/symbols.h"
 #include "kerntop/window.h"
-#include "window_idx.h"
+#include "util_idx.h"
 
 /* What the aggregator needs of a location, cached flat per location id. */
 struct locinfo {

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,10 +23,6 @@
 #define MAX_RATE "/proc/sys/kernel/perf_event_max_sample_rate"
 #define MAX_STACK "/proc/sys/kernel/perf_event_max_stack"
 #define MLOCK_KB "/proc/sys/kernel/perf_event_mlock_kb"
-#define INJECT_ENV "KERNTOP_INJECT_PERF_ERRNO"
-/* Test hook: a ring mmap of more data pages than this fails with EPERM, as the mlock limit
- * makes it for an unprivileged user. */
-#define INJECT_MMAP_ENV "KERNTOP_INJECT_MMAP_PAGES"
 
 /* Upper bound on CPU numbers we accept from sysfs or -C (kernel NR_CPUS is at most 8192). */
 #define MAX_CPUS 8192
@@ -37,24 +32,6 @@
 #define DRAIN_MS 100
 
 static const struct kt_source_ops perf_ops;
-
-/* The injected errno (test hook), consumed by the first perf_event_open of an open. */
-static int inject_errno;
-/* The injected mmap limit in data pages (test hook), 0 for none. */
-static size_t inject_mmap_pages;
-
-static int sys_perf_event_open(struct perf_event_attr *attr, int cpu)
-{
-	int fd;
-
-	if (inject_errno) {
-		errno = inject_errno;
-		inject_errno = 0;
-		return -1;
-	}
-	fd = kt_perf_syscall(attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	return fd;
-}
 
 const char *kt_perf_auto_event(int period_given, char *notice, size_t len)
 {
@@ -73,38 +50,17 @@ const char *kt_perf_auto_event(int period_given, char *notice, size_t len)
 	a.disabled = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	fd = kt_perf_syscall(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = kt_perf_sys_probe(&a);
 	if (fd >= 0) {
 		close(fd);
 		return "cycles";
 	}
 	snprintf(notice, len, "-e auto: no cycles event here (%s): sampling cpu-clock",
-		 errno == ENOENT ? "no such hardware event"
-		 : errno == ENODEV ? "no PMU"
+		 errno == ENOENT      ? "no such hardware event"
+		 : errno == ENODEV    ? "no PMU"
 		 : errno == EOPNOTSUPP ? "not supported by the PMU"
-				       : strerror(errno));
+				      : strerror(errno));
 	return "cpu-clock";
-}
-
-static int parse_errno_name(const char *v)
-{
-	static const struct {
-		const char *name;
-		int e;
-	} names[] = {
-	    {"EACCES", EACCES},		{"EPERM", EPERM},   {"ENOENT", ENOENT},
-	    {"EOPNOTSUPP", EOPNOTSUPP}, {"ENODEV", ENODEV}, {"EMFILE", EMFILE},
-	    {"EINVAL", EINVAL},		{"ENOSYS", ENOSYS}, {"EBUSY", EBUSY},
-	    {"EOVERFLOW", EOVERFLOW},
-	};
-	char *end;
-	long n;
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(v, names[i].name) == 0)
-			return names[i].e;
-	n = strtol(v, &end, 10);
-	return (*v && !*end && n > 0 && n < 4096) ? (int)n : 0;
 }
 
 static void path_in(const struct perf_source *p, const char *rel, char *buf, size_t len)
@@ -369,9 +325,7 @@ static int map_ring(struct perf_source *p, struct perf_cpu *c)
 	size_t len = (p->pages + 1) * (size_t)page;
 	void *m;
 
-	if (inject_mmap_pages && p->pages > inject_mmap_pages)
-		return -EPERM;
-	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+	m = kt_perf_sys_mmap(len, c->fd);
 	if (m == MAP_FAILED)
 		return -errno;
 	c->map = m;
@@ -406,7 +360,7 @@ static int open_cpu(struct perf_source *p, uint32_t cpu, int enable)
 
 	for (;;) {
 		p->attr.wakeup_watermark = (uint32_t)(p->pages * (size_t)page / 2);
-		c->fd = sys_perf_event_open(&p->attr, (int)cpu);
+		c->fd = kt_perf_sys_open(&p->attr, (int)cpu);
 		if (c->fd < 0) {
 			r = -errno;
 			c->fd = -1;
@@ -546,15 +500,11 @@ static int open_record(struct perf_source *p, const struct kt_source_opts *o, ch
 int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, char *err,
 			size_t errlen)
 {
-	const char *inj = getenv(INJECT_ENV);
 	struct perf_source *p;
 	uint8_t *online;
 	int top, r;
 
 	*out = NULL;
-	inject_errno = inj ? parse_errno_name(inj) : 0;
-	inj = getenv(INJECT_MMAP_ENV);
-	inject_mmap_pages = inj ? strtoul(inj, NULL, 10) : 0;
 	if (!o->freq_hz && o->period && o->period < KT_SOURCE_MIN_CLOCK_PERIOD &&
 	    is_clock(o->event ? o->event : "cpu-clock")) {
 		snprintf(err, errlen,

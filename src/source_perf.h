@@ -11,10 +11,6 @@
 
 #include "source_impl.h"
 
-/* perf_event_open(2) (source_perf_sys.c: a test links its own in place of it). */
-int kt_perf_syscall(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
-		    unsigned long flags);
-
 /* -e auto: "cycles" where the PMU counts them (NMI-driven, it samples inside IRQ-off code),
  * else "cpu-clock" with a one-line notice in notice. With -c (period_given) always
  * "cpu-clock": the count keeps its meaning of nanoseconds whatever the machine. */
@@ -56,6 +52,16 @@ struct perf_source {
 	uint64_t frames[KT_MAX_STACK];
 	unsigned char bounce[PERF_MAX_RECORD];
 };
+
+/* The two system calls of the live source, alone in source_perf_sys.c so that a test links
+ * its own (tests/seam/perf_inject.c) to inject refusals: a link-time seam, no hook in kerntop.
+ * kt_perf_sys_open: perf_event_open system-wide on cpu (close-on-exec), an fd or -1 with errno;
+ * kt_perf_sys_mmap: maps len bytes of the event fd's ring, or MAP_FAILED with errno. */
+int kt_perf_sys_open(struct perf_event_attr *attr, int cpu);
+void *kt_perf_sys_mmap(size_t len, int fd);
+/* kt_perf_sys_probe: perf_event_open of a counting event on this process (pid 0, any CPU),
+ * which needs no privilege: -e auto asks the PMU with it whether it has cycles. */
+int kt_perf_sys_probe(struct perf_event_attr *attr);
 
 /* Bytes of one sample record with our sample_type: header, ip, pid/tid, time, cpu, period;
  * with a call chain add nr and up to max_stack frames (+ 2 context markers). */

@@ -315,13 +315,13 @@ void ui_set_status(struct kt_ui *ui, int err, const char *fmt, ...)
 	va_end(ap);
 	ui->status_err = err;
 	ui->status_kind = err ? UI_ST_ERROR : UI_ST_INFO;
-	ui->status_ns = kt_now_ns();
+	ui->status_ns = ui_clock_ns();
 	ui_log(ui, "status: %s", ui->status);
 }
 
 void ui_status_expire(struct kt_ui *ui, int key)
 {
-	uint64_t age = kt_now_ns() - ui->status_ns;
+	uint64_t age = ui_clock_ns() - ui->status_ns;
 	int gone = 0;
 
 	if (!ui->status[0])
@@ -652,7 +652,7 @@ void kt_ui_status(struct kt_ui *ui, const char *msg)
 		return;
 	/* an error on the line stays its time; the notice comes after it */
 	if (ui->status[0] && ui->status_kind == UI_ST_ERROR &&
-	    kt_now_ns() - ui->status_ns < UI_STATUS_ERR_NS) {
+	    ui_clock_ns() - ui->status_ns < UI_STATUS_ERR_NS) {
 		snprintf(ui->queued, sizeof(ui->queued), "%s", msg);
 		ui_draw(ui);
 		return;

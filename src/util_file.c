@@ -1,5 +1,5 @@
 /* Safe file creation and atomic no-clobber publishing for snapshots, reports and recordings;
- * the --log writer, the monotonic clock and the text filters' substring test. */
+ * the --log writer and the text filters' substring test. */
 #include "config.h"
 
 #include <errno.h>
@@ -51,14 +51,6 @@ void kt_log_vline(FILE *f, const char *who, const char *fmt, va_list ap)
 	vfprintf(f, fmt, ap);
 	fputc('\n', f);
 	fflush(f);
-}
-
-uint64_t kt_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 int kt_dir_check(const char *dir, char *err, size_t errlen)

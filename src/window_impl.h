@@ -4,7 +4,7 @@
 #define KERNTOP_WINDOW_IMPL_H
 
 #include "kerntop/window.h"
-#include "window_idx.h"
+#include "util_idx.h"
 
 /* A tuple with a non-zero count in the rolling window. Slices refer to it by index. */
 struct wtuple {

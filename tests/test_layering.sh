@@ -1,53 +1,106 @@
-# Keeps data flowing one way: a lower layer never includes a higher layer's header.
+# Keeps data flowing one way: a lower layer never includes a higher layer's public header, and
+# a layer's private header (src/LAYER_*.h) is included by that layer only. Every #include of a
+# project header counts, in quotes or brackets, by any path ("kerntop/ui.h", <kerntop/ui.h>,
+# "ui_impl.h", "../src/ui_impl.h"). One TAP line per file: ok only when the file has no
+# violation. The check first proves it can fail: wrong includes of each form, planted in a copy.
 . "${top_srcdir:-.}/tests/lib.sh"
 
+# rank of a public header (include/kerntop/NAME): its layer's place in the data flow
 rank() {
 	case "$1" in
 	sample.h|util.h|procstat.h) echo 0 ;;
-	source.h) echo 1 ;;
-	symbols.h) echo 1 ;;
+	source.h|symbols.h) echo 1 ;;
 	window.h) echo 2 ;;
-	agg.h) echo 3 ;;
-	options.h) echo 3 ;;
+	agg.h|options.h) echo 3 ;;
 	report.h) echo 4 ;;
 	ui.h) echo 5 ;;
 	*) echo 9 ;;
 	esac
 }
-layer_of_file() {
-	b=$(basename "$1")
+# family of a source or private header: the layer its name starts with
+family() {
+	b=${1##*/}
+	b=${b%%.*}
 	case "$b" in
-	util*|options*|procstat*) echo 0 ;;
-	source*|record*|replay*) echo 1 ;;
-	symbols*) echo 1 ;;
-	window*) echo 2 ;;
-	agg*) echo 3 ;;
-	report*) echo 4 ;;
-	ui*) echo 5 ;;
-	main.c) echo 9 ;;
-	*.h) rank "$b" ;;
+	record*|replay*) echo source ;;
+	*) echo "${b%%_*}" ;;
+	esac
+}
+rank_of_family() {
+	case "$1" in
+	util|options|procstat) echo 0 ;;
+	source|symbols) echo 1 ;;
+	window) echo 2 ;;
+	agg) echo 3 ;;
+	report) echo 4 ;;
+	ui) echo 5 ;;
 	*) echo 9 ;;
 	esac
 }
-for f in "$top_srcdir"/src/*.c "$top_srcdir"/include/kerntop/*.h; do
-	[ -f "$f" ] || continue
-	mine=$(layer_of_file "$f")
-	base=$(basename "$f")
-	for inc in $(sed -n 's/^#include "kerntop\/\([a-z_]*\.h\)".*/\1/p' "$f"); do
-		theirs=$(rank "$inc")
-		# options.h (rank 3) is allowed in core util files only as their own header
-		if [ "$base" = options.c ] && [ "$inc" = options.h ]; then theirs=0; fi
-		# --help prints the symbolizer's built-in idle list, a macro in symbols.h (no link)
-		if [ "$base" = options.c ] && [ "$inc" = symbols.h ]; then theirs=0; fi
-		if [ "$theirs" -gt "$mine" ]; then
-			ok 1 "$base includes $inc, a higher layer"
-		fi
-	done
-	# source and symbols are siblings: neither may include the other
-	case "$base" in
-	source*) grep -q '#include "kerntop/symbols.h"' "$f" && ok 1 "$base includes symbols.h" ;;
-	symbols*) grep -q '#include "kerntop/source.h"' "$f" && ok 1 "$base includes source.h" ;;
+
+# violations ROOT FILE: one line per wrong include of FILE (a path under ROOT)
+violations() {
+	root=$1 f=$2
+	base=${f##*/}
+	fam=$(family "$f")
+	case "$f" in
+	*/include/kerntop/*) mine=$(rank "$base") ;;
+	*) mine=$(rank_of_family "$fam") ;;
 	esac
-	ok 0 "$base respects the layering"
+	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]\([^">]*\)[">].*/\1/p' "$root/$f" |
+		while read -r inc; do
+			ib=${inc##*/}
+			if [ -f "$root/include/kerntop/$ib" ] && { [ "$inc" = "kerntop/$ib" ] || [ "${inc%/include/kerntop/$ib}" != "$inc" ]; }; then
+				theirs=$(rank "$ib")
+				# options.h (rank 3, for its enums) is options.c's own header
+				[ "$base" = options.c ] && [ "$ib" = options.h ] && theirs=0
+				# --help prints the symbolizer's built-in idle list, a macro in symbols.h (no link)
+				[ "$base" = options.c ] && [ "$ib" = symbols.h ] && theirs=0
+				[ "$theirs" -gt "$mine" ] && echo "$base includes $inc, a higher layer"
+				# source and symbols are siblings: neither may include the other
+				[ "$fam" = source ] && [ "$ib" = symbols.h ] && echo "$base includes $inc, its sibling"
+				[ "$fam" = symbols ] && [ "$ib" = source.h ] && echo "$base includes $inc, its sibling"
+			elif [ -f "$root/src/$ib" ]; then
+				owner=$(family "$ib")
+				# util_*.h are the shared utilities: any layer may use them
+				[ "$owner" != util ] && [ "$owner" != "$fam" ] && echo "$base includes $inc, private to the $owner layer"
+			fi
+		done
+	return 0
+}
+
+files() { # files ROOT: every file the check covers, relative to ROOT
+	for f in "$1"/src/*.c "$1"/src/*.h "$1"/include/kerntop/*.h; do
+		[ -f "$f" ] && echo "${f#"$1"/}"
+	done
+}
+
+# The check can fail: each form of a wrong include, planted in a copy of the tree, is caught.
+copy="$TMP/tree"
+mkdir -p "$copy"
+cp -R "$top_srcdir/src" "$top_srcdir/include" "$copy/"
+for plant in '#include "ui_impl.h"' '#include <ui_impl.h>' '#include "../src/ui_impl.h"' \
+	'#include "kerntop/ui.h"' '#include <kerntop/ui.h>' '#  include "report_impl.h"' \
+	'#include "kerntop/symbols.h"'; do
+	target=src/window.c
+	[ "$plant" = '#include "kerntop/symbols.h"' ] && target=src/source_perf_ring.c
+	cp "$top_srcdir/$target" "$copy/$target"
+	printf '%s\n' "$plant" >>"$copy/$target"
+	v=$(violations "$copy" "$target")
+	like "$v" "includes" "a planted '$plant' in $target is caught"
+	cp "$top_srcdir/$target" "$copy/$target"
+done
+# and a private header of the shared utilities is not a violation
+printf '#include "util_idx.h"\n' >>"$copy/src/report.c"
+is "$(violations "$copy" src/report.c)" "" "util_idx.h (a shared utility) is allowed anywhere"
+
+for f in $(files "$top_srcdir"); do
+	v=$(violations "$top_srcdir" "$f")
+	if [ -z "$v" ]; then
+		ok 0 "${f##*/} respects the layering"
+	else
+		ok 1 "${f##*/} respects the layering"
+		printf '%s\n' "$v" | sed 's/^/#   /'
+	fi
 done
 done_testing

@@ -7,9 +7,16 @@ DUMP="$top_builddir/tests/test_replay_dump"
 
 command -v perf >/dev/null 2>&1 || skip_all "perf is not installed"
 
-# A kernel-heavy load so that both CPUs have busy kernel samples.
-dd if=/dev/zero of=/dev/null bs=4k 2>/dev/null &
-LOAD=$!
+# A kernel-heavy load on every online CPU, so that each one has busy kernel samples (a CPU in
+# tickless idle may give perf none in a second).
+NCPU=$(nproc)
+LOAD=
+i=0
+while [ "$i" -lt "$NCPU" ]; do
+	dd if=/dev/zero of=/dev/null bs=4k 2>/dev/null &
+	LOAD="$LOAD $!"
+	i=$((i + 1))
+done
 trap 'kill $LOAD 2>/dev/null; rm -rf "$TMP"' EXIT
 if ! perf record -q -a -e cpu-clock -F 997 -g -o "$TMP/g.data" -- sleep 1 >"$TMP/rec.err" 2>&1; then
 	kill $LOAD
@@ -51,7 +58,7 @@ for f in g n; do
 	is "$(field skipped "$TMP/$f.out")" "$na" "$f: only the samples without an address skipped ($na)"
 	is "$(field skipped "$TMP/${f}F.out")" "$na" "$f -F: only the samples without an address skipped ($na)"
 	is "$(field cpus "$TMP/$f.out")" "$(perf_cpus "$data")" "$f: cpus equal perf's"
-	is "$(field ncpus "$TMP/$f.out")" 2 "$f: both CPUs sampled"
+	is "$(field ncpus "$TMP/$f.out")" "$NCPU" "$f: every online CPU sampled ($NCPU)"
 	is "$(LC_ALL=C field comms "$TMP/$f.out")" "$(perf_comms "$data")" "$f: comms equal perf's"
 	is "$(field digest "$TMP/$f.out")" "$(field digest "$TMP/${f}F.out")" \
 		"$f: default and -F outputs give identical samples (ip, tid, cpu, frames)"

@@ -1,12 +1,13 @@
 #!/bin/sh
-# perf_event_open refused. The message path through the injection hook
-# (KERNTOP_INJECT_PERF_ERRNO, batch and viewer), and the real thing: an unprivileged user
+# perf_event_open refused. The message path through the injection seam of the test build
+# tests/kerntop_test (KERNTOP_INJECT_PERF_ERRNO, batch and viewer), and the real thing: an unprivileged user
 # (setpriv --reuid=65534) under kernel.perf_event_paranoid=3, the strictest setting.
 # The sysctl is global, so it is set for the few ms of one kerntop run and restored at once
 # (and by the EXIT trap if the test dies); perf_event_paranoid does not apply to root, so the
 # other tests, which sample as root, are not affected by it.
 . "${top_srcdir:-..}/tests/lib.sh"
 command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
+: "${KERNTOP_TEST:=$top_builddir/tests/kerntop_test}"
 
 refused() { # refused DESCRIPTION: $rc and $TMP/err of a refused start
 	is "$rc" 1 "$1: exit 1"
@@ -17,20 +18,22 @@ refused() { # refused DESCRIPTION: $rc and $TMP/err of a refused start
 
 for e in EACCES EPERM; do
 	rc=0
-	KERNTOP_INJECT_PERF_ERRNO=$e "$KERNTOP" -b -n 1 -d 0.1 >"$TMP/out" 2>"$TMP/err" || rc=$?
+	KERNTOP_INJECT_PERF_ERRNO=$e "$KERNTOP_TEST" -b -n 1 -d 0.1 >"$TMP/out" 2>"$TMP/err" || rc=$?
 	refused "injected $e, batch"
 	is "$(wc -c <"$TMP/out" | tr -d ' ')" 0 "injected $e, batch: no report on stdout"
 done
 rc=0
-KERNTOP_INJECT_PERF_ERRNO=EACCES "$KERNTOP" -b -n 1 -d 0.1 -o "$TMP/never.json" --record "$TMP/never.rec" >"$TMP/out" 2>"$TMP/err" || rc=$?
+KERNTOP_INJECT_PERF_ERRNO=EACCES "$KERNTOP_TEST" -b -n 1 -d 0.1 -o "$TMP/never.json" --record "$TMP/never.rec" >"$TMP/out" 2>"$TMP/err" || rc=$?
 refused "injected EACCES with -o and --record"
 is "$(ls "$TMP" | grep -c never)" 0 "injected EACCES: neither the -o nor the --record file is left"
 
 # The viewer: the refusal comes before curses starts, so the terminal is never touched.
 if command -v tmux >/dev/null 2>&1; then
 	. "$top_srcdir/tests/ui_lib.sh"
+	real=$KERNTOP KERNTOP=$KERNTOP_TEST
 	ui_start 80 24 KERNTOP_INJECT_PERF_ERRNO=EACCES --
-	see "^EXIT=1" "injected EACCES, viewer: exit 1" 5
+	KERNTOP=$real
+	see "^EXIT=1" "injected EACCES, viewer: exit 1" 30
 	like "$(cat "$TMP/stderr" 2>/dev/null)" "^kerntop: perf_event_open cpu-clock on cpu [0-9]+: permission denied" "injected EACCES, viewer: the message is on stderr"
 	is "$(wc -l <"$TMP/stderr" | tr -d ' ')" 1 "injected EACCES, viewer: one line"
 	is "$(tm display -p -t "$S" '#{alternate_on}')" 0 "injected EACCES, viewer: not left in the alternate screen"

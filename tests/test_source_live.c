@@ -14,6 +14,7 @@
 
 #include "test_source_live.h"
 #include "../src/source_perf.h"
+#include "seam/seam.h"
 
 static volatile sig_atomic_t renamed;
 
@@ -23,8 +24,10 @@ static void on_usr1(int sig)
 	renamed = 1;
 }
 
-/* A kernel-heavy task that renames itself (a COMM record) when told to. */
-static pid_t spawn_renamer(void)
+/* A kernel-heavy task that renames itself (a COMM record) when told to. It writes one byte to
+ * fd ready once named ktspin-a and one more once renamed, so the test waits on those events
+ * instead of guessing how long a fork and a signal take (memcheck makes them slow). */
+static pid_t spawn_renamer(int ready)
 {
 	pid_t pid = fork();
 
@@ -34,16 +37,39 @@ static pid_t spawn_renamer(void)
 
 		signal(SIGUSR1, on_usr1);
 		prctl(PR_SET_NAME, "ktspin-a");
+		if (write(ready, "a", 1) != 1)
+			_exit(1);
 		for (;;) {
 			if (renamed == 1) {
 				prctl(PR_SET_NAME, "ktspin-b");
 				renamed = 2;
+				if (write(ready, "b", 1) != 1)
+					_exit(1);
 			}
 			if (read(z, buf, sizeof(buf)) < 0)
 				_exit(1);
 		}
 	}
 	return pid;
+}
+
+/* Waits (bounded, 30 s) for the renamer's next byte: 1 when it came. */
+static int renamer_step(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	char b;
+
+	return poll(&p, 1, 30000) == 1 && read(fd, &b, 1) == 1;
+}
+
+static int comm_seen_once(const struct counts *c)
+{
+	return c->watch_comms[0] >= 1;
+}
+
+static int comm_seen_twice(const struct counts *c)
+{
+	return c->watch_comms[0] >= 2;
 }
 
 static void test_default(const int *cpus, int ncpus, pid_t *dd)
@@ -183,27 +209,43 @@ static void test_callchain(void)
 	struct kt_source *s;
 	struct counts c;
 	char err[KT_ERRLEN];
-	pid_t ren = spawn_renamer();
+	int pfd[2];
+	pid_t ren;
 	int r;
 
 	memset(&c, 0, sizeof(c));
+	if (pipe(pfd) < 0) {
+		ok(0, "callchain: pipe");
+		return;
+	}
+	ren = spawn_renamer(pfd[1]);
 	c.watch[c.nwatch++] = ren;
 	o.callchain = 1;
 	o.max_stack = 16;
 	c.max_stack = 16;
-	usleep(50000);
+	ok(renamer_step(pfd[0]), "comm: the renamer runs as ktspin-a");
 	r = kt_source_open(&o, &s, err, sizeof(err));
 	is_int(r, 0, "callchain: opens");
 	if (r) {
 		stop(ren);
+		close(pfd[0]);
+		close(pfd[1]);
 		return;
 	}
 	ok(kt_source_info(s)->callchain, "callchain: info says so");
-	pump(s, &c, 500);
+	/* Each step waits for its event, however slow the machine (or memcheck) makes it: the
+	 * renamer sampled (the fallback read of its name), then renamed (the COMM record). */
+	pump(s, &c, 300);
+	pump_until(s, &c, comm_seen_once, 30000);
 	kill(ren, SIGUSR1);
-	pump(s, &c, 500);
+	ok(renamer_step(pfd[0]), "comm: the renamer renamed itself ktspin-b");
+	pump_until(s, &c, comm_seen_twice, 30000);
+	/* a little more, so that a spurious extra read of the name would show */
+	pump(s, &c, 200);
 	kt_source_free(s);
 	stop(ren);
+	close(pfd[0]);
+	close(pfd[1]);
 	printf("# %llu samples, %llu with frames\n", (unsigned long long)c.samples,
 	       (unsigned long long)c.with_frames);
 	ok(c.samples > 0 && c.with_frames * 10 >= c.samples * 9,
@@ -346,11 +388,11 @@ static void test_cycles(void)
 
 	memset(&c, 0, sizeof(c));
 	o.event = "cycles";
-	/* Without a PMU (this VM) the real open fails; with one, the hook makes it fail. */
+	/* Without a PMU (this VM) the real open fails; with one, the seam (tests/seam/perf_inject.c) makes it fail. */
 	if (cycles_supported())
-		setenv("KERNTOP_INJECT_PERF_ERRNO", "ENOENT", 1);
+		kt_test_perf_errno(ENOENT);
 	r = kt_source_open(&o, &s, err, sizeof(err));
-	unsetenv("KERNTOP_INJECT_PERF_ERRNO");
+	kt_test_perf_errno(0);
 	is_int(r, 0, "cycles: opens with a fallback");
 	if (r)
 		return;
@@ -368,9 +410,9 @@ static void test_cycles(void)
 	o.freq_hz = 0;
 	o.period = 1000;
 	if (cycles_supported())
-		setenv("KERNTOP_INJECT_PERF_ERRNO", "ENOENT", 1);
+		kt_test_perf_errno(ENOENT);
 	r = kt_source_open(&o, &s, err, sizeof(err));
-	unsetenv("KERNTOP_INJECT_PERF_ERRNO");
+	kt_test_perf_errno(0);
 	is_int(r, -EINVAL, "cycles -c 1000 without cycles: refused");
 	ok(strstr(err, "-c 1000 counts cycles") && strstr(err, "-F HZ"),
 	   "cycles -c without cycles: says why and what to use");
@@ -379,9 +421,9 @@ static void test_cycles(void)
 	o.period = 0;
 
 	o.event = "cpu-clock";
-	setenv("KERNTOP_INJECT_PERF_ERRNO", "ENOENT", 1);
+	kt_test_perf_errno(ENOENT);
 	r = kt_source_open(&o, &s, err, sizeof(err));
-	unsetenv("KERNTOP_INJECT_PERF_ERRNO");
+	kt_test_perf_errno(0);
 	is_int(r, -ENOENT, "cpu-clock missing: no fallback, an error");
 
 	/* Below the hrtimer floor the kernel samples every 10 us anyway: refused. */
@@ -427,9 +469,9 @@ static void test_small_ring(void)
 	int r, good = 1;
 
 	memset(&c, 0, sizeof(c));
-	setenv("KERNTOP_INJECT_MMAP_PAGES", "8", 1);
+	kt_test_perf_mmap_pages(8);
 	r = kt_source_open(&o, &s, err, sizeof(err));
-	unsetenv("KERNTOP_INJECT_MMAP_PAGES");
+	kt_test_perf_mmap_pages(0);
 	is_int(r, 0, "ring capped at 8 pages: opens");
 	if (r)
 		return;
@@ -446,9 +488,9 @@ static void test_small_ring(void)
 	ok(c.samples > 0, "ring capped at 8 pages: samples");
 	kt_source_free(s);
 
-	setenv("KERNTOP_INJECT_MMAP_PAGES", "2", 1);
+	kt_test_perf_mmap_pages(2);
 	r = kt_source_open(&o, &s, err, sizeof(err));
-	unsetenv("KERNTOP_INJECT_MMAP_PAGES");
+	kt_test_perf_mmap_pages(0);
 	is_int(r, -ENOMEM, "no ring fits: refused");
 	ok(strstr(err, "perf_event_mlock_kb") != NULL, "no ring fits: names the sysctl");
 }
@@ -477,14 +519,14 @@ static void test_denied(void)
 	int r, pfd[2];
 	pid_t pid;
 
-	setenv("KERNTOP_INJECT_PERF_ERRNO", "EACCES", 1);
+	kt_test_perf_errno(EACCES);
 	r = kt_source_open(&o, &s, err, sizeof(err));
 	check_denied(r, err, "injected EACCES");
 	ok(s == NULL, "injected EACCES: no source");
-	setenv("KERNTOP_INJECT_PERF_ERRNO", "EPERM", 1);
+	kt_test_perf_errno(EPERM);
 	r = kt_source_open(&o, &s, err, sizeof(err));
 	check_denied(r, err, "injected EPERM");
-	unsetenv("KERNTOP_INJECT_PERF_ERRNO");
+	kt_test_perf_errno(0);
 
 	/* The real refusal: an unprivileged user under perf_event_paranoid >= 1. */
 	if (geteuid() != 0 || read_paranoid() < 1) {
@@ -708,7 +750,9 @@ int main(void)
 		ncpus = MAXLOAD;
 	for (int i = 0; i < ncpus; i++)
 		dd[i] = spawn(cpus[i], 0);
-	usleep(200000);
+	for (int i = 0; i < ncpus; i++)
+		if (!wait_comm(dd[i], "dd"))
+			printf("# load %d never became dd\n", (int)dd[i]);
 
 	test_default(cpus, ncpus, dd);
 	test_user(ncpus);

@@ -152,6 +152,19 @@ static inline int pump(struct kt_source *s, struct counts *c, int ms)
 	return pump2(s, c, NULL, NULL, ms);
 }
 
+/* Pumps until done(c) holds or ms milliseconds pass (a bound, not a wait): 1 when done. */
+static inline int pump_until(struct kt_source *s, struct counts *c,
+			     int (*done)(const struct counts *), int ms)
+{
+	uint64_t end = kt_now_ns() + (uint64_t)ms * 1000000u;
+
+	while (!done(c)) {
+		if (kt_now_ns() >= end || pump(s, c, 50) != 0)
+			return done(c);
+	}
+	return 1;
+}
+
 static inline struct kt_source_opts base_opts(void)
 {
 	struct kt_source_opts o;
@@ -191,6 +204,30 @@ static inline pid_t spawn(int cpu, int what)
 		_exit(127);
 	}
 	return pid;
+}
+
+/* Waits (bounded, 30 s) until pid runs under the name comm: a load spawned by exec is only
+ * known by its name once the exec is done, whatever the machine's load. 1 when it is. */
+static inline int wait_comm(pid_t pid, const char *comm)
+{
+	char path[64], b[32];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	for (int i = 0; i < 3000; i++) {
+		int fd = open(path, O_RDONLY);
+		ssize_t n = fd >= 0 ? read(fd, b, sizeof(b) - 1) : -1;
+
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			b[n] = '\0';
+			b[strcspn(b, "\n")] = '\0';
+			if (strcmp(b, comm) == 0)
+				return 1;
+		}
+		usleep(10000);
+	}
+	return 0;
 }
 
 static inline void stop(pid_t pid)

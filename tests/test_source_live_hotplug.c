@@ -197,7 +197,9 @@ int main(void)
 		ncpus = MAXLOAD;
 	for (int i = 0; i < ncpus; i++)
 		dd[i] = spawn(cpus[i], 0);
-	usleep(200000);
+	for (int i = 0; i < ncpus; i++)
+		if (!wait_comm(dd[i], "dd"))
+			printf("# load %d never became dd\n", (int)dd[i]);
 
 	test_record(dir, dd[0]);
 	if (ncpus >= 2)

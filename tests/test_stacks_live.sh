@@ -20,12 +20,36 @@ trap cleanup EXIT
 # which take most of a second each on a loaded machine) until the cleanup stops it.
 python3 "$top_srcdir/tests/tools/tcp_pump.py" 120 --ready "$TMP/ready" 2>"$TMP/pump.err" &
 PUMP=$!
-n=50
+n=300
 while [ ! -e "$TMP/ready" ] && [ "$n" -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
 ok "$([ -e "$TMP/ready" ]; echo $?)" "the loopback pump moves data"
 
-"$KERNTOP" -g -b -n 1 -d 2 --top 100000 --format json >"$TMP/g.json" 2>"$TMP/err"
-is "$?" 0 "kerntop -g -b -n 1 -d 2 --format json under the pump"
+# How much CPU the pump gets depends on what else the machine runs: measure again (2 s at a
+# time, at most 5 times) until both copy functions have enough hits for their callers to be
+# judged, so that the checks below never judge a handful of samples.
+enough() { python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+leaf = {}
+for s in d["stacks"]:
+    f = s["frames"][-1]
+    f = f[:-4] if f.endswith("_[k]") else f
+    leaf[f] = leaf.get(f, 0) + s["hits"]
+print("%d %d" % (leaf.get("_copy_from_iter", 0), leaf.get("_copy_to_iter", 0)))
+sys.exit(0 if min(leaf.get("_copy_from_iter", 0), leaf.get("_copy_to_iter", 0)) >= 20 else 1)
+PY
+}
+tries=0
+while :; do
+	tries=$((tries + 1))
+	"$KERNTOP" -g -b -n 1 -d 2 --top 100000 --format json >"$TMP/g.json" 2>"$TMP/err"
+	rc=$?
+	[ "$rc" -ne 0 ] && break
+	hits=$(enough "$TMP/g.json") && break
+	[ "$tries" -ge 5 ] && break
+done
+echo "# $tries measurement(s); _copy_from_iter and _copy_to_iter leaf hits: ${hits:-?}"
+is "$rc" 0 "kerntop -g -b -n 1 -d 2 --format json under the pump"
 check "stacks cover every sample, kernel frames tagged _[k]" python3 - "$TMP/g.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -27,12 +27,14 @@ static void touch(const struct kt_rp_event *ev)
 int kt_fuzz_recording(const uint8_t *data, size_t size)
 {
 	char err[256];
+	int accepted = 0;
 
 	for (int crc = 0; crc < 2; crc++) {
 		struct kt_rrec d;
 		struct kt_rp_event ev;
 
 		if (kt_rrec_open(&d, data, size, crc, err, sizeof(err)) == 0) {
+			accepted = 1;
 			for (uint32_t i = 0; i < d.info.ncpus; i++)
 				sink ^= d.info.cpus[i];
 			if (d.info.kallsyms_len)
@@ -42,7 +44,7 @@ int kt_fuzz_recording(const uint8_t *data, size_t size)
 		}
 		kt_rrec_close(&d);
 	}
-	return 0;
+	return accepted;
 }
 
 int kt_fuzz_perfscript(const uint8_t *data, size_t size)
@@ -50,10 +52,12 @@ int kt_fuzz_perfscript(const uint8_t *data, size_t size)
 	struct kt_pscript d;
 	struct kt_rp_event ev;
 	char err[256];
+	int accepted = 0;
 
 	if (kt_pscript_open(&d, (const char *)data, size, err, sizeof(err)) == 0) {
 		uint64_t n = 0;
 
+		accepted = 1;
 		while (kt_pscript_next(&d, &ev)) {
 			touch(&ev);
 			n += ev.type == KT_EV_SAMPLE;
@@ -64,18 +68,19 @@ int kt_fuzz_perfscript(const uint8_t *data, size_t size)
 			__builtin_trap();
 	}
 	kt_pscript_close(&d);
-	return 0;
+	return accepted;
 }
 
 /* The input as each of the three files, whole (the first reading) and from its middle (the
  * second), then the view between them and its formatted rows, as the viewer would draw them. */
-static void parse_all(struct kt_ps_snap *s, const char *p, size_t n)
+static int parse_all(struct kt_ps_snap *s, const char *p, size_t n)
 {
 	char err[256];
+	int a = kt_ps_parse_stat(s, p, n, err, sizeof(err)) == 0;
 
-	kt_ps_parse_stat(s, p, n, err, sizeof(err));
-	kt_ps_parse_softirqs(s, p, n, err, sizeof(err));
-	kt_ps_parse_interrupts(s, p, n, err, sizeof(err));
+	a |= kt_ps_parse_softirqs(s, p, n, err, sizeof(err)) == 0;
+	a |= kt_ps_parse_interrupts(s, p, n, err, sizeof(err)) == 0;
+	return a;
 }
 
 int kt_fuzz_procstat(const uint8_t *data, size_t size)
@@ -84,10 +89,11 @@ int kt_fuzz_procstat(const uint8_t *data, size_t size)
 	const struct kt_ps_view *v;
 	struct kt_procstat *p = NULL;
 	char buf[512];
+	int accepted = 0;
 
 	if (!a || !b || kt_procstat_new("", 4, &p) < 0)
 		goto out;
-	parse_all(a, (const char *)data, size);
+	accepted = parse_all(a, (const char *)data, size);
 	parse_all(b, (const char *)data + size / 2, size - size / 2);
 	a->time_ns = 1000000000;
 	b->time_ns = 2000000000;
@@ -106,5 +112,5 @@ out:
 	kt_procstat_free(p);
 	kt_ps_snap_free(a);
 	kt_ps_snap_free(b);
-	return 0;
+	return accepted;
 }

@@ -1,9 +1,9 @@
-/* A small open-addressing hash index from a key to a dense u32 id, shared by the window and
- * the aggregator. The index stores only (id, hash); keys live in the caller's own arrays and
+/* Shared utility (any layer may include it): a small open-addressing hash index from a key to
+ * a dense u32 id, used by the window and the aggregator. The index stores only (id, hash); keys live in the caller's own arrays and
  * are compared through a callback, so one index type serves tuples, stacks and tasks.
  * Linear probing with backward-shift deletion: no tombstones, so it never degrades. */
-#ifndef KERNTOP_WINDOW_IDX_H
-#define KERNTOP_WINDOW_IDX_H
+#ifndef KERNTOP_UTIL_IDX_H
+#define KERNTOP_UTIL_IDX_H
 
 #include <errno.h>
 #include <stdint.h>
