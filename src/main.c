@@ -620,6 +620,9 @@ int main(int argc, char **argv)
 	startup_notices(&a);
 	proc_tick(&a); /* the first reading: the first refresh has shares over its interval */
 	r = run_loop(&a, sigfd);
+	/* A last reading: the final report and the recording end with the figures up to now. */
+	if (r == 0)
+		proc_tick(&a);
 	/* Stops sampling and closes a recording: a full disk on the last block is an error. */
 	{
 		char ferr[KT_ERRLEN];

@@ -66,6 +66,14 @@ ok $([ "$(field with_frames "$TMP/dump.out")" -gt $((rec / 2)) ]; echo $?) "most
 is "$?" 0 "kerntop -b --replay of the recording"
 is "$(samples_line "$TMP/replay.out")" "$rec" "replay through the whole pipeline: same sample count"
 like "$(cat "$TMP/replay.out")" "Source: +replay $TMP/rec" "report names the replayed file"
+# The /proc readings of every refresh went in as PROCSTAT blocks and come back at their times.
+"$KERNTOP" -b --replay "$TMP/rec" --speed max --format json >"$TMP/replay.json" 2>&1
+check "replay has the recorded /proc figures (PROCSTAT blocks)" python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+assert abs(sum(d["proc_stat"].values()) - 100) < 0.01, d
+assert "NET_RX" in d["softirqs_per_s"] and d["proc_interval_s"] > 0, d
+assert all("softirq_pct" in c for c in d["cpu"]), d["cpu"]' "$TMP/replay.json"
 
 # Folded output in batch mode is one profile written at the end, over the whole run: after -n
 # ticks (once -n reports concatenated, repeating every stack) and on SIGINT. The recording of
