@@ -620,8 +620,10 @@ int main(int argc, char **argv)
 	startup_notices(&a);
 	proc_tick(&a); /* the first reading: the first refresh has shares over its interval */
 	r = run_loop(&a, sigfd);
-	/* A last reading: the final report and the recording end with the figures up to now. */
-	if (r == 0)
+	/* A last reading, so that the final report and the recording end with the figures up to
+	 * now; not right after a tick's: /proc/stat counts 10 ms ticks, a few ms hold none. */
+	if (r == 0 && kt_procstat_latest(a.proc) &&
+	    kt_source_now(a.src) - kt_procstat_latest(a.proc)->time_ns >= 250000000ull)
 		proc_tick(&a);
 	/* Stops sampling and closes a recording: a full disk on the last block is an error. */
 	{
