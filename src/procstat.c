@@ -20,13 +20,12 @@ struct kt_procstat {
 	uint32_t max_cpu;
 	struct kt_ps_snap *snap[2]; /* latest, previous */
 	int nsnap;
-	unsigned bad;               /* KT_PS_HAVE_* bits whose file failed at the last read */
+	unsigned bad; /* KT_PS_HAVE_* bits whose file failed at the last read */
 	struct kt_ps_view view;
 	int view_ok;
 };
 
-static const char *const stat_names[KT_PS_NSTAT] = {"us", "ni", "sy", "id",
-						    "wa", "hi", "si", "st"};
+static const char *const stat_names[KT_PS_NSTAT] = {"us", "ni", "sy", "id", "wa", "hi", "si", "st"};
 
 const char *kt_ps_stat_name(int i)
 {
@@ -297,13 +296,14 @@ int kt_procstat_read(struct kt_procstat *p, uint64_t time_ns, char *msg, size_t 
 		bad |= files[i].bit;
 		/* said once when it breaks, not at every refresh */
 		if (!(p->bad & files[i].bit) && used < msglen)
-			used += (size_t)snprintf(msg + used, msglen - used, "%s%s", used ? "; " : "",
-						 why);
+			used += (size_t)snprintf(msg + used, msglen - used, "%s%s",
+						 used ? "; " : "", why);
 	}
 	if (used && used < msglen)
 		snprintf(msg + used, msglen - used, " (its figures are left out)");
 	if (!bad && p->bad)
-		snprintf(msg, msglen, "/proc/stat, /proc/softirqs and /proc/interrupts readable again");
+		snprintf(msg, msglen,
+			 "/proc/stat, /proc/softirqs and /proc/interrupts readable again");
 	p->bad = bad;
 	derive(p);
 	return msg[0] != 0;
@@ -337,8 +337,9 @@ void kt_ps_fmt_softirqs(const struct kt_ps_view *v, int cpu, int n, char *buf, s
 		double br = 0;
 
 		for (uint32_t i = 0; i < v->nvec; i++) {
-			double r = cpu < 0 ? v->vec_per_s[i]
-					   : v->softirq_per_s[(size_t)i * v->max_cpu + (uint32_t)cpu];
+			double r = cpu < 0
+				       ? v->vec_per_s[i]
+				       : v->softirq_per_s[(size_t)i * v->max_cpu + (uint32_t)cpu];
 
 			if (!used[i] && r > br) {
 				best = (int)i;

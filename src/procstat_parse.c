@@ -93,7 +93,8 @@ int kt_ps_parse_stat(struct kt_ps_snap *s, const char *buf, size_t len, char *er
 			continue;
 		total = p < e && (*p == ' ' || *p == '\t');
 		if (!total && !(p = num(p, e, &cpu)))
-			return bad(err, errlen, KT_PS_PATH_STAT, c.line, "a cpu line without a number");
+			return bad(err, errlen, KT_PS_PATH_STAT, c.line,
+				   "a cpu line without a number");
 		/* user nice system idle iowait irq softirq steal [guest guest_nice] */
 		while (n < KT_PS_NSTAT && skip_blank(p, e) < e) {
 			p = num(p, e, &v[n]);

@@ -20,8 +20,9 @@ static void softirq_object(FILE *out, const struct kt_ps_view *v, int cpu)
 			fputc(',', out);
 		kt_rep_json_str(out, v->vec[i]);
 		fputc(':', out);
-		kt_rep_json_num(out, cpu < 0 ? v->vec_per_s[i]
-					     : v->softirq_per_s[(size_t)i * v->max_cpu + (uint32_t)cpu]);
+		kt_rep_json_num(out,
+				cpu < 0 ? v->vec_per_s[i]
+					: v->softirq_per_s[(size_t)i * v->max_cpu + (uint32_t)cpu]);
 	}
 	fputc('}', out);
 }
@@ -46,7 +47,8 @@ void kt_rep_ps_json_header(FILE *out, const struct kt_report_ctx *c)
 {
 	const struct kt_ps_view *v = c->ps;
 
-	fprintf(out, ",\"idle_source\":\"%s\"", kt_rep_ps_idle_from_stat(c) ? "proc_stat" : "samples");
+	fprintf(out, ",\"idle_source\":\"%s\"",
+		kt_rep_ps_idle_from_stat(c) ? "proc_stat" : "samples");
 	if (!v)
 		return;
 	fputs(",\"proc_interval_s\":", out);
@@ -155,11 +157,12 @@ void kt_rep_ps_csv(FILE *out, const struct kt_report_ctx *c)
 		for (uint32_t i = 0; v->softirqs_valid && i < v->nvec; i++) {
 			if (cpu >= 0 && (!v->stat_valid || !v->cpu[cpu].valid))
 				break;
-			fprintf(out, "%llu,%.3f,procstat,%s,softirq ", (unsigned long long)c->report_no,
-				c->time_s, who);
+			fprintf(out, "%llu,%.3f,procstat,%s,softirq ",
+				(unsigned long long)c->report_no, c->time_s, who);
 			kt_rep_csv_str(out, v->vec[i]);
 			fprintf(out, ",,,,,%.3f,0\n",
-				cpu < 0 ? v->vec_per_s[i] : v->softirq_per_s[(size_t)i * v->max_cpu + cpu]);
+				cpu < 0 ? v->vec_per_s[i]
+					: v->softirq_per_s[(size_t)i * v->max_cpu + cpu]);
 		}
 	}
 }

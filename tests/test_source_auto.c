@@ -12,7 +12,7 @@
 #include "source_perf.h"
 #include "tap.h"
 
-static int answer;  /* 0: open succeeds, else the errno to fail with */
+static int answer; /* 0: open succeeds, else the errno to fail with */
 static int calls;
 static struct perf_event_attr asked;
 /* The sampling events are not opened here: only the probe may be called. */

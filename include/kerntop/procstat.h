@@ -29,12 +29,12 @@ enum {
 	KT_PS_HAVE_INTERRUPTS = 1u << 2,
 };
 
-#define KT_PS_MAX_VEC 16   /* softirq vectors (the kernel has 10) */
+#define KT_PS_MAX_VEC 16 /* softirq vectors (the kernel has 10) */
 #define KT_PS_VEC_NAME 16
-#define KT_PS_MAX_IRQ 512  /* /proc/interrupts lines kept; later ones are ignored */
+#define KT_PS_MAX_IRQ 512 /* /proc/interrupts lines kept; later ones are ignored */
 #define KT_PS_IRQ_NAME 16
 #define KT_PS_IRQ_DESC 48
-#define KT_PS_TOP_IRQ 3    /* busiest lines kept per CPU in the view */
+#define KT_PS_TOP_IRQ 3 /* busiest lines kept per CPU in the view */
 
 struct kt_ps_irq {
 	char name[KT_PS_IRQ_NAME]; /* "41", "LOC" */
@@ -43,12 +43,12 @@ struct kt_ps_irq {
 
 /* One reading of the three files: cumulative counters, per CPU number (< max_cpu). */
 struct kt_ps_snap {
-	uint64_t time_ns;  /* source clock of the reading */
-	uint32_t have;     /* KT_PS_HAVE_* */
-	uint32_t max_cpu;  /* stride of the per-CPU arrays */
+	uint64_t time_ns;	     /* source clock of the reading */
+	uint32_t have;		     /* KT_PS_HAVE_* */
+	uint32_t max_cpu;	     /* stride of the per-CPU arrays */
 	uint64_t total[KT_PS_NSTAT]; /* the "cpu" line, USER_HZ ticks */
-	uint64_t *stat;    /* [max_cpu * KT_PS_NSTAT] */
-	uint8_t *online;   /* [max_cpu]: the CPU has a cpuN line */
+	uint64_t *stat;		     /* [max_cpu * KT_PS_NSTAT] */
+	uint8_t *online;	     /* [max_cpu]: the CPU has a cpuN line */
 	uint32_t nvec;
 	char vec[KT_PS_MAX_VEC][KT_PS_VEC_NAME];
 	uint64_t *softirq; /* [KT_PS_MAX_VEC * max_cpu] */
@@ -72,27 +72,27 @@ int kt_ps_parse_interrupts(struct kt_ps_snap *s, const char *buf, size_t len, ch
 
 /* The figures between the two latest snapshots. Valid until the next read or feed. */
 struct kt_ps_cpu {
-	int valid;                  /* the CPU has /proc/stat time in both snapshots */
-	double pct[KT_PS_NSTAT];    /* shares of its time, summing to 100 */
+	int valid;		 /* the CPU has /proc/stat time in both snapshots */
+	double pct[KT_PS_NSTAT]; /* shares of its time, summing to 100 */
 };
 
 struct kt_ps_top_irq {
-	int32_t line;  /* index into irq[], -1 for none */
+	int32_t line; /* index into irq[], -1 for none */
 	double per_s;
 };
 
 struct kt_ps_view {
-	int stat_valid;             /* pct[] and cpu[].pct[] are meaningful */
+	int stat_valid; /* pct[] and cpu[].pct[] are meaningful */
 	int softirqs_valid;
 	int interrupts_valid;
-	double interval_s;          /* between the two snapshots */
-	double pct[KT_PS_NSTAT];    /* machine-wide, from the "cpu" line */
+	double interval_s;	 /* between the two snapshots */
+	double pct[KT_PS_NSTAT]; /* machine-wide, from the "cpu" line */
 	uint32_t max_cpu;
-	struct kt_ps_cpu *cpu;      /* [max_cpu] */
+	struct kt_ps_cpu *cpu; /* [max_cpu] */
 	uint32_t nvec;
 	const char (*vec)[KT_PS_VEC_NAME];
 	double vec_per_s[KT_PS_MAX_VEC]; /* machine-wide, summed over CPUs */
-	double *softirq_per_s;      /* [KT_PS_MAX_VEC * max_cpu] */
+	double *softirq_per_s;		 /* [KT_PS_MAX_VEC * max_cpu] */
 	const struct kt_ps_irq *irq;
 	struct kt_ps_top_irq *top_irq; /* [max_cpu * KT_PS_TOP_IRQ], busiest first */
 };
