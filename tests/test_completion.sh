@@ -24,7 +24,7 @@ K="$KERNTOP"
 want=$("$K" --help | grep -oE '^ +(-[A-Za-z], )?--[a-z][a-z-]*( [A-Z][A-Z0-9_|a-z]*)?' |
 	sed -E 's/^ +(-[A-Za-z], )?//; s/ [A-Z].*/=/' | sort | tr '\n' ' ' | sed 's/ $//')
 is "$(complete_line "$K" --)" "$want" "-- offers every long option of --help (= where a value follows)"
-is "$(complete_line "$K" --no-)" "--no-color --no-mouse" "--no- offers exactly the --no- options"
+is "$(complete_line "$K" --no-)" "--no-call-graph --no-color --no-mouse" "--no- offers exactly the --no- options"
 is "$(complete_line "$K" --rep)" "--replay=" "one candidate: --replay= (no space after it)"
 # the formats as --help lists them ("text (default), json, csv or folded")
 formats=$("$K" --help | sed -n 's/^ *--format FMT *//p' | sed 's/([^)]*)//g; s/,/ /g; s/ or / /g' |
@@ -33,7 +33,7 @@ like "$formats" '^csv folded json( [a-z]+)* text' "--help lists the formats (at 
 is "$(complete_line "$K" --format "")" "$formats" "--format values from --help"
 is "$(complete_line "$K" --format j)" "json" "--format j"
 is "$(complete_line "$K" --format=c)" "csv" "--format=c (the = form)"
-is "$(complete_line "$K" -e "")" "cpu-clock cycles task-clock" "-e events"
+is "$(complete_line "$K" -e "")" "auto cpu-clock cycles task-clock" "-e events"
 is "$(complete_line "$K" --event c)" "cpu-clock cycles" "--event c"
 is "$(complete_line "$K" --speed "")" "max" "--speed X|max offers max"
 is "$(complete_line "$K" -F "")" "" "-F HZ: a number, nothing offered"
