@@ -89,6 +89,76 @@ void kt_ps_snap_copy(struct kt_ps_snap *d, const struct kt_ps_snap *s)
 	}
 }
 
+static int view_alloc(struct kt_ps_view *v, uint32_t max_cpu)
+{
+	memset(v, 0, sizeof(*v));
+	v->max_cpu = max_cpu ? max_cpu : 1;
+	v->cpu = calloc(v->max_cpu, sizeof(*v->cpu));
+	v->softirq_per_s = calloc((size_t)KT_PS_MAX_VEC * v->max_cpu, sizeof(double));
+	v->top_irq = calloc((size_t)v->max_cpu * KT_PS_TOP_IRQ, sizeof(*v->top_irq));
+	v->irq_store = calloc(KT_PS_MAX_IRQ, sizeof(*v->irq_store));
+	v->vec = v->vec_store;
+	v->irq = v->irq_store;
+	return v->cpu && v->softirq_per_s && v->top_irq && v->irq_store ? 0 : -ENOMEM;
+}
+
+static void view_release(struct kt_ps_view *v)
+{
+	free(v->cpu);
+	free(v->softirq_per_s);
+	free(v->top_irq);
+	free(v->irq_store);
+}
+
+struct kt_ps_view *kt_ps_view_new(uint32_t max_cpu)
+{
+	struct kt_ps_view *v = malloc(sizeof(*v));
+
+	if (v && view_alloc(v, max_cpu) < 0) {
+		kt_ps_view_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+void kt_ps_view_free(struct kt_ps_view *v)
+{
+	if (!v)
+		return;
+	view_release(v);
+	free(v);
+}
+
+void kt_ps_view_copy(struct kt_ps_view *d, const struct kt_ps_view *s)
+{
+	uint32_t n;
+
+	d->stat_valid = d->softirqs_valid = d->interrupts_valid = 0;
+	d->nvec = 0;
+	if (!s)
+		return;
+	n = s->max_cpu < d->max_cpu ? s->max_cpu : d->max_cpu;
+	d->stat_valid = s->stat_valid;
+	d->softirqs_valid = s->softirqs_valid;
+	d->interrupts_valid = s->interrupts_valid;
+	d->interval_s = s->interval_s;
+	memcpy(d->pct, s->pct, sizeof(d->pct));
+	memset(d->cpu, 0, d->max_cpu * sizeof(*d->cpu));
+	memcpy(d->cpu, s->cpu, n * sizeof(*d->cpu));
+	d->nvec = s->nvec;
+	memcpy(d->vec_store, s->vec, sizeof(d->vec_store));
+	memcpy(d->vec_per_s, s->vec_per_s, sizeof(d->vec_per_s));
+	for (uint32_t i = 0; i < KT_PS_MAX_VEC; i++) {
+		memset(d->softirq_per_s + (size_t)i * d->max_cpu, 0, d->max_cpu * sizeof(double));
+		memcpy(d->softirq_per_s + (size_t)i * d->max_cpu,
+		       s->softirq_per_s + (size_t)i * s->max_cpu, n * sizeof(double));
+	}
+	for (size_t k = 0; k < (size_t)d->max_cpu * KT_PS_TOP_IRQ; k++)
+		d->top_irq[k] = (struct kt_ps_top_irq){-1, 0};
+	memcpy(d->top_irq, s->top_irq, (size_t)n * KT_PS_TOP_IRQ * sizeof(*d->top_irq));
+	memcpy(d->irq_store, s->irq, KT_PS_MAX_IRQ * sizeof(*d->irq_store));
+}
+
 int kt_procstat_new(const char *sysroot, uint32_t max_cpu, struct kt_procstat **out)
 {
 	struct kt_procstat *p = calloc(1, sizeof(*p));
@@ -100,15 +170,10 @@ int kt_procstat_new(const char *sysroot, uint32_t max_cpu, struct kt_procstat **
 	p->max_cpu = max_cpu ? max_cpu : 1;
 	p->snap[0] = kt_ps_snap_new(p->max_cpu);
 	p->snap[1] = kt_ps_snap_new(p->max_cpu);
-	p->view.cpu = calloc(p->max_cpu, sizeof(*p->view.cpu));
-	p->view.softirq_per_s = calloc((size_t)KT_PS_MAX_VEC * p->max_cpu, sizeof(double));
-	p->view.top_irq = calloc((size_t)p->max_cpu * KT_PS_TOP_IRQ, sizeof(*p->view.top_irq));
-	if (!p->snap[0] || !p->snap[1] || !p->view.cpu || !p->view.softirq_per_s ||
-	    !p->view.top_irq) {
+	if (view_alloc(&p->view, p->max_cpu) < 0 || !p->snap[0] || !p->snap[1]) {
 		kt_procstat_free(p);
 		return -ENOMEM;
 	}
-	p->view.max_cpu = p->max_cpu;
 	*out = p;
 	return 0;
 }
@@ -119,9 +184,7 @@ void kt_procstat_free(struct kt_procstat *p)
 		return;
 	kt_ps_snap_free(p->snap[0]);
 	kt_ps_snap_free(p->snap[1]);
-	free(p->view.cpu);
-	free(p->view.softirq_per_s);
-	free(p->view.top_irq);
+	view_release(&p->view);
 	free(p);
 }
 
@@ -200,7 +263,7 @@ static void derive(struct kt_procstat *p)
 	if ((a->have & b->have & KT_PS_HAVE_SOFTIRQS)) {
 		v->softirqs_valid = 1;
 		v->nvec = b->nvec;
-		v->vec = b->vec;
+		memcpy(v->vec_store, b->vec, sizeof(v->vec_store));
 		memset(v->softirq_per_s, 0, (size_t)KT_PS_MAX_VEC * n * sizeof(double));
 		for (uint32_t i = 0; i < b->nvec; i++) {
 			int j = find_vec(a, b->vec[i], i);
@@ -220,7 +283,7 @@ static void derive(struct kt_procstat *p)
 		v->top_irq[k] = (struct kt_ps_top_irq){-1, 0};
 	if ((a->have & b->have & KT_PS_HAVE_INTERRUPTS)) {
 		v->interrupts_valid = 1;
-		v->irq = b->irq;
+		memcpy(v->irq_store, b->irq, b->nirq * sizeof(*v->irq_store));
 		for (uint32_t i = 0; i < b->nirq; i++) {
 			int j = find_irq(a, b->irq[i].name, i);
 

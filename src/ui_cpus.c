@@ -63,7 +63,7 @@ uint32_t ui_cpus_sampled_nth(const struct kt_ui *ui, uint32_t i)
 /* The kernel's own accounting of the CPU over the last refresh (/proc/stat), or NULL. */
 static const struct kt_ps_cpu *stat_of(const struct kt_ui *ui, uint32_t cpu)
 {
-	const struct kt_ps_view *v = ui->env.proc ? kt_procstat_view(ui->env.proc) : NULL;
+	const struct kt_ps_view *v = ui_ps(ui);
 
 	return v && v->stat_valid && cpu < v->max_cpu && v->cpu[cpu].valid ? &v->cpu[cpu] : NULL;
 }
@@ -180,7 +180,7 @@ static void col_st(const struct kt_ui *ui, const struct ui_screen *s, const stru
 static void col_softirqs(const struct kt_ui *ui, const struct ui_screen *s,
 			 const struct kt_row *r, char *buf, size_t len)
 {
-	const struct kt_ps_view *v = ui->env.proc ? kt_procstat_view(ui->env.proc) : NULL;
+	const struct kt_ps_view *v = ui_ps(ui);
 
 	buf[0] = 0;
 	if (v && r->id < v->max_cpu)
@@ -190,7 +190,7 @@ static void col_softirqs(const struct kt_ui *ui, const struct ui_screen *s,
 static void col_irqs(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
 		     char *buf, size_t len)
 {
-	const struct kt_ps_view *v = ui->env.proc ? kt_procstat_view(ui->env.proc) : NULL;
+	const struct kt_ps_view *v = ui_ps(ui);
 
 	buf[0] = 0;
 	if (v && r->id < v->max_cpu)

@@ -29,6 +29,13 @@ uint64_t ui_source_now(const struct kt_ui *ui)
 	return ui->env.src ? kt_source_now(ui->env.src) : 0;
 }
 
+const struct kt_ps_view *ui_ps(const struct kt_ui *ui)
+{
+	const struct kt_ps_view *v = ui->ps;
+
+	return v && (v->stat_valid || v->softirqs_valid || v->interrupts_valid) ? v : NULL;
+}
+
 int ui_header_height(const struct kt_ui *ui)
 {
 	return strip_fits(ui) ? 3 : 2;
@@ -220,7 +227,7 @@ static void draw_figures(struct kt_ui *ui)
 	struct hline L = {.n = 0};
 	uint64_t lost = st->lost > m->lost ? st->lost : m->lost;
 	const struct kt_source_info *info = ui->env.src ? kt_source_info(ui->env.src) : NULL;
-	const struct kt_ps_view *ps = ui->env.proc ? kt_procstat_view(ui->env.proc) : NULL;
+	const struct kt_ps_view *ps = ui_ps(ui);
 	int from_stat = ps && ps->stat_valid && info && info->event && !strcmp(info->event, "cycles");
 
 	if (from_stat) {

@@ -93,9 +93,18 @@ struct kt_ps_view {
 	const char (*vec)[KT_PS_VEC_NAME];
 	double vec_per_s[KT_PS_MAX_VEC]; /* machine-wide, summed over CPUs */
 	double *softirq_per_s;		 /* [KT_PS_MAX_VEC * max_cpu] */
-	const struct kt_ps_irq *irq;
-	struct kt_ps_top_irq *top_irq; /* [max_cpu * KT_PS_TOP_IRQ], busiest first */
+	const struct kt_ps_irq *irq;	 /* [KT_PS_MAX_IRQ] lines named by top_irq */
+	struct kt_ps_top_irq *top_irq;	 /* [max_cpu * KT_PS_TOP_IRQ], busiest first */
+	/* the view's own copies of the names vec and irq point to */
+	char vec_store[KT_PS_MAX_VEC][KT_PS_VEC_NAME];
+	struct kt_ps_irq *irq_store; /* [KT_PS_MAX_IRQ] */
 };
+
+/* A view of its own, for a reader that must keep what it shows (the paused viewer). */
+struct kt_ps_view *kt_ps_view_new(uint32_t max_cpu);
+void kt_ps_view_free(struct kt_ps_view *v);
+/* Copies src into dst (CPUs dst cannot hold are dropped); src NULL makes dst empty. */
+void kt_ps_view_copy(struct kt_ps_view *dst, const struct kt_ps_view *src);
 
 /* The collector: the live reader (sysroot-relative paths) and the replay feed. */
 struct kt_procstat;
