@@ -40,7 +40,19 @@ void kt_agg_free(struct kt_agg *a)
 	free(a->g.key);
 	free(a->g.recent);
 	kt_agg_tree_free(a);
+	free(a->own);
+	free(a->ownrec);
 	free(a);
+}
+
+void kt_agg_set_irq_owner(struct kt_agg *a, int on)
+{
+	a->irq_owner = !!on;
+}
+
+int kt_agg_irq_owner(const struct kt_agg *a)
+{
+	return a->irq_owner;
 }
 
 struct kt_symbols *kt_agg_symbols(const struct kt_agg *a)
@@ -66,6 +78,7 @@ void kt_filter_all(struct kt_filter *f)
 	f->module = KT_ANY;
 	f->text = NULL;
 	f->hide_idle = 0;
+	f->ctx = KT_ANY;
 }
 
 const char *kt_view_name(enum kt_view v)
@@ -80,6 +93,7 @@ const char *kt_view_name(enum kt_view v)
 	    [KT_VIEW_CALLERS] = "callers",
 	    [KT_VIEW_CALLEES] = "callees",
 	    [KT_VIEW_STACKS] = "stacks",
+	    [KT_VIEW_CONTEXTS] = "contexts",
 	};
 
 	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
@@ -88,7 +102,7 @@ const char *kt_view_name(enum kt_view v)
 /* Extends the per-location cache to every location the symbolizer has interned. */
 const struct locinfo *kt_agg_loc(struct kt_agg *a, uint32_t loc)
 {
-	static const struct locinfo unknown = {0, KT_MOD_UNKNOWN, KT_MOD_UNKNOWN, 0, 0};
+	static const struct locinfo unknown = {0, KT_MOD_UNKNOWN, KT_MOD_UNKNOWN, 0, 0, 0};
 
 	if (loc >= a->nli) {
 		uint32_t n = kt_sym_nlocs(a->s);
@@ -104,6 +118,7 @@ const struct locinfo *kt_agg_loc(struct kt_agg *a, uint32_t loc)
 			c->user = l->module == KT_MOD_USER || i == KT_LOC_USER;
 			c->idle = l->idle && !c->user;
 			c->module = c->idle ? KT_AGG_IDLE_MODULE : l->module;
+			c->helper = !c->user && kt_sym_irq_helper(a->s, l->func);
 		}
 		a->nli = n;
 	}
@@ -124,9 +139,55 @@ int kt_agg_pass(const struct kt_agg *a, const struct kt_filter *f, const struct 
 		return 0;
 	if (f->task != KT_ANY && h->task != f->task)
 		return 0;
+	if (f->ctx != KT_ANY && h->ctx != f->ctx)
+		return 0;
 	if (f->hide_idle && li->idle)
 		return 0;
 	return kt_agg_module_match(f->module, li);
+}
+
+/* --- --irq-owner --- */
+
+/* The location a helper hit is charged to: the first frame of its chain outside the
+ * helpers; the hit's own location when there is no such frame. */
+static uint32_t owner_loc(struct kt_agg *a, const struct kt_hit *h)
+{
+	uint32_t n;
+	const uint32_t *fr = kt_window_stack_frames(a->w, h->stack, &n);
+
+	for (uint32_t i = 0; i < n; i++)
+		if (!kt_agg_loc(a, fr[i])->helper)
+			return fr[i];
+	return h->loc;
+}
+
+static const struct kt_hit *owner_copy(struct kt_agg *a, const struct kt_hit *h, size_t n,
+				       struct kt_hit **buf, uint32_t *cap)
+{
+	if (!a->irq_owner || !n)
+		return h;
+	if (kt_grow((void **)buf, cap, (uint32_t)n, sizeof(**buf)) < 0)
+		return h; /* out of memory: raw counts rather than none */
+	for (size_t i = 0; i < n; i++) {
+		(*buf)[i] = h[i];
+		if (h[i].stack && kt_agg_loc(a, h[i].loc)->helper)
+			(*buf)[i].loc = owner_loc(a, &h[i]);
+	}
+	return *buf;
+}
+
+const struct kt_hit *kt_agg_hits(struct kt_agg *a, size_t *n)
+{
+	const struct kt_hit *h = kt_window_hits(a->w, n);
+
+	return owner_copy(a, h, *n, &a->own, &a->owncap);
+}
+
+const struct kt_hit *kt_agg_recent(struct kt_agg *a, size_t *n, uint64_t *len_ns)
+{
+	const struct kt_hit *h = kt_window_recent(a->w, n, len_ns);
+
+	return owner_copy(a, h, *n, &a->ownrec, &a->ownreccap);
 }
 
 /* --- summary and derived columns --- */
@@ -156,6 +217,19 @@ void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_
 	memset(sum, 0, sizeof(*sum));
 	nf.hide_idle = 0;
 	*denom = 0;
+	/* the helpers' raw share, which the IRQ-off notice is about, whatever the mode */
+	for (size_t i = 0; i < n; i++) {
+		const struct locinfo *li = kt_agg_loc(a, h[i].loc);
+
+		if (kt_agg_pass(a, &nf, &h[i], li)) {
+			if (li->helper)
+				sum->irq_helper += h[i].hits;
+			if (h[i].stack)
+				sum->stacked += h[i].hits;
+		}
+	}
+	sum->irq_owner = a->irq_owner;
+	h = kt_agg_hits(a, &n);
 	for (size_t i = 0; i < n; i++) {
 		const struct locinfo *li = kt_agg_loc(a, h[i].loc);
 
@@ -284,6 +358,9 @@ static int group_of(struct kt_agg *a, const struct kt_query *q, const struct kt_
 	case KT_VIEW_TASKS:
 		*k0 = h->task;
 		return 1;
+	case KT_VIEW_CONTEXTS:
+		*k0 = h->ctx;
+		return 1;
 	case KT_VIEW_LINES: {
 		const struct kt_sym_loc *l;
 		const struct kt_sym_func *fn;
@@ -361,6 +438,16 @@ static void name_row(struct kt_agg *a, const struct kt_query *q, struct kt_resul
 		row->module = f ? kt_agg_module_name(a, f->module) : NULL;
 		row->idle = f && f->idle && f->module != KT_MOD_USER;
 		row->addr = f ? f->start : 0;
+		row->irq_helper = f && f->module != KT_MOD_USER && kt_sym_irq_helper(a->s, row->id);
+		break;
+	}
+	case KT_VIEW_CONTEXTS: {
+		const struct kt_sym_ctx *c = kt_sym_ctx(a->s, (uint32_t)k0);
+
+		row->id = (uint32_t)k0;
+		row->name = c ? c->label : "unknown";
+		row->ctx_kind = c ? c->kind : KT_CTX_UNKNOWN;
+		row->idle = row->ctx_kind == KT_CTX_IDLE;
 		break;
 	}
 	case KT_VIEW_LINES: {
@@ -552,10 +639,11 @@ static int cpu_rows_all(struct kt_agg *a, const struct kt_query *q, struct kt_re
 	struct kt_filter f = q->filter;
 	uint32_t ri;
 
-	if (f.task == KT_ANY && f.module == KT_ANY && !f.hide_idle)
+	if (f.task == KT_ANY && f.module == KT_ANY && f.ctx == KT_ANY && !f.hide_idle)
 		return 0;
 	f.task = KT_ANY;
 	f.module = KT_ANY;
+	f.ctx = KT_ANY;
 	f.hide_idle = 0;
 	for (size_t i = 0; i < n; i++)
 		if (kt_agg_pass(a, &f, &h[i], kt_agg_loc(a, h[i].loc)) &&
@@ -568,7 +656,7 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 {
 	struct rpriv *p = r->priv;
 	size_t n, rn;
-	const struct kt_hit *h = kt_window_hits(a->w, &n);
+	const struct kt_hit *h = kt_agg_hits(a, &n);
 	const struct kt_hit *rh;
 	uint64_t rlen;
 	uint32_t maxcpu = a->p.max_cpu;
@@ -602,7 +690,7 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 	}
 	if (q->view == KT_VIEW_CPUS && cpu_rows_all(a, q, r, h, n) < 0)
 		return -ENOMEM;
-	rh = kt_window_recent(a->w, &rn, &rlen);
+	rh = kt_agg_recent(a, &rn, &rlen);
 	p->recent_s = (double)rlen / 1e9;
 	for (size_t i = 0; i < rn; i++) {
 		const struct locinfo *li = kt_agg_loc(a, rh[i].loc);
@@ -693,6 +781,7 @@ int kt_agg_query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r
 	case KT_VIEW_LINES:
 	case KT_VIEW_CPUS:
 	case KT_VIEW_TASKS:
+	case KT_VIEW_CONTEXTS:
 		return flat_query(a, q, r);
 	}
 	return -EINVAL;

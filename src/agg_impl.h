@@ -14,6 +14,7 @@ struct locinfo {
 	uint32_t module;  /* the module slot: KT_AGG_IDLE_MODULE for idle locations */
 	uint32_t realmod; /* the symbolizer's module */
 	uint8_t idle, user;
+	uint8_t helper; /* an IRQ-enabling helper (--irq-owner) */
 };
 
 /* String pool for row names: blocks never move, so names stay valid. */
@@ -56,12 +57,20 @@ struct kt_agg {
 	struct kt_idx tidx;
 	uint32_t *path;
 	uint32_t pathcap;
+	/* --irq-owner: copies of the window's hits with helper hits moved to their caller */
+	int irq_owner;
+	struct kt_hit *own, *ownrec;
+	uint32_t owncap, ownreccap;
 };
 
 /* agg.c */
 const struct locinfo *kt_agg_loc(struct kt_agg *a, uint32_t loc);
 int kt_agg_pass(const struct kt_agg *a, const struct kt_filter *f, const struct kt_hit *h,
 		const struct locinfo *li);
+/* The window's hits (current totals and newest slice) as the views count them: with
+ * --irq-owner, helper hits re-keyed to their caller's location. */
+const struct kt_hit *kt_agg_hits(struct kt_agg *a, size_t *n);
+const struct kt_hit *kt_agg_recent(struct kt_agg *a, size_t *n, uint64_t *len_ns);
 /* agg_result.c: the result's storage (created on first use, reused by later queries). */
 struct rpriv *kt_agg_priv(struct kt_result *r);
 void kt_agg_result_reset(struct kt_result *r);

@@ -24,15 +24,23 @@ void kt_agg_tree_free(struct kt_agg *a)
 
 uint32_t kt_agg_path(struct kt_agg *a, const struct kt_hit *h)
 {
-	uint32_t n, k = 0;
+	uint32_t n, k = 0, start = 0;
 	const uint32_t *fr = kt_window_stack_frames(a->w, h->stack, &n);
 
 	if (kt_grow((void **)&a->path, &a->pathcap, n + 1, sizeof(*a->path)) < 0)
 		return 0;
+	/* --irq-owner moved a helper hit to its first caller outside the helpers: the path
+	 * starts there too */
+	if (a->irq_owner && n && kt_agg_loc(a, fr[0])->helper) {
+		while (start < n && kt_agg_loc(a, fr[start])->helper)
+			start++;
+		if (start == n || fr[start] != h->loc)
+			start = 0;
+	}
 	/* call chains usually start with the sampled address itself */
-	if (!n || fr[0] != h->loc)
+	if (!n || fr[start] != h->loc)
 		a->path[k++] = kt_agg_loc(a, h->loc)->func;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = start; i < n; i++)
 		a->path[k++] = kt_agg_loc(a, fr[i])->func;
 	return k;
 }
@@ -264,12 +272,12 @@ int kt_agg_tree(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
 	kt_idx_clear(&a->tidx);
 	if (tnode_get(a, UINT32_MAX, q->func) != 0)
 		return -ENOMEM;
-	h = kt_window_hits(a->w, &n);
+	h = kt_agg_hits(a, &n);
 	for (size_t i = 0; i < n; i++)
 		if (kt_agg_pass(a, &q->filter, &h[i], kt_agg_loc(a, h[i].loc)) &&
 		    (err = tree_add(a, q, &h[i], 0)) < 0)
 			return err;
-	h = kt_window_recent(a->w, &n, &rlen);
+	h = kt_agg_recent(a, &n, &rlen);
 	((struct rpriv *)r->priv)->recent_s = (double)rlen / 1e9;
 	for (size_t i = 0; i < n; i++)
 		if (kt_agg_pass(a, &q->filter, &h[i], kt_agg_loc(a, h[i].loc)) &&
@@ -368,7 +376,7 @@ int kt_agg_stacks(struct kt_agg *a, const struct kt_query *q, struct kt_result *
 
 	kt_idx_clear(&a->g.idx);
 	for (int pass = 0; pass < 2; pass++) {
-		h = pass ? kt_window_recent(a->w, &n, &rlen) : kt_window_hits(a->w, &n);
+		h = pass ? kt_agg_recent(a, &n, &rlen) : kt_agg_hits(a, &n);
 		if (pass)
 			p->recent_s = (double)rlen / 1e9;
 		for (size_t i = 0; i < n; i++) {

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "kerntop/options.h"
 #include "kerntop/symbols.h"
@@ -32,6 +33,8 @@ enum {
 	OPT_LOG,
 	OPT_KEEP_PRIVILEGES,
 	OPT_NO_CALL_GRAPH,
+	OPT_IRQ_OWNER,
+	OPT_FOLDED_CONTEXT,
 };
 
 static const struct option long_options[] = {
@@ -45,6 +48,8 @@ static const struct option long_options[] = {
     {"call-graph", no_argument, NULL, 'g'},
     {"no-call-graph", no_argument, NULL, OPT_NO_CALL_GRAPH},
     {"max-stack", required_argument, NULL, OPT_MAX_STACK},
+    {"irq-owner", no_argument, NULL, OPT_IRQ_OWNER},
+    {"folded-context", no_argument, NULL, OPT_FOLDED_CONTEXT},
     {"record", required_argument, NULL, OPT_RECORD},
     {"replay", required_argument, NULL, OPT_REPLAY},
     {"speed", required_argument, NULL, OPT_SPEED},
@@ -116,6 +121,9 @@ void kt_options_usage(FILE *out)
 	    "                          the default: --no-call-graph turns them off)\n"
 	    "      --no-call-graph     sample the interrupted address only\n"
 	    "      --max-stack N       frames kept per call chain (default 32, at most 256)\n"
+	    "      --irq-owner         charge hits in IRQ-enabling helpers (pvm_irq_enable,\n"
+	    "                          _raw_spin_unlock_irqrestore ...) to their first caller\n"
+	    "                          outside them (needs call chains; o in the viewer)\n"
 	    "      --record FILE       also write every sample to FILE (kerntop recording)\n"
 	    "      --replay FILE       read a kerntop recording or `perf script` text instead\n"
 	    "                          of sampling live\n"
@@ -149,6 +157,8 @@ void kt_options_usage(FILE *out)
 	    "                          the viewer opens on the first)\n"
 	    "      --top N             rows per table (default 30)\n"
 	    "      --format FMT        text (default), json, csv or folded\n"
+	    "      --folded-context    folded stacks start at their execution context\n"
+	    "                          ([softirq NET_RX];net_rx_action;...)\n"
 	    "\n"
 	    "Viewer:\n"
 	    "      --no-color          monochrome (also when NO_COLOR is set)\n"
@@ -191,12 +201,35 @@ static const char *option_name(int c, char *buf, size_t len)
 	return buf;
 }
 
+/* How much of a user's argument an error message echoes: a 100 KB argument is not repeated
+ * in full, and control bytes (terminal escapes) are shown as '?'. */
+#define ECHO_MAX 80
+
+static const char *echo_arg(const char *arg, char *buf, size_t len)
+{
+	size_t n = strlen(arg), i, keep = n > ECHO_MAX ? ECHO_MAX : n;
+
+	if (keep >= len - 4)
+		keep = len - 4;
+	for (i = 0; i < keep; i++) {
+		unsigned char ch = (unsigned char)arg[i];
+
+		buf[i] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+	}
+	if (keep < n) {
+		memcpy(buf + i, "...", 3);
+		i += 3;
+	}
+	buf[i] = 0;
+	return buf;
+}
+
 static int bad_value(FILE *err, int c, const char *arg, const char *want)
 {
-	char name[64];
+	char name[64], echo[ECHO_MAX + 4];
 
-	fprintf(err, "kerntop: invalid value '%s' for %s: expected %s (see kerntop --help)\n", arg,
-		option_name(c, name, sizeof(name)), want);
+	fprintf(err, "kerntop: invalid value '%s' for %s: expected %s (see kerntop --help)\n",
+		echo_arg(arg, echo, sizeof(echo)), option_name(c, name, sizeof(name)), want);
 	return 2;
 }
 
@@ -216,6 +249,7 @@ static int add_zoom(struct kt_options *o, const char *name)
 static int usage_error(FILE *err, char **argv, int opt)
 {
 	const char *arg = argv[optind - 1], *eq = strchr(arg, '=');
+	char echo[ECHO_MAX + 4];
 
 	/* "--help=x": getopt reports a flag given a value like a missing value */
 	if (opt > 0 && eq && !strncmp(arg, "--", 2)) {
@@ -229,11 +263,13 @@ static int usage_error(FILE *err, char **argv, int opt)
 			}
 	}
 	if (opt >= OPT_MAX_STACK || (opt > 0 && opt < 128 && strchr(short_options, opt)))
-		fprintf(err, "kerntop: option %s needs a value (see kerntop --help)\n", arg);
+		fprintf(err, "kerntop: option %s needs a value (see kerntop --help)\n",
+			echo_arg(arg, echo, sizeof(echo)));
 	else if (opt > 0)
 		fprintf(err, "kerntop: unknown option -%c (see kerntop --help)\n", opt);
 	else
-		fprintf(err, "kerntop: unknown option '%s' (see kerntop --help)\n", arg);
+		fprintf(err, "kerntop: unknown option '%s' (see kerntop --help)\n",
+			echo_arg(arg, echo, sizeof(echo)));
 	return 2;
 }
 
@@ -242,7 +278,8 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	char *end;
 	unsigned long long v;
 
-	if (!*s || *s == '-')
+	/* strtoull skips blanks and negates a '-' after them: " -18446744073709551615" is 1. */
+	if (*s < '0' || *s > '9')
 		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 0);
@@ -313,6 +350,30 @@ static int check_cpu_list(const char *s)
 			return -1;
 		s = end + 1;
 	}
+}
+
+/* An output path that can never become a file (empty, ending in '/', a directory) is a usage
+ * error now, not after a whole session of sampling. */
+static int check_out_path(FILE *err, const char *opt, const char *path)
+{
+	struct stat st;
+	size_t n;
+
+	if (!path)
+		return 0;
+	n = strlen(path);
+	if (!n) {
+		fprintf(err, "kerntop: %s needs a file name, not an empty string\n", opt);
+		return -1;
+	}
+	if (path[n - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+		char echo[ECHO_MAX + 4];
+
+		fprintf(err, "kerntop: %s '%s' is a directory: name a file in it\n", opt,
+			echo_arg(path, echo, sizeof(echo)));
+		return -1;
+	}
+	return 0;
 }
 
 static int check_event(const char *e)
@@ -426,6 +487,12 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 		case OPT_CUMULATIVE:
 			o->cumulative = 1;
 			break;
+		case OPT_IRQ_OWNER:
+			o->irq_owner = 1;
+			break;
+		case OPT_FOLDED_CONTEXT:
+			o->folded_context = 1;
+			break;
 		case 'd':
 			if (parse_double(optarg, 0.05, 3600, &o->delay_s))
 				return bad_value(err, c, optarg, "seconds from 0.05 to 3600");
@@ -489,12 +556,17 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 		}
 	}
 	if (optind < argc) {
+		char echo[ECHO_MAX + 4];
+
 		fprintf(err,
 			"kerntop: unexpected argument '%s' (kerntop takes options only; see "
 			"kerntop --help)\n",
-			argv[optind]);
+			echo_arg(argv[optind], echo, sizeof(echo)));
 		return 2;
 	}
+	if (check_out_path(err, "-o", o->output) || check_out_path(err, "--record", o->record) ||
+	    check_out_path(err, "--log", o->log))
+		return 2;
 	if (freq_given && period_given) {
 		fprintf(err, "kerntop: -F and -c exclude each other: give a frequency or a period, "
 			     "not both\n");
@@ -509,6 +581,16 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 	}
 	if (o->format == KT_FORMAT_FOLDED && !o->callchain && !o->replay) {
 		fprintf(err, "kerntop: --format folded needs call chains: drop --no-call-graph\n");
+		return 2;
+	}
+	if (o->irq_owner && !o->callchain && !o->replay) {
+		fprintf(err,
+			"kerntop: --irq-owner needs call chains to find the callers: drop --no-call-graph\n");
+		return 2;
+	}
+	if (o->folded_context && (!o->batch || o->format != KT_FORMAT_FOLDED)) {
+		fprintf(err, "kerntop: --folded-context applies to batch folded output: add -b "
+			     "--format folded\n");
 		return 2;
 	}
 	return KT_OPTIONS_RUN;

@@ -98,6 +98,17 @@ void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const stru
 				r->name, r->module ? r->module : "?");
 		}
 		break;
+	case KT_VIEW_CONTEXTS:
+		fprintf(out, "%s%-*s %10s %11s %7s %9s %10s\n", indent, w, "Context", "Hits",
+			"msec", "%Total", "%Machine", "Hits/s");
+		for (size_t i = 0; i < res->nrows; i++) {
+			const struct kt_row *r = &res->rows[i];
+
+			fprintf(out, "%s%-*s %10llu %11.1f %6.2f%% %8.2f%% %10.1f\n", indent, w,
+				r->name, (unsigned long long)r->hits, r->ms, r->pct_kernel,
+				r->pct_machine, r->per_s);
+		}
+		break;
 	case KT_VIEW_STACKS:
 		fprintf(out, "%s%10s %7s  %s\n", indent, "Hits", "%Total", "Stack (root first)");
 		for (size_t i = 0; i < res->nrows; i++) {
@@ -156,6 +167,14 @@ void kt_rep_json_row_open(FILE *out, struct kt_agg *agg, enum kt_view v, const s
 		jstr(out, "module", r->module);
 		fprintf(out, ",\"depth\":%u,\"parent\":%d", r->depth, r->parent);
 		break;
+	case KT_VIEW_CONTEXTS: {
+		const struct kt_sym_ctx *x = kt_sym_ctx(kt_agg_symbols(agg), r->id);
+
+		fputs("{\"kind\":", out);
+		kt_rep_json_str(out, kt_ctx_kind_name(r->ctx_kind));
+		jstr(out, "name", x ? x->name : "");
+		break;
+	}
 	case KT_VIEW_STACKS:
 		fputs("{\"frames\":[", out);
 		for (uint32_t j = r->nframes; j-- > 0;) {
@@ -186,9 +205,11 @@ void kt_rep_json_row_open(FILE *out, struct kt_agg *agg, enum kt_view v, const s
 	if (v == KT_VIEW_CPUS) {
 		jstr(out, "top_module", r->top_module);
 		jstr(out, "top_function", r->top_func);
-	} else if (v != KT_VIEW_TASKS) {
+	} else if (v != KT_VIEW_TASKS && v != KT_VIEW_CONTEXTS) {
 		fprintf(out, ",\"idle\":%s", r->idle ? "true" : "false");
 	}
+	if ((v == KT_VIEW_TOPFUNCS || v == KT_VIEW_FUNCS) && r->irq_helper)
+		fputs(",\"irq_helper\":true", out);
 }
 
 void kt_rep_json_row(FILE *out, struct kt_agg *agg, enum kt_view v, const struct kt_row *r)
@@ -205,6 +226,26 @@ static void json_rows(FILE *out, struct kt_agg *agg, const char *key, enum kt_vi
 		if (i)
 			fputc(',', out);
 		kt_rep_json_row(out, agg, v, &res->rows[i]);
+	}
+	fputc(']', out);
+}
+
+/* "contexts": [{kind, name, hits, pct}], pct of every hit under the filter. */
+static void json_ctx_rows(FILE *out, const struct kt_result *res)
+{
+	fputs(",\"contexts\":[", out);
+	for (size_t i = 0; i < res->nrows; i++) {
+		const struct kt_row *r = &res->rows[i];
+		const char *label = r->name ? r->name : "", *sp = strchr(label, ' ');
+
+		fputs(i ? ",{\"kind\":" : "{\"kind\":", out);
+		kt_rep_json_str(out, kt_ctx_kind_name(r->ctx_kind));
+		jstr(out, "name", sp ? sp + 1 : "");
+		fprintf(out, ",\"hits\":%llu", (unsigned long long)r->hits);
+		jfield(out, "pct", r->pct_kernel);
+		jfield(out, "ms", r->ms);
+		jfield(out, "per_s", r->per_s);
+		fputc('}', out);
 	}
 	fputc(']', out);
 }
@@ -236,16 +277,61 @@ void kt_rep_json_header(FILE *out, const struct kt_report_ctx *c, const struct k
 	fprintf(out, ",\"user_sampled\":%s", s->user_sampled ? "true" : "false");
 	jfield(out, "unsampled_pct", s->unsampled_pct);
 	jfield(out, "samples_per_s", s->samples_per_s);
+	fprintf(out, ",\"irq_owner\":%s", s->irq_owner ? "true" : "false");
+	jfield(out, "irq_helper_pct",
+	       s->kernel ? (double)s->irq_helper / (double)s->kernel * 100.0 : 0);
+	{
+		char note[KT_REPORT_NOTICE_LEN];
+
+		if (kt_report_irq_notice(s, c->event, c->stacks, note, sizeof(note)))
+			jstr(out, "notice", note);
+	}
 }
 
-int kt_rep_folded(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c,
-		  const struct kt_query *sel)
+/* Clock events fire from an hrtimer, which waits while interrupts are off. */
+static int clock_event(const char *event)
+{
+	return event && (!strcmp(event, "cpu-clock") || !strcmp(event, "task-clock"));
+}
+
+int kt_report_irq_notice(const struct kt_summary *s, const char *event, int stacks, char *buf,
+			 size_t len)
+{
+	double pct = s->kernel ? (double)s->irq_helper / (double)s->kernel * 100.0 : 0;
+
+	if (!clock_event(event) || pct <= KT_IRQ_NOTICE_PCT) {
+		if (len)
+			buf[0] = 0;
+		return 0;
+	}
+	if (s->irq_owner)
+		snprintf(buf, len,
+			 "%.0f%% of kernel hits landed in IRQ-enabling helpers (%s waits while "
+			 "IRQs are off); --irq-owner charges them to their callers",
+			 pct, event);
+	else
+		snprintf(buf, len,
+			 "%.0f%% of kernel hits are in IRQ-enabling helpers: %s cannot fire with "
+			 "IRQs off, so IRQ-off work lands there; %s",
+			 pct, event,
+			 stacks
+			     ? "--irq-owner (key o) charges it to the callers"
+			     : "-g with --irq-owner charges it to the callers, or use -e cycles");
+	return 1;
+}
+
+/* The stacks of one context (or of all, ctx KT_ANY), under the root frame "[root]" when
+ * root is not NULL. */
+static int folded_stacks(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c,
+			 const struct kt_query *sel, uint32_t ctx, const char *root)
 {
 	struct kt_query q = {.view = KT_VIEW_STACKS, .module = KT_ANY, .func = KT_ANY};
 	struct kt_result res = {0};
 	int r;
 
 	q.filter = c->filter;
+	if (ctx != KT_ANY)
+		q.filter.ctx = ctx;
 	q.filter.text = NULL;
 	if (sel) {
 		q.module = sel->module;
@@ -255,6 +341,8 @@ int kt_rep_folded(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c,
 	for (size_t i = 0; r == 0 && i < res.nrows; i++) {
 		const struct kt_row *row = &res.rows[i];
 
+		if (root)
+			fprintf(out, "[%s];", root);
 		for (uint32_t j = row->nframes; j-- > 0;) {
 			kt_rep_folded_frame(out, agg, row->frames[j]);
 			if (j)
@@ -266,16 +354,43 @@ int kt_rep_folded(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c,
 	return r;
 }
 
-static void csv_rows(FILE *out, const struct kt_report_ctx *c, const char *kind, enum kt_view v,
-		     const struct kt_result *res)
+int kt_rep_folded(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c,
+		  const struct kt_query *sel)
+{
+	struct kt_query q = {.view = KT_VIEW_CONTEXTS, .module = KT_ANY, .func = KT_ANY};
+	struct kt_result ctxs = {0};
+	int r;
+
+	if (!c->folded_context)
+		return folded_stacks(out, agg, c, sel, KT_ANY, NULL);
+	/* one stacks query per context: the rows keep their hottest-first order inside each */
+	q.filter = c->filter;
+	q.filter.text = NULL;
+	r = kt_agg_query(agg, &q, &ctxs);
+	for (size_t i = 0; r == 0 && i < ctxs.nrows; i++)
+		r = folded_stacks(out, agg, c, sel, ctxs.rows[i].id, ctxs.rows[i].name);
+	kt_result_free(&ctxs);
+	return r;
+}
+
+static void csv_rows(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c, const char *kind,
+		     enum kt_view v, const struct kt_result *res)
 {
 	for (size_t i = 0; i < res->nrows; i++) {
 		const struct kt_row *r = &res->rows[i];
 
 		fprintf(out, "%llu,%.3f,%s,", (unsigned long long)c->report_no, c->time_s, kind);
-		kt_rep_csv_str(out, v == KT_VIEW_MODULES ? r->name : r->module);
-		fputc(',', out);
-		kt_rep_csv_str(out, v == KT_VIEW_MODULES ? "" : r->name);
+		if (v == KT_VIEW_CONTEXTS) {
+			const struct kt_sym_ctx *x = kt_sym_ctx(kt_agg_symbols(agg), r->id);
+
+			kt_rep_csv_str(out, kt_ctx_kind_name(r->ctx_kind));
+			fputc(',', out);
+			kt_rep_csv_str(out, x ? x->name : "");
+		} else {
+			kt_rep_csv_str(out, v == KT_VIEW_MODULES ? r->name : r->module);
+			fputc(',', out);
+			kt_rep_csv_str(out, v == KT_VIEW_MODULES ? "" : r->name);
+		}
 		fprintf(out, ",%llu,%.3f,%.4f,%.4f,%.3f,%d\n", (unsigned long long)r->hits, r->ms,
 			r->pct_kernel, r->pct_machine, r->per_s, r->idle ? 1 : 0);
 	}
@@ -362,7 +477,7 @@ static void zoom_json(FILE *out, struct kt_agg *agg, uint32_t zid, const struct 
 int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c, char *err,
 		    size_t errlen)
 {
-	struct kt_result mods = {0}, funcs = {0}, cpus = {0}, stacks = {0};
+	struct kt_result mods = {0}, funcs = {0}, cpus = {0}, stacks = {0}, ctxs = {0};
 	struct kt_query q = {.module = KT_ANY, .func = KT_ANY};
 	struct kt_summary sum;
 	struct zooms z = {0};
@@ -407,6 +522,11 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 		q.view = KT_VIEW_STACKS;
 		r = kt_agg_query(agg, &q, &stacks);
 	}
+	/* every context: their shares add up to 100 */
+	q.view = KT_VIEW_CONTEXTS;
+	q.limit = 0;
+	if (!r)
+		r = kt_agg_query(agg, &q, &ctxs);
 	if (r) {
 		snprintf(err, errlen, "report query failed (%s)", strerror(-r));
 		goto done;
@@ -425,6 +545,8 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 		for (unsigned i = 0; i < z.n; i++)
 			zoom_text(out, agg, z.id[i], &z.res[i]);
 		if (c->stacks) {
+			fputs("\nContexts\n", out);
+			kt_rep_text_table(out, agg, KT_VIEW_CONTEXTS, &ctxs, "");
 			fputs("\nHottest stacks\n", out);
 			kt_rep_text_table(out, agg, KT_VIEW_STACKS, &stacks, "");
 		}
@@ -457,16 +579,19 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 		}
 		if (c->stacks)
 			json_rows(out, agg, "stacks", KT_VIEW_STACKS, &stacks);
+		json_ctx_rows(out, &ctxs);
 		fputs("}\n", out);
 		break;
 	case KT_FORMAT_CSV:
 		if (c->report_no <= 1)
 			fputs("report,time,kind,module,name,hits,ms,pct,pct_machine,per_s,idle\n",
 			      out);
-		csv_rows(out, c, "module", KT_VIEW_MODULES, &mods);
-		csv_rows(out, c, "function", KT_VIEW_TOPFUNCS, &funcs);
+		csv_rows(out, agg, c, "module", KT_VIEW_MODULES, &mods);
+		csv_rows(out, agg, c, "function", KT_VIEW_TOPFUNCS, &funcs);
 		for (unsigned i = 0; i < z.n; i++)
-			csv_rows(out, c, "zoom", KT_VIEW_FUNCS, &z.res[i]);
+			csv_rows(out, agg, c, "zoom", KT_VIEW_FUNCS, &z.res[i]);
+		if (c->stacks)
+			csv_rows(out, agg, c, "context", KT_VIEW_CONTEXTS, &ctxs);
 		kt_rep_ps_csv(out, c);
 		break;
 	case KT_FORMAT_FOLDED:
@@ -479,6 +604,7 @@ done:
 	for (unsigned i = 0; i < z.n; i++)
 		kt_result_free(&z.res[i]);
 	kt_result_free(&stacks);
+	kt_result_free(&ctxs);
 	if (!r && ferror(out)) {
 		int e = errno ? errno : EIO;
 

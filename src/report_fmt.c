@@ -155,4 +155,13 @@ void kt_rep_text_header(FILE *out, const struct kt_report_ctx *c, const struct k
 			"User:     not sampled (-u to sample it); %.2f %% of the machine was not "
 			"sampled (user time, mostly)\n",
 			s->unsampled_pct);
+	if (s->irq_owner)
+		fputs("IRQ owner: on: hits in IRQ-enabling helpers are charged to their callers\n",
+		      out);
+	{
+		char note[KT_REPORT_NOTICE_LEN];
+
+		if (kt_report_irq_notice(s, c->event, c->stacks, note, sizeof(note)))
+			fprintf(out, "Notice:   %s\n", note);
+	}
 }

@@ -125,9 +125,12 @@ static int parse_uint(const char **pp, const char *e, int maxdig, uint64_t *v)
 	int n = 0;
 
 	while (p < e && is_digit(*p)) {
-		if (++n > maxdig)
+		uint64_t d = (uint64_t)(*p - '0');
+
+		/* 20 digits can exceed 2^64: an overflowing number is a bad line, not a wrap */
+		if (++n > maxdig || r > (UINT64_MAX - d) / 10)
 			return 0;
-		r = r * 10 + (uint64_t)(*p - '0');
+		r = r * 10 + d;
 		p++;
 	}
 	if (!n)
@@ -189,6 +192,9 @@ static const char *parse_time(const char *p, const char *e, uint64_t *ns)
 		return NULL;
 	while (n++ < 9)
 		f *= 10;
+	/* 11 digits of seconds are more than 2^64 ns: refused like a malformed time */
+	if (s > (UINT64_MAX - f) / 1000000000ull)
+		return NULL;
 	*ns = s * 1000000000ull + f;
 	return p;
 }
@@ -289,7 +295,9 @@ int kt_pscript_open(struct kt_pscript *d, const char *buf, size_t len, char *err
 {
 	const char *p = buf, *e = buf + len;
 	uint8_t *seen;
-	uint64_t period_sum = 0, nperiod = 0;
+	/* 128 bits: a sum of 20-digit periods would wrap 64 */
+	unsigned __int128 period_sum = 0;
+	uint64_t nperiod = 0;
 	int want_frame = 0, user_seen = 0, chain = 0;
 	struct hdr h;
 
@@ -378,9 +386,10 @@ int kt_pscript_open(struct kt_pscript *d, const char *buf, size_t len, char *err
 		snprintf(d->info.event, sizeof(d->info.event), "cpu-clock");
 	/* No period column (-F without period): estimate it from the samples per CPU-second. */
 	if (nperiod)
-		d->info.period = period_sum / nperiod;
+		d->info.period = (uint64_t)(period_sum / nperiod);
 	else if (d->nsamples > d->info.ncpus && d->last_t > d->first_t)
-		d->info.period = (d->last_t - d->first_t) * d->info.ncpus / (d->nsamples - d->info.ncpus);
+		d->info.period = (uint64_t)((unsigned __int128)(d->last_t - d->first_t) *
+					    d->info.ncpus / (d->nsamples - d->info.ncpus));
 	else
 		d->info.period = 1000000000ull / 997;
 	d->info.callchain = chain;

@@ -201,6 +201,9 @@ int sym_add_func(struct kt_symbols *s, const char *name, uint64_t start, uint64_
 	f->bucket = (uint8_t)bucket;
 	/* buckets too: "mod*" marks a whole symbol-less module (an idle driver) idle */
 	f->idle = (uint8_t)sym_is_idle(s, name);
+	/* the kernel's own list of idle code: everything it put in .cpuidle.text */
+	if (module == KT_MOD_VMLINUX && start >= s->cpuidle_start && start < s->cpuidle_end)
+		f->idle = 1;
 	return (int)s->nfuncs++;
 }
 
@@ -256,6 +259,8 @@ int kt_sym_new(const struct kt_sym_opts *o, struct kt_symbols **out, char *err, 
 	s->locs[0] = (struct kt_sym_loc){0, 0, KT_MOD_USER, 0};
 	s->locs[1] = (struct kt_sym_loc){0, 1, KT_MOD_UNKNOWN, 0};
 	s->nlocs = 2;
+	if (sym_ctx_init(s) < 0)
+		goto oom;
 	if (sym_loc_table_grow(&s->lhash) < 0 || sym_loc_table_grow(&s->slices) < 0)
 		goto oom;
 
@@ -309,6 +314,7 @@ void kt_sym_free(struct kt_symbols *s)
 	free(s->rbuf);
 	free(s->sysfs_root);
 	free(s->fnames);
+	sym_ctx_free(s);
 	free(s);
 }
 

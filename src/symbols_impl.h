@@ -150,6 +150,16 @@ struct kt_symbols {
 	const char *moddir_unmatched; /* --module-dir without one matching NAME.ko (load only) */
 	char notice[512];
 	uint64_t stext, etext, sinittext, einittext;
+	/* kallsyms section bounds: .irqentry.text (hardirq entries) and .cpuidle.text (idle) */
+	uint64_t irqentry_start, irqentry_end, cpuidle_start, cpuidle_end;
+
+	/* execution contexts (symbols_ctx.c) */
+	uint16_t *frole; /* per function: its context role, computed on first need */
+	uint32_t nfrole, caprole;
+	struct kt_sym_ctx *ctxs; /* dense context ids */
+	uint32_t nctx, capctx;
+	uint32_t *ctxhash; /* label pointer -> id + 1, open addressing */
+	uint32_t ctxmask;
 };
 
 /* symbols_core.c */
@@ -162,6 +172,10 @@ int sym_vec_push(struct sym_vec *v, uint64_t addr, const char *name, uint32_t mo
 int region_push(struct region_vec *v, uint64_t start, uint64_t end, uint32_t module, uint8_t prio);
 int sym_idle_parse(struct kt_symbols *s, const char *list);
 int sym_is_idle(const struct kt_symbols *s, const char *name);
+
+/* symbols_ctx.c */
+int sym_ctx_init(struct kt_symbols *s);
+void sym_ctx_free(struct kt_symbols *s);
 
 /* symbols_build.c */
 int sym_build(struct kt_symbols *s, struct sym_vec *syms, struct region_vec *regs);

@@ -245,6 +245,16 @@ static int parse_kallsyms(struct kt_symbols *s, char *b, size_t len, struct sym_
 				s->sinittext = a;
 			else if (!strcmp(name, "_einittext"))
 				s->einittext = a;
+		} else if (name[0] == '_' && name[1] == '_' && (name[2] == 'i' || name[2] == 'c')) {
+			/* section bounds the context and idle rules use (docs/contexts.md) */
+			if (!strcmp(name, "__irqentry_text_start"))
+				s->irqentry_start = a;
+			else if (!strcmp(name, "__irqentry_text_end"))
+				s->irqentry_end = a;
+			else if (!strcmp(name, "__cpuidle_text_start"))
+				s->cpuidle_start = a;
+			else if (!strcmp(name, "__cpuidle_text_end"))
+				s->cpuidle_end = a;
 		}
 		/* __pfx_ symbols are the padding before each function (call thunks), not code */
 		if (!is_text_type(type) || (name[0] == '_' && name[1] == '_' && name[2] == 'p' &&
@@ -257,6 +267,7 @@ static int parse_kallsyms(struct kt_symbols *s, char *b, size_t len, struct sym_
 		s->st.kptr_restricted = 1;
 		syms->n = 0;
 		s->stext = s->etext = s->sinittext = s->einittext = 0;
+		s->irqentry_start = s->irqentry_end = s->cpuidle_start = s->cpuidle_end = 0;
 	}
 	return 0;
 }

@@ -77,12 +77,22 @@ void kt_ui_emergency_restore(void)
 void ui_log(struct kt_ui *ui, const char *fmt, ...)
 {
 	va_list ap;
+	int r;
 
 	if (!ui->log)
 		return;
 	va_start(ap, fmt);
-	kt_log_vline(ui->log, "ui", fmt, ap);
+	r = kt_log_vline(ui->log, "ui", fmt, ap);
 	va_end(ap);
+	if (r < 0) {
+		/* say so once on the status line and stop logging: a log with holes misleads */
+		fclose(ui->log);
+		ui->log = NULL;
+		char sp[KT_PATH_SHOWN + 1];
+
+		ui_set_status(ui, 1, "--log %s: write failed (%s), logging stopped",
+			      kt_short_path(ui->opts->log, sp, sizeof(sp)), strerror(-r));
+	}
 }
 
 attr_t ui_attr(const struct kt_ui *ui, int pair, attr_t mono)
@@ -183,7 +193,11 @@ void ui_build_query(const struct kt_ui *ui, const struct ui_screen *s, struct kt
 	q.filter.text = s->text[0] ? s->text : NULL;
 	if (s->ops->ncols && s->ops->cols[s->sort_col].sort >= 0)
 		q.sort = (enum kt_sort)s->ops->cols[s->sort_col].sort;
-	q.per_cpu = ui->per_cpu && (UI_ON(s->ops->kind) & UI_ON_LISTS);
+	q.per_cpu = UI_PER_CPU(ui, s->ops->kind);
+	if (s->ops->kind == UI_CONTEXTS)
+		q.filter.ctx = KT_ANY; /* every context stays listed, to pick another */
+	else
+		q.filter.ctx = ui->filter.ctx;
 	*out = q;
 }
 
@@ -211,6 +225,22 @@ void ui_query(struct kt_ui *ui, struct ui_screen *s)
 	ui_table_sync(s);
 }
 
+/* The IRQ-off skew explained on the status line, once, when it first applies. */
+static void irq_notice(struct kt_ui *ui)
+{
+	const struct kt_source_info *info = ui->env.src ? kt_source_info(ui->env.src) : NULL;
+	char msg[KT_REPORT_NOTICE_LEN];
+
+	if (ui->irq_noticed || !info || ui->prompt.active)
+		return;
+	if (kt_report_irq_notice(&ui->sum, info->event, info->callchain || ui->sum.stacked, msg,
+				 sizeof(msg))) {
+		ui->irq_noticed = 1;
+		ui_set_status(ui, 0, "%s", msg);
+		ui->status_kind = UI_ST_NOTICE;
+	}
+}
+
 /* Everything a tick refreshes: the summary, the header strip and the top screen. */
 static void requery_all(struct kt_ui *ui)
 {
@@ -222,6 +252,7 @@ static void requery_all(struct kt_ui *ui)
 	kt_agg_summary(ui->env.agg, &f, &ui->sum);
 	/* the /proc figures are taken with the rest, so a pause freezes them too */
 	kt_ps_view_copy(ui->ps, ui->env.proc ? kt_procstat_view(ui->env.proc) : NULL);
+	irq_notice(ui);
 	memset(&ui->stats, 0, sizeof(ui->stats));
 	ui->stats_now = 0;
 	if (ui->env.src) {
@@ -236,6 +267,7 @@ static void requery_all(struct kt_ui *ui)
 
 		kt_filter_all(&q.filter);
 		q.filter.task = f.task;
+		q.filter.ctx = ui->filter.ctx;
 		q.filter.hide_idle = ui->filter.hide_idle;
 		ui->have_cpus = kt_agg_query(ui->env.agg, &q, &ui->cpus) >= 0;
 	}
@@ -374,6 +406,21 @@ static int term_size(int *rows, int *cols)
 	return 0;
 }
 
+/* A terminal without cursor addressing (TERM=dumb) would draw every screen on one line:
+ * refused like an unknown terminal type. */
+static int can_address(void)
+{
+	int errret = 0, ok;
+	const char *cup;
+
+	if (setupterm(NULL, STDOUT_FILENO, &errret) != OK)
+		return 0;
+	cup = tigetstr("cup");
+	ok = cup && cup != (char *)-1;
+	del_curterm(cur_term);
+	return ok;
+}
+
 static int setup_fds(struct kt_ui *ui, char *err, size_t errlen)
 {
 	struct epoll_event ev = {.events = EPOLLIN};
@@ -483,10 +530,10 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 
 	g_saved_tio_ok = tcgetattr(STDIN_FILENO, &g_saved_tio) == 0;
 	setlocale(LC_CTYPE, "");
-	ui->term = newterm(NULL, stdout, stdin);
+	ui->term = can_address() ? newterm(NULL, stdout, stdin) : NULL;
 	if (!ui->term) {
 		snprintf(err, errlen,
-			 "cannot start the viewer on terminal type '%s'; set TERM (e.g. "
+			 "cannot start the viewer on terminal type '%.64s'; set TERM (e.g. "
 			 "TERM=xterm) or use -b",
 			 getenv("TERM") ? getenv("TERM") : "");
 		kt_ui_free(ui);

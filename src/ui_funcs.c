@@ -5,8 +5,15 @@
 
 #include "ui_impl.h"
 
+/* A function that turns IRQs back on collects the hits of IRQ-off work (docs/contexts.md). */
+static void col_fname(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		      char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", r->name ? r->name : "?", r->irq_helper ? " [irq-on]" : "");
+}
+
 static const struct ui_col func_cols[] = {
-    {"Function", 20, 0, KT_SORT_NAME, 1, 1, ui_col_name, NULL},
+    {"Function", 20, 0, KT_SORT_NAME, 1, 1, col_fname, NULL},
     {"Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL},
     {"CPU ms", 10, 2, -1, 0, 0, ui_col_ms, NULL},
     {"%Kernel", 8, 0, -1, 0, 0, ui_col_kernel, NULL},
@@ -15,7 +22,7 @@ static const struct ui_col func_cols[] = {
 };
 
 static const struct ui_col top_cols[] = {
-    {"Function", 20, 0, KT_SORT_NAME, 1, 1, ui_col_name, NULL},
+    {"Function", 20, 0, KT_SORT_NAME, 1, 1, col_fname, NULL},
     {"Module", 12, 2, -1, 0, 1, ui_col_module, NULL},
     {"Hits", 9, 0, KT_SORT_HITS, 0, 0, ui_col_hits, NULL},
     {"CPU ms", 10, 3, -1, 0, 0, ui_col_ms, NULL},

@@ -6,6 +6,7 @@
 
 #include "kerntop/procstat.h"
 #include "kerntop/source.h"
+#include "kerntop/symbols.h"
 #include "kerntop/window.h"
 #include "kerntop/util.h"
 #include "ui_impl.h"
@@ -212,6 +213,14 @@ static void draw_title(struct kt_ui *ui)
 		g = hadd(&L, "  ", mark, 0, 6);
 		task_marker(ui, g->text, sizeof(g->text));
 	}
+	if (ui->filter.ctx != KT_ANY) {
+		const struct kt_sym_ctx *c = kt_sym_ctx(ui->env.sym, ui->filter.ctx);
+
+		g = hadd(&L, "  ", mark, 0, 6);
+		snprintf(g->text, sizeof(g->text), "ctx:%s", c ? c->label : "?");
+	}
+	if (ui->env.agg && kt_agg_irq_owner(ui->env.agg))
+		snprintf(hadd(&L, "  ", mark, 0, 0)->text, 16, "irq-owner");
 	if (ui->filter.hide_idle)
 		snprintf(hadd(&L, "  ", A_NORMAL, 0, 0)->text, 16, "idle hidden");
 	if (ui->paused)
@@ -321,6 +330,14 @@ void ui_draw_crumb(struct kt_ui *ui, int y)
 		chain[n++] = s;
 	move(y, 0);
 	clrtoeol();
+	/* the context filter scopes every level below it */
+	if (ui->filter.ctx != KT_ANY) {
+		const struct kt_sym_ctx *c = kt_sym_ctx(ui->env.sym, ui->filter.ctx);
+
+		snprintf(buf, sizeof(buf), "[%s]", c ? c->label : "?");
+		seg(ui, ui_attr(ui, UI_C_MARK, A_REVERSE), buf);
+		seg(ui, A_NORMAL, " ");
+	}
 	for (int i = n - 1; i >= 0; i--) {
 		seg(ui, i == 0 ? ui_attr(ui, UI_C_TITLE, A_BOLD) : A_NORMAL, chain[i]->crumb);
 		if (i)

@@ -24,19 +24,23 @@ enum ui_kind {
 	UI_TASKS,
 	UI_CALLERS,
 	UI_CALLEES,
-	UI_STACKS, /* hottest full stacks of a function or module */
-	UI_FRAMES, /* the frames of one stack */
+	UI_STACKS,   /* hottest full stacks of a function or module */
+	UI_FRAMES,   /* the frames of one stack */
+	UI_CONTEXTS, /* execution contexts */
 	UI_HELP,
 	UI_NKINDS,
 };
 #define UI_ON(k) (1u << (k))
 #define UI_ON_ROWS                                                                                 \
 	(UI_ON(UI_MODULES) | UI_ON(UI_FUNCS) | UI_ON(UI_TOPFUNCS) | UI_ON(UI_LINES) |              \
-	 UI_ON(UI_CPUS) | UI_ON(UI_TASKS) | UI_ON(UI_CALLERS) | UI_ON(UI_CALLEES) |               \
-	 UI_ON(UI_STACKS) | UI_ON(UI_FRAMES))
+	 UI_ON(UI_CPUS) | UI_ON(UI_TASKS) | UI_ON(UI_CALLERS) | UI_ON(UI_CALLEES) |                \
+	 UI_ON(UI_STACKS) | UI_ON(UI_FRAMES) | UI_ON(UI_CONTEXTS))
 #define UI_ON_TREES (UI_ON(UI_CALLERS) | UI_ON(UI_CALLEES))
 #define UI_ON_LISTS (UI_ON(UI_MODULES) | UI_ON(UI_FUNCS) | UI_ON(UI_TOPFUNCS))
 #define UI_ON_ALL (UI_ON_ROWS | UI_ON(UI_HELP))
+/* Screens with one column per CPU: the lists when p is on, the contexts screen always. */
+#define UI_PER_CPU(ui, kind)                                                                       \
+	((kind) == UI_CONTEXTS || ((ui)->per_cpu && (UI_ON(kind) & UI_ON_LISTS)))
 
 /* What must happen after an action: the loop applies these, actions never draw. */
 enum {
@@ -178,8 +182,8 @@ struct kt_ui {
 	int color, mouse;
 	struct ui_screen *top;
 	struct ui_screen *pending;
-	struct kt_filter filter; /* global: CPU, task, idle; text is per screen; the task as
-				  * ui_task_id() resolves it */
+	struct kt_filter filter; /* global: CPU, task, context, idle; text is per screen; the task
+				  * as ui_task_id() resolves it */
 	int32_t task_pid, task_tid; /* the filtered task's key: the window may reuse its id */
 	/* the CPU filter: a set of CPUs (filter.cpuset points here when it is not empty) */
 	uint64_t *cpuset;
@@ -206,6 +210,7 @@ struct kt_ui {
 	FILE *log;
 	int logged_frame, logged_data;
 	int early; /* early refreshes done while waiting for the first samples */
+	int irq_noticed; /* the IRQ-off notice was shown */
 	uint64_t start_ns;
 	/* mouse: a click on the selected row opens it */
 	int dirty;
@@ -307,7 +312,7 @@ void ui_put_ellipsized(int y, int x, int w, const char *s);
 /* The screens. */
 extern const struct ui_screen_ops ui_modules_ops, ui_funcs_ops, ui_topfuncs_ops, ui_lines_ops,
     ui_cpus_ops, ui_tasks_ops, ui_callers_ops, ui_callees_ops, ui_stacks_func_ops,
-    ui_stacks_module_ops, ui_frames_ops, ui_help_ops;
+    ui_stacks_module_ops, ui_frames_ops, ui_help_ops, ui_contexts_ops;
 /* Opens the callers (callees) tree of function func (named name) above the top screen. */
 int ui_open_callers(struct kt_ui *ui, uint32_t func, const char *name);
 int ui_open_callees(struct kt_ui *ui, uint32_t func, const char *name);

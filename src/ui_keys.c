@@ -133,6 +133,32 @@ static int act_tasks(struct kt_ui *ui, struct ui_screen *s)
 	return push(ui, &ui_tasks_ops, KT_ANY, "tasks");
 }
 
+static int act_contexts(struct kt_ui *ui, struct ui_screen *s)
+{
+	if (s->ops->kind == UI_CONTEXTS)
+		return UI_R_POP;
+	return push(ui, &ui_contexts_ops, KT_ANY, "contexts");
+}
+
+/* --irq-owner, live: the helpers' hits move to their callers in every view. */
+static int act_irq_owner(struct kt_ui *ui, struct ui_screen *s)
+{
+	int on = !kt_agg_irq_owner(ui->env.agg);
+
+	kt_agg_set_irq_owner(ui->env.agg, on);
+	if (on && !ui->sum.stacked)
+		ui_set_status(ui, 0,
+			      "irq-owner on, but no hit has a call chain to find the "
+			      "callers in: start kerntop with -g");
+	else
+		ui_set_status(ui, 0, "%s",
+			      on ? "irq-owner: hits in IRQ-enabling helpers are charged to their "
+				   "callers"
+				 : "irq-owner off: hits stay where the samples landed (as perf "
+				   "shows them)");
+	return UI_R_REQUERY;
+}
+
 static int act_topfuncs(struct kt_ui *ui, struct ui_screen *s)
 {
 	if (s->ops->kind == UI_TOPFUNCS)
@@ -201,6 +227,7 @@ static int act_clear(struct kt_ui *ui, struct ui_screen *s)
 {
 	ui_cpus_clear(ui);
 	ui_set_task(ui, KT_ANY);
+	ui->filter.ctx = KT_ANY;
 	s->text[0] = 0;
 	ui_set_status(ui, 0, "filters cleared");
 	return UI_R_REQUERY;
@@ -363,7 +390,8 @@ static int act_redraw(struct kt_ui *ui, struct ui_screen *s)
 #define ONFUNC (FUNCS | UI_ON_TREES | UI_ON(UI_FRAMES))
 #define OPENABLE (UI_ON_ROWS)
 /* screens with more than one sortable column */
-#define SORTABLE (UI_ON_LISTS | UI_ON(UI_LINES) | UI_ON(UI_CPUS) | UI_ON(UI_TASKS))
+#define SORTABLE                                                                                   \
+	(UI_ON_LISTS | UI_ON(UI_LINES) | UI_ON(UI_CPUS) | UI_ON(UI_TASKS) | UI_ON(UI_CONTEXTS))
 /* screens with a text filter (the trees and stacks filter by frame name themselves) */
 #define FILTERABLE (UI_ON_ROWS & ~UI_ON(UI_FRAMES))
 
@@ -388,7 +416,7 @@ static const struct ui_key keys[] = {
     KEY(KEY_END, "End", UI_ON_ALL, act_end, "last row"),
     BAR('\r', "Enter", OPENABLE, act_open,
 	"open the row: module > functions > lines > callers or callees; stack > frames > "
-	"lines; CPU or task: filter every screen to it",
+	"lines; CPU, task or context: filter every screen to it",
 	"open", 2, NULL, NULL),
     KEY('\n', "Enter", OPENABLE, act_open, NULL),
     KEY(KEY_ENTER, "Enter", OPENABLE, act_open, NULL),
@@ -410,11 +438,17 @@ static const struct ui_key keys[] = {
 	5, NULL, NULL),
     BAR('t', "t", UI_ON_ROWS, act_tasks, "tasks screen (Enter filters every screen to a task)",
 	"tasks", 5, NULL, NULL),
+    BAR('e', "e", UI_ON_ROWS, act_contexts,
+	"execution contexts screen: softirq, syscall, hardirq ... (needs -g; Enter filters every "
+	"screen to a context)",
+	"contexts", 7, NULL, "ctx"),
+    KEY('o', "o", UI_ON_ALL, act_irq_owner,
+	"toggle --irq-owner: charge hits in IRQ-enabling helpers to their callers (needs -g)"),
     BAR('m', "m", UI_ON(UI_CPUS), act_mark,
 	"add the CPU to the set every screen shows, or take it out (Enter: this CPU only)", "mark",
 	4, NULL, NULL),
     KEY('f', "f", UI_ON_ROWS, act_topfuncs, "top functions across all modules"),
-    KEY('x', "x", UI_ON_ROWS, act_clear, "clear the CPU, task and text filters"),
+    KEY('x', "x", UI_ON_ROWS, act_clear, "clear the CPU, task, context and text filters"),
     BAR('s', "s", SORTABLE, act_sort_next, "sort by the next column", "sort", 6, NULL, NULL),
     KEY('>', ">", SORTABLE, act_sort_next, "sort by the column to the right"),
     KEY('<', "<", SORTABLE, act_sort_prev, "sort by the column to the left"),
@@ -588,10 +622,10 @@ void ui_draw_keybar(struct kt_ui *ui, int y)
 static void screens_of(unsigned on, char *buf, size_t len)
 {
 	static const char *names[UI_NKINDS] = {
-	    [UI_MODULES] = "modules", [UI_FUNCS] = "functions", [UI_TOPFUNCS] = "top functions",
-	    [UI_LINES] = "lines",     [UI_CPUS] = "CPUs",	[UI_TASKS] = "tasks",
-	    [UI_CALLERS] = "callers", [UI_CALLEES] = "callees", [UI_STACKS] = "stacks",
-	    [UI_FRAMES] = "frames",   [UI_HELP] = "help"};
+	    [UI_MODULES] = "modules", [UI_FUNCS] = "functions",	  [UI_TOPFUNCS] = "top functions",
+	    [UI_LINES] = "lines",     [UI_CPUS] = "CPUs",	  [UI_TASKS] = "tasks",
+	    [UI_CALLERS] = "callers", [UI_CALLEES] = "callees",	  [UI_STACKS] = "stacks",
+	    [UI_FRAMES] = "frames",   [UI_CONTEXTS] = "contexts", [UI_HELP] = "help"};
 	size_t n = 0;
 
 	buf[0] = 0;

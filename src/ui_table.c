@@ -230,7 +230,7 @@ static int percpu_cpus(const struct kt_ui *ui, const struct ui_screen *s, uint32
 	uint32_t n = ui_cpus_sampled(ui);
 	int k = 0;
 
-	if (!ui->per_cpu || !(UI_ON(s->ops->kind) & UI_ON_LISTS) || !s->res.sum.max_cpu)
+	if (!UI_PER_CPU(ui, s->ops->kind) || !s->res.sum.max_cpu)
 		return 0;
 	for (uint32_t i = 0; i < n && k < MAX_PERCPU; i++) {
 		uint32_t c = ui_cpus_sampled_nth(ui, i);

@@ -27,57 +27,151 @@ int kt_contains_ci(const char *hay, const char *needle)
 	return 0;
 }
 
-FILE *kt_log_open(const char *path, char *err, size_t errlen)
+/* A directory that another user can rename entries in lets them swap dir for their own: each
+ * ancestor of dir (resolved) must not be world-writable without the sticky bit. */
+static int ancestors_check(const char *dir, char *err, size_t errlen)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-	FILE *fp = fd >= 0 ? fdopen(fd, "a") : NULL;
-	int e = errno;
+	char real[PATH_MAX], *slash;
+	struct stat st;
 
-	if (fp)
-		return fp;
-	if (fd >= 0)
-		close(fd);
-	snprintf(err, errlen, "--log %s: cannot open (%s); choose a writable file", path,
-		 strerror(e));
-	return NULL;
+	if (!realpath(dir, real))
+		return 0; /* the caller's own stat reports a missing directory */
+	while ((slash = strrchr(real, '/')) != NULL) {
+		if (slash == real)
+			slash[1] = 0; /* "/" itself */
+		else
+			*slash = 0;
+		if (stat(real, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & S_IWOTH) &&
+		    !(st.st_mode & S_ISVTX)) {
+			snprintf(err, errlen,
+				 "world-writable directory without the sticky bit above the target "
+				 "(%s), refusing to write under it; choose a private directory",
+				 real);
+			return -EPERM;
+		}
+		if (slash == real)
+			break;
+	}
+	return 0;
 }
 
-void kt_log_vline(FILE *f, const char *who, const char *fmt, va_list ap)
+const char *kt_short_path(const char *path, char *buf, size_t len)
+{
+	size_t n = strlen(path);
+
+	/* the start says where, the end names the file; the middle goes */
+	if (n <= KT_PATH_SHOWN || len < KT_PATH_SHOWN + 1)
+		return path;
+	snprintf(buf, len, "%.60s...%s", path, path + n - (KT_PATH_SHOWN - 63));
+	return buf;
+}
+
+FILE *kt_log_open(const char *path, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], copy[PATH_MAX], sp[KT_PATH_SHOWN + 1];
+	const char *shown = kt_short_path(path, sp, sizeof(sp));
+	struct stat st;
+	int fd, e;
+	FILE *fp;
+
+	if (snprintf(copy, sizeof(copy), "%s", path) >= (int)sizeof(copy)) {
+		snprintf(err, errlen, "--log %s: path too long", shown);
+		return NULL;
+	}
+	snprintf(dir, sizeof(dir), "%s", dirname(copy));
+	/* the checks of the other outputs, except that an existing log may be appended to */
+	if (stat(dir, &st) == 0 && (st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
+		snprintf(err, errlen,
+			 "--log %s: world-writable directory without the sticky bit, refusing to "
+			 "write there; choose a private directory",
+			 shown);
+		return NULL;
+	}
+	if (ancestors_check(dir, err, errlen) < 0)
+		return NULL;
+	/* O_NONBLOCK: a FIFO planted at the path must not block the start */
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+	if (fd < 0) {
+		e = errno;
+		if (e == ENXIO) /* a FIFO without a reader */
+			snprintf(err, errlen,
+				 "--log %s: not a regular file (a FIFO); choose a regular file",
+				 shown);
+		else
+			snprintf(err, errlen, "--log %s: cannot open (%s); choose a writable file",
+				 shown, strerror(e));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))) {
+		close(fd);
+		snprintf(err, errlen,
+			 "--log %s: not a regular file or a device; choose a regular file", shown);
+		return NULL;
+	}
+	if (S_ISREG(st.st_mode) && st.st_uid != geteuid()) {
+		close(fd);
+		snprintf(err, errlen,
+			 "--log %s: the file belongs to another user (uid %ld), not appending to "
+			 "it; choose another name",
+			 shown, (long)st.st_uid);
+		return NULL;
+	}
+	fcntl(fd, F_SETFL, O_WRONLY | O_APPEND);
+	fp = fdopen(fd, "a");
+	if (!fp) {
+		e = errno;
+		close(fd);
+		snprintf(err, errlen, "--log %s: cannot open (%s)", shown, strerror(e));
+	}
+	return fp;
+}
+
+int kt_log_vline(FILE *f, const char *who, const char *fmt, va_list ap)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
+	errno = 0;
 	fprintf(f, "%lld.%06ld %s: ", (long long)ts.tv_sec, ts.tv_nsec / 1000, who);
 	vfprintf(f, fmt, ap);
 	fputc('\n', f);
-	fflush(f);
+	if (fflush(f) != 0 || ferror(f)) {
+		int e = errno ? errno : EIO;
+
+		clearerr(f);
+		return -e;
+	}
+	return 0;
 }
 
 int kt_dir_check(const char *dir, char *err, size_t errlen)
 {
+	char sp[KT_PATH_SHOWN + 1];
 	struct stat st;
 
 	if (stat(dir, &st) < 0) {
 		int e = errno;
-		snprintf(err, errlen, "%s: %s; create the directory or choose another path", dir,
+		snprintf(err, errlen, "%s: %s; create the directory or choose another path", kt_short_path(dir, sp, sizeof(sp)),
 			 strerror(e));
 		return -e;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a directory; choose a directory to write into", dir);
+		snprintf(err, errlen, "%s: not a directory; choose a directory to write into", kt_short_path(dir, sp, sizeof(sp)));
 		return -ENOTDIR;
 	}
 	if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
 		snprintf(err, errlen,
 			 "%s: world-writable without the sticky bit, refusing to write there; "
 			 "choose a private directory",
-			 dir);
+			 kt_short_path(dir, sp, sizeof(sp)));
 		return -EPERM;
 	}
+	if (ancestors_check(dir, err, errlen) < 0)
+		return -EPERM;
 	/* The effective ids: under sudo the file is created as the user (kt_ids_assume). */
 	if (faccessat(AT_FDCWD, dir, W_OK, AT_EACCESS) < 0) {
 		int e = errno;
-		snprintf(err, errlen, "%s: not writable (%s); choose a writable directory", dir,
+		snprintf(err, errlen, "%s: not writable (%s); choose a writable directory", kt_short_path(dir, sp, sizeof(sp)),
 			 strerror(e));
 		return -e;
 	}
@@ -97,11 +191,12 @@ static int dir_of(const char *path, char *dir, size_t len)
 
 int kt_file_create(const char *path, char *err, size_t errlen)
 {
+	char sp[KT_PATH_SHOWN + 1];
 	char dir[PATH_MAX];
 	int fd, r;
 
 	if (dir_of(path, dir, sizeof(dir)) < 0) {
-		snprintf(err, errlen, "%s: path too long", path);
+		snprintf(err, errlen, "%s: path too long", kt_short_path(path, sp, sizeof(sp)));
 		return -ENAMETOOLONG;
 	}
 	r = kt_dir_check(dir, err, errlen);
@@ -113,9 +208,9 @@ int kt_file_create(const char *path, char *err, size_t errlen)
 		if (e == EEXIST)
 			snprintf(err, errlen,
 				 "%s: already exists, not overwriting it; choose another name",
-				 path);
+				 kt_short_path(path, sp, sizeof(sp)));
 		else
-			snprintf(err, errlen, "%s: cannot create (%s)", path, strerror(e));
+			snprintf(err, errlen, "%s: cannot create (%s)", kt_short_path(path, sp, sizeof(sp)), strerror(e));
 		return -e;
 	}
 	return fd;
@@ -167,19 +262,20 @@ int kt_ids_restore(struct kt_ids *saved)
 
 int kt_atomic_open(struct kt_atomic *a, const char *path, char *err, size_t errlen)
 {
+	char sp[KT_PATH_SHOWN + 1];
 	struct stat st;
 	char dir[PATH_MAX];
 	int fd, r;
 
 	memset(a, 0, sizeof(*a));
 	if (strlen(path) >= sizeof(a->path) || dir_of(path, dir, sizeof(dir)) < 0) {
-		snprintf(err, errlen, "%s: path too long", path);
+		snprintf(err, errlen, "%s: path too long", kt_short_path(path, sp, sizeof(sp)));
 		return -ENAMETOOLONG;
 	}
 	/* lstat: a dangling symlink is a taken name too, refused now rather than at the end. */
 	if (lstat(path, &st) == 0) {
 		snprintf(err, errlen, "%s: already exists, not overwriting it; choose another name",
-			 path);
+			 kt_short_path(path, sp, sizeof(sp)));
 		return -EEXIST;
 	}
 	strcpy(a->path, path);
@@ -189,7 +285,7 @@ int kt_atomic_open(struct kt_atomic *a, const char *path, char *err, size_t errl
 	for (int i = 0; i < 100; i++) {
 		if (snprintf(a->tmp, sizeof(a->tmp), "%s/.kerntop-%ld-%d.tmp", dir, (long)getpid(),
 			     i) >= (int)sizeof(a->tmp)) {
-			snprintf(err, errlen, "%s: path too long", path);
+			snprintf(err, errlen, "%s: path too long", kt_short_path(path, sp, sizeof(sp)));
 			a->tmp[0] = 0;
 			return -ENAMETOOLONG;
 		}
@@ -215,7 +311,7 @@ int kt_atomic_open(struct kt_atomic *a, const char *path, char *err, size_t errl
 		close(fd);
 		unlink(a->tmp);
 		a->tmp[0] = 0;
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		snprintf(err, errlen, "%s: %s", kt_short_path(path, sp, sizeof(sp)), strerror(e));
 		return -e;
 	}
 	return 0;
@@ -280,19 +376,20 @@ void kt_atomic_abort(struct kt_atomic *a)
 
 int kt_read_file(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errlen)
 {
+	char sp[KT_PATH_SHOWN + 1];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	size_t cap = 1 << 16, n = 0;
 	char *b;
 
 	if (fd < 0) {
 		int e = errno;
-		snprintf(err, errlen, "%s: cannot open (%s)", path, strerror(e));
+		snprintf(err, errlen, "%s: cannot open (%s)", kt_short_path(path, sp, sizeof(sp)), strerror(e));
 		return -e;
 	}
 	b = malloc(cap + 1);
 	if (!b) {
 		close(fd);
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(err, errlen, "%s: out of memory", kt_short_path(path, sp, sizeof(sp)));
 		return -ENOMEM;
 	}
 	for (;;) {
@@ -304,7 +401,7 @@ int kt_read_file(const char *path, size_t max, char **buf, size_t *len, char *er
 			if (cap >= max) {
 				free(b);
 				close(fd);
-				snprintf(err, errlen, "%s: larger than %zu bytes", path, max);
+				snprintf(err, errlen, "%s: larger than %zu bytes", kt_short_path(path, sp, sizeof(sp)), max);
 				return -EFBIG;
 			}
 			cap *= 2;
@@ -312,7 +409,7 @@ int kt_read_file(const char *path, size_t max, char **buf, size_t *len, char *er
 			if (!nb) {
 				free(b);
 				close(fd);
-				snprintf(err, errlen, "%s: out of memory", path);
+				snprintf(err, errlen, "%s: out of memory", kt_short_path(path, sp, sizeof(sp)));
 				return -ENOMEM;
 			}
 			b = nb;
@@ -324,7 +421,7 @@ int kt_read_file(const char *path, size_t max, char **buf, size_t *len, char *er
 				continue;
 			free(b);
 			close(fd);
-			snprintf(err, errlen, "%s: read failed (%s)", path, strerror(e));
+			snprintf(err, errlen, "%s: read failed (%s)", kt_short_path(path, sp, sizeof(sp)), strerror(e));
 			return -e;
 		}
 		if (r == 0)

@@ -64,29 +64,38 @@ void kt_window_free(struct kt_window *w)
 struct hit_key {
 	const struct kt_hit *base;
 	size_t stride;
-	uint32_t loc, stack, cpu, task;
+	uint32_t loc, stack, cpu, task, ctx;
 };
+
+/* The context is a function of the other four nearly always (a stack, or a kernel thread's
+ * command); mixing it in keeps the rare exceptions apart. */
+static inline uint32_t hit_hash(uint32_t loc, uint32_t stack, uint32_t cpu, uint32_t task,
+				uint32_t ctx)
+{
+	return kt_hash4(loc, stack ^ (ctx * 0x9e3779b9u), cpu, task);
+}
 
 static int hit_eq(const void *ctx, uint32_t id)
 {
 	const struct hit_key *k = ctx;
 	const struct kt_hit *h = (const void *)((const char *)k->base + (size_t)id * k->stride);
 
-	return h->loc == k->loc && h->stack == k->stack && h->cpu == k->cpu && h->task == k->task;
+	return h->loc == k->loc && h->stack == k->stack && h->cpu == k->cpu && h->task == k->task &&
+	       h->ctx == k->ctx;
 }
 
 /* The since-start entry for a key, created (and the stack referenced) when new. */
 static uint32_t cum_entry(struct kt_window *w, uint32_t loc, uint32_t stack, uint32_t cpu,
-			  uint32_t task)
+			  uint32_t task, uint32_t ctx)
 {
-	struct hit_key k = {w->cum, sizeof(*w->cum), loc, stack, cpu, task};
+	struct hit_key k = {w->cum, sizeof(*w->cum), loc, stack, cpu, task, ctx};
 	uint32_t h, pos, id;
 
 	if (w->ncum >= w->max_cum && (stack || task != w->other_task)) {
 		k.stack = stack = 0;
 		k.task = task = kt_window_group(w, NULL);
 	}
-	h = kt_hash4(loc, stack, cpu, task);
+	h = hit_hash(loc, stack, cpu, task, ctx);
 	id = kt_idx_find(&w->cumidx, h, hit_eq, &k, &pos);
 	if (id != UINT32_MAX)
 		return id;
@@ -96,16 +105,17 @@ static uint32_t cum_entry(struct kt_window *w, uint32_t loc, uint32_t stack, uin
 	if (kt_idx_insert(&w->cumidx, h, id, pos) < 0)
 		return UINT32_MAX;
 	w->ncum++;
-	w->cum[id] = (struct kt_hit){loc, stack, cpu, task, 0};
+	w->cum[id] = (struct kt_hit){loc, stack, cpu, task, ctx, 0};
 	kt_window_stack_ref(w, stack, 0);
 	return id;
 }
 
 static uint32_t tuple_entry(struct kt_window *w, uint32_t loc, uint32_t stack, uint32_t cpu,
-			    uint32_t task)
+			    uint32_t task, uint32_t ctx)
 {
-	struct hit_key k = {(const struct kt_hit *)w->tup, sizeof(*w->tup), loc, stack, cpu, task};
-	uint32_t h = kt_hash4(loc, stack, cpu, task), pos, id;
+	struct hit_key k = {
+	    (const struct kt_hit *)w->tup, sizeof(*w->tup), loc, stack, cpu, task, ctx};
+	uint32_t h = hit_hash(loc, stack, cpu, task, ctx), pos, id;
 	struct wtuple *t;
 
 	id = kt_idx_find(&w->tupidx, h, hit_eq, &k, &pos);
@@ -126,7 +136,7 @@ static uint32_t tuple_entry(struct kt_window *w, uint32_t loc, uint32_t stack, u
 		return UINT32_MAX;
 	}
 	t = &w->tup[id];
-	t->h = (struct kt_hit){loc, stack, cpu, task, 0};
+	t->h = (struct kt_hit){loc, stack, cpu, task, ctx, 0};
 	t->hash = h;
 	t->seq = 0;
 	w->tuplive++;
@@ -169,8 +179,8 @@ void kt_window_cum_remap(struct kt_window *w, const uint32_t *map)
 			kt_window_stack_unref(w, h.stack, 0);
 			h.stack = 0;
 		}
-		k = (struct hit_key){w->cum, sizeof(*w->cum), h.loc, h.stack, h.cpu, h.task};
-		hash = kt_hash4(h.loc, h.stack, h.cpu, h.task);
+		k = (struct hit_key){w->cum, sizeof(*w->cum), h.loc, h.stack, h.cpu, h.task, h.ctx};
+		hash = hit_hash(h.loc, h.stack, h.cpu, h.task, h.ctx);
 		id = kt_idx_find(&w->cumidx, hash, hit_eq, &k, &pos);
 		if (id != UINT32_MAX) {
 			w->cum[id].hits += h.hits;
@@ -199,19 +209,19 @@ static void slice_expire(struct kt_window *w, struct slice *s)
 			const struct kt_hit *p = &w->tup[s->e[i + PF_SLOT].tuple].h;
 
 			__builtin_prefetch(
-			    &w->cumidx.slot[kt_hash4(p->loc, p->stack, p->cpu, p->task) &
+			    &w->cumidx.slot[hit_hash(p->loc, p->stack, p->cpu, p->task, p->ctx) &
 					    w->cumidx.mask]);
 		}
 		if (w->cumidx.slot && i + PF_ENTRY < s->n) {
 			const struct kt_hit *p = &w->tup[s->e[i + PF_ENTRY].tuple].h;
 			const struct kt_idx_slot *sl =
-			    &w->cumidx.slot[kt_hash4(p->loc, p->stack, p->cpu, p->task) &
+			    &w->cumidx.slot[hit_hash(p->loc, p->stack, p->cpu, p->task, p->ctx) &
 					    w->cumidx.mask];
 
 			if (sl->id1)
 				__builtin_prefetch(&w->cum[sl->id1 - 1]);
 		}
-		c = cum_entry(w, t->h.loc, t->h.stack, t->h.cpu, t->h.task);
+		c = cum_entry(w, t->h.loc, t->h.stack, t->h.cpu, t->h.task, t->h.ctx);
 		if (c != UINT32_MAX) {
 			w->cum[c].hits += s->e[i].count;
 			w->base_total += s->e[i].count;
@@ -290,6 +300,12 @@ void kt_window_advance(struct kt_window *w, uint64_t now_ns)
 void kt_window_add(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint32_t stack,
 		   uint32_t cpu, uint32_t task, uint64_t count)
 {
+	kt_window_add_ctx(w, time_ns, loc, stack, cpu, task, 0, count);
+}
+
+void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint32_t stack,
+		       uint32_t cpu, uint32_t task, uint32_t ctx, uint64_t count)
+{
 	struct slice *s;
 	struct wtuple *t;
 	uint32_t id, seq;
@@ -305,7 +321,7 @@ void kt_window_add(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint32_t
 		if (k > w->newest)
 			rotate_to(w, k);
 	}
-	id = tuple_entry(w, loc, stack, cpu, task);
+	id = tuple_entry(w, loc, stack, cpu, task, ctx);
 	if (id == UINT32_MAX)
 		return; /* out of memory: the hit is dropped, totals stay consistent */
 	s = &w->ring[w->newest % w->nslices];
@@ -403,7 +419,8 @@ static int cum_eq(const void *ctx, uint32_t id)
 	const struct cum_key *k = ctx;
 	const struct kt_hit *a = &k->w->cum[id], *b = k->h;
 
-	return a->loc == b->loc && a->stack == b->stack && a->cpu == b->cpu && a->task == b->task;
+	return a->loc == b->loc && a->stack == b->stack && a->cpu == b->cpu && a->task == b->task &&
+	       a->ctx == b->ctx;
 }
 
 /* Since start = the expired counts plus the rolling ones, merged into the output copy. */
@@ -426,7 +443,8 @@ static const struct kt_hit *cum_hits(struct kt_window *m, size_t *n)
 
 			if (!h->hits)
 				continue;
-			id = kt_idx_find(&m->cumidx, kt_hash4(h->loc, h->stack, h->cpu, h->task),
+			id = kt_idx_find(&m->cumidx,
+					 hit_hash(h->loc, h->stack, h->cpu, h->task, h->ctx),
 					 cum_eq, &k, &pos);
 			if (id != UINT32_MAX)
 				m->out[id].hits += h->hits;

@@ -34,6 +34,7 @@ struct wstack {
 	uint32_t rref; /* of which rolling */
 	uint32_t next; /* free list, or pending-reclaim list */
 	uint64_t stamp; /* when only the since-start totals were left holding it */
+	uint32_t tag;	/* kt_window_stack_tag */
 	uint8_t pending;
 	uint8_t drop;  /* being retired: the since-start totals let go of it */
 };
@@ -47,6 +48,7 @@ struct wtask {
 	uint64_t stamp; /* when it was last left without rolling hits (retirement order) */
 	uint32_t ref;	/* rolling tuples of this task */
 	uint32_t next;	/* free list (id + 1) */
+	uint32_t tag;	/* kt_window_task_tag */
 	uint8_t state;
 };
 

@@ -87,6 +87,17 @@ const uint32_t *kt_window_stack_frames(const struct kt_window *w, uint32_t stack
 	return w->stk[stack].frames;
 }
 
+uint32_t kt_window_stack_tag(const struct kt_window *w, uint32_t stack)
+{
+	return stack && stack < w->nstk && w->stk[stack].frames ? w->stk[stack].tag : 0;
+}
+
+void kt_window_stack_set_tag(struct kt_window *w, uint32_t stack, uint32_t tag)
+{
+	if (stack && stack < w->nstk && w->stk[stack].frames)
+		w->stk[stack].tag = tag;
+}
+
 uint32_t kt_window_nstacks(const struct kt_window *w)
 {
 	return w->stklive;

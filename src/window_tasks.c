@@ -160,8 +160,22 @@ void kt_window_comm(struct kt_window *w, int32_t pid, int32_t tid, const char *c
 	if (!comm)
 		return;
 	id = kt_window_task(w, pid, tid);
-	if (id < w->ntask && w->task[id].state == WTASK_LIVE)
+	if (id < w->ntask && w->task[id].state == WTASK_LIVE &&
+	    strncmp(w->task[id].comm, comm, sizeof(w->task[id].comm) - 1) != 0) {
 		name_copy(w->task[id].comm, sizeof(w->task[id].comm), comm);
+		w->task[id].tag = 0; /* what the old name classified into */
+	}
+}
+
+uint32_t kt_window_task_tag(const struct kt_window *w, uint32_t task)
+{
+	return task < w->ntask && w->task[task].state == WTASK_LIVE ? w->task[task].tag : 0;
+}
+
+void kt_window_task_set_tag(struct kt_window *w, uint32_t task, uint32_t tag)
+{
+	if (task < w->ntask && w->task[task].state == WTASK_LIVE)
+		w->task[task].tag = tag;
 }
 
 uint32_t kt_window_ntasks(const struct kt_window *w)

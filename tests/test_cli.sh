@@ -6,7 +6,8 @@ is "$rc" 0 "--help exits 0"
 for opt in --event --freq --count --cpu --user --call-graph --no-call-graph --max-stack --record --replay --speed \
 	--sysroot --kallsyms --modules --builtin-ranges --vmlinux --module-dir --bucket --idle-symbols \
 	--window --cumulative --delay --batch --iterations --output --zoom --top --format \
-	--no-color --no-mouse --snapshot-dir --log --keep-privileges --help --version; do
+	--no-color --no-mouse --snapshot-dir --log --keep-privileges --irq-owner --folded-context \
+	--help --version; do
 	like "$out" "^ +(-., )?$opt" "--help lists $opt"
 done
 like "$out" "default 997" "--help names the default frequency"
@@ -58,5 +59,7 @@ usage "flag given an empty value" "^kerntop: option --batch takes no value" --ba
 usage "-F with -c" "exclude each other" -F 99 -c 1000
 usage "stray argument" "unexpected argument 'foo'" foo
 usage "folded with --no-call-graph" "needs call chains: drop --no-call-graph" -b --no-call-graph --format folded
+usage "--irq-owner with --no-call-graph" "needs call chains to find the callers: drop --no-call-graph" -b --no-call-graph --irq-owner
+usage "--folded-context without folded" "applies to batch folded output" -b --folded-context
 
 done_testing

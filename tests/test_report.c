@@ -161,10 +161,13 @@ static void test_json_csv(void)
 	   "module row");
 	ok(strstr(t, "\n1,2.000,function,vmlinux,read_zero,25,") != NULL, "function row");
 	write_file(path, t);
-	ok(python_ok(path, "import csv,sys\n"
-			   "r=list(csv.DictReader(open(sys.argv[1])))\n"
-			   "assert len(r)==5+9 and all(len(x)==11 for x in r)\n"),
-	   "csv parses: 5 modules + 9 functions");
+	ok(python_ok(
+	       path,
+	       "import csv,sys\n"
+	       "r=list(csv.DictReader(open(sys.argv[1])))\n"
+	       "assert len(r)==5+9+1 and all(len(x)==11 for x in r)\n"
+	       "assert [x[\"module\"] for x in r if x[\"kind\"]==\"context\"]==[\"unknown\"]\n"),
+	   "csv parses: 5 modules + 9 functions + 1 context (the fixture's hits: unknown)");
 	free(t);
 	c.report_no = 2;
 	t = render(&c, &rc, err, sizeof(err));

@@ -16,7 +16,7 @@ see '^kerntop REPLAY ui\.perf t=[0-9.]+s cpu-clock 997 Hz +window 10s +2 CPUs' "
 see '^kernel [0-9.]+% +idle [0-9.]+% +user [0-9.]+% +[0-9]+ samples/s +385 hits in 8\.0s +lost 0 +throttled 0$' "header: busy split, rate, hits, lost, throttled"
 see '^cpu0 \[.*\] +[0-9.]+% +cpu1 \[' "header: per-CPU strip at 100 columns"
 see '^modules +1/5$' "breadcrumb at the top level"
-see '^Enter open +S stacks +c CPUs +t tasks +s sort +/ filter +Space pause +w snapshot +h help +q quit$' "key bar from the key table, no back on the root screen"
+see '^Enter open +S stacks +c CPUs +t tasks +e ctx +s sort +/ filter +Spc pause +w snap +h help +q quit$' "key bar from the key table, no back on the root screen"
 see 'replay finished' "status line: replay finished"
 
 # drill-down: vmlinux > copy_user_generic > callers, and back

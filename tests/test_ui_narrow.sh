@@ -62,7 +62,7 @@ unseen 'PAUSED' "x, Space, i: back to normal"
 # help at 80 columns: wrapped, aligned, no entry without help text
 keys h
 see '^  Enter +open the row: module > functions > lines > callers or$' "help: a long line breaks at a space"
-see '^ {22}callees; stack > frames > lines; CPU or task: filter every$' "and goes on under its text"
+see '^ {22}callees; stack > frames > lines; CPU, task or context:$' "and goes on under its text"
 see '^  Backspace Left Esc  back to the previous screen$' "key column as wide as the widest keys"
 keys End
 see '^  Ctrl-L +repaint the whole terminal$' "Ctrl-L alone (no 'resize')"

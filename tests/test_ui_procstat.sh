@@ -12,6 +12,8 @@ for ev in cpu-clock cycles; do
 		10:"$P/t0" 12:"$P/t1" || exit 1
 done
 "$DUMP" --convert "$P/replay.perf" "$TMP/none.ktrec" "$DATA/ui/kallsyms" || exit 1
+"$DUMP" --convert-ps "$P/replay-leaf.perf" "$TMP/leaf.ktrec" "$DATA/ui/kallsyms" cpu-clock \
+	10:"$P/t0" 12:"$P/t1" || exit 1
 view() { ui_start 240 24 -- --replay "$TMP/$1.ktrec" --speed max --modules "$DATA/ui/modules"; }
 
 view cpu-clock
@@ -32,6 +34,17 @@ see '^kernel 22\.5%  idle 50\.0%  user 25\.0% \(/proc/stat\)  hi 2\.5%  si 5\.0%
 see 'replay finished' "replay done"
 keys c
 see '^0 +3 \[#+u+\.+ *\] +35\.0% +~?40\.0% +20\.0% ' "cycles: cpu0 split from /proc/stat"
+
+# without call chains the contexts screen shows the kernel's accounting instead
+view leaf
+see 'replay finished' "chainless replay done"
+keys e
+see 'contexts need call chains' "contexts screen: chains are missing"
+see '^  instead, the kernel.s own accounting over the last 2\.0 s: hi 2\.5%  si 5\.0%  st 2\.5%  sy 15\.0%$' \
+	"contexts screen without chains: the machine's hi si st from /proc/stat"
+see '^  softirqs: NET_RX 1300/s, TIMER 300/s, SCHED 10/s$' "and its busiest softirq vectors"
+see '^    cpu0: si 10\.0%  hi 5\.0%  NET_RX 300/s, TIMER 250/s$' "and each CPU's"
+no_stderr
 
 view none
 see 'replay finished' "replay without PROCSTAT done"

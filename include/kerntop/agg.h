@@ -22,6 +22,7 @@ enum kt_view {
 	KT_VIEW_CALLERS,   /* caller tree of query.func, hottest path first (needs -g) */
 	KT_VIEW_CALLEES,   /* callee tree of query.func (needs -g) */
 	KT_VIEW_STACKS,    /* hottest full stacks of query.func, or of query.module when func is KT_ANY */
+	KT_VIEW_CONTEXTS,  /* one row per execution context (docs/contexts.md; needs -g) */
 };
 
 enum kt_sort {
@@ -50,6 +51,7 @@ struct kt_filter {
 	uint32_t module;     /* KT_ANY or a module id (TOPFUNCS, CPUS, TASKS views) */
 	const char *text;    /* case-insensitive substring on row names, or NULL */
 	int hide_idle;       /* drop idle hits from rows and from the kernel total */
+	uint32_t ctx;        /* KT_ANY or an execution context id (kt_sym_ctx) */
 };
 
 struct kt_query {
@@ -92,6 +94,8 @@ struct kt_row {
 	const uint32_t *frames;
 	uint32_t nframes;
 	int32_t tid;             /* tasks view */
+	uint32_t ctx_kind;       /* contexts view: enum kt_ctx_kind (row.id is the context id) */
+	uint8_t irq_helper;      /* flat function views: the function re-enables interrupts */
 };
 
 struct kt_summary {
@@ -107,6 +111,9 @@ struct kt_summary {
 	double unsampled_pct;
 	double samples_per_s;
 	int cumulative;
+	uint64_t irq_helper;     /* kernel hits in IRQ-enabling helpers, before --irq-owner */
+	uint64_t stacked;        /* hits with a call chain (contexts need them) */
+	int irq_owner;           /* --irq-owner charging is on */
 };
 
 struct kt_result {
@@ -136,6 +143,12 @@ void kt_result_free(struct kt_result *r);
 void kt_agg_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum);
 
 void kt_filter_all(struct kt_filter *f);
+
+/* --irq-owner: hits in the functions that re-enable interrupts (kt_sym_irq_helper) are
+ * charged to the first caller outside them, when the hit has a call chain, in every view
+ * and in the summary. Off by default. */
+void kt_agg_set_irq_owner(struct kt_agg *a, int on);
+int kt_agg_irq_owner(const struct kt_agg *a);
 
 /* The layers the aggregator reads, for writers that need names (reports). */
 struct kt_symbols *kt_agg_symbols(const struct kt_agg *a);

@@ -26,6 +26,7 @@ struct kt_options {
 	int user;                 /* -u: also count user-mode hits */
 	int callchain;            /* -g (the default); 0 with --no-call-graph */
 	uint32_t max_stack;       /* --max-stack, default 32 */
+	int irq_owner;            /* --irq-owner: charge IRQ-enabling helpers to their callers */
 	const char *record;       /* --record FILE */
 	const char *replay;       /* --replay FILE */
 	double speed;             /* --speed X, 0 = max; default 1 */
@@ -52,6 +53,7 @@ struct kt_options {
 	unsigned nzoom;           /* how many -z */
 	uint32_t top;             /* --top N, default 30 */
 	enum kt_format format;    /* --format */
+	int folded_context;       /* --folded-context: the context as the folded root frame */
 
 	/* viewer */
 	int color;                /* 1 unless --no-color or NO_COLOR is set */

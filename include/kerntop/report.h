@@ -30,7 +30,16 @@ struct kt_report_ctx {
 	int stacks;              /* call chains sampled (-g): add stack tables / the JSON stacks array */
 	double unix_time;        /* wall clock of the report (0: taken when writing) */
 	const struct kt_ps_view *ps; /* /proc/stat, softirqs, interrupts figures, or NULL */
+	int folded_context;      /* folded output: the context as the root frame ("[softirq NET_RX]") */
 };
+
+/* The IRQ-off notice (docs/contexts.md): with a clock event, when IRQ-enabling helpers hold
+ * more than KT_IRQ_NOTICE_PCT % of kernel hits, writes why and what to do into buf and
+ * returns 1; else returns 0 with buf empty. stacks: call chains are sampled. */
+#define KT_IRQ_NOTICE_PCT 10.0
+#define KT_REPORT_NOTICE_LEN 256
+int kt_report_irq_notice(const struct kt_summary *s, const char *event, int stacks, char *buf,
+			 size_t len);
 
 /* Version of the JSON/CSV schema (docs/report-format.md): bumped only when fields are added. */
 #define KT_REPORT_VERSION 1

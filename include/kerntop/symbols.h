@@ -135,6 +135,47 @@ const char *kt_sym_default_idle(void);
  * location. Bucket functions are created on first sight. Never fails. */
 uint32_t kt_sym_resolve(struct kt_symbols *s, uint64_t addr);
 
+/* Execution contexts (docs/contexts.md): what a sample was doing, from its call chain.
+ * Ids are dense; the first three are fixed. A context's strings live as long as s. */
+enum kt_ctx_kind {
+	KT_CTX_UNKNOWN,	  /* no call chain */
+	KT_CTX_IDLE,	  /* the leaf is idle code */
+	KT_CTX_USER,	  /* a user-mode hit (-u) */
+	KT_CTX_HARDIRQ,	  /* named by the handler or the interrupt entry */
+	KT_CTX_SOFTIRQ,	  /* named by the vector, " (ksoftirqd)" when ksoftirqd ran it */
+	KT_CTX_SYSCALL,	  /* named by the syscall */
+	KT_CTX_EXCEPTION, /* page_fault, int3 ... */
+	KT_CTX_KTHREAD,	  /* a kworker named by its work function, others by command */
+	KT_CTX_OTHER,	  /* kernel code in a task outside every rule: named by the root frame */
+	KT_CTX_NKINDS
+};
+enum { KT_CTXID_UNKNOWN = 0, KT_CTXID_IDLE = 1, KT_CTXID_USER = 2 };
+/* kt_sym_ctx_classify: the stack is a kernel thread's, named by its command. */
+#define KT_CTX_BY_COMM UINT32_MAX
+
+struct kt_sym_ctx {
+	uint32_t kind;	   /* enum kt_ctx_kind */
+	const char *name;  /* "NET_RX", "sendfile64", "" for idle, unknown and user */
+	const char *label; /* "softirq NET_RX", "idle" */
+};
+
+/* The context of a kernel call chain (location ids, leaf first, as the window's stacks):
+ * its id, or KT_CTX_BY_COMM for a kernel thread that its command names
+ * (kt_sym_ctx_comm). Depends on the chain only, so callers cache it per stack. The leaf
+ * being idle is the caller's test (the chain may not start at the sampled address). */
+uint32_t kt_sym_ctx_classify(struct kt_symbols *s, const uint32_t *locs, uint32_t n);
+/* The "kthread NAME" context of a kernel thread's command ("ksoftirqd/3" -> ksoftirqd). */
+uint32_t kt_sym_ctx_comm(struct kt_symbols *s, const char *comm);
+uint32_t kt_sym_nctx(const struct kt_symbols *s);
+/* A context by id (NULL past the end); valid until kt_sym_free. */
+const struct kt_sym_ctx *kt_sym_ctx(const struct kt_symbols *s, uint32_t ctx);
+/* A context id by label ("softirq NET_RX"), or -ENOENT. */
+int kt_sym_ctx_find(const struct kt_symbols *s, const char *label);
+const char *kt_ctx_kind_name(uint32_t kind);
+/* 1 when the function re-enables interrupts (the --irq-owner helpers: *_irq_enable,
+ * *_irqrestore, _raw_*_unlock_irq, __local_bh_enable_ip ...). */
+int kt_sym_irq_helper(struct kt_symbols *s, uint32_t func);
+
 /* One line for the status bar about what loading skipped or degraded (malformed lines,
  * kptr_restrict, ELF files without symbols), or NULL when all went well. */
 const char *kt_sym_notice(const struct kt_symbols *s);

@@ -16,16 +16,26 @@
  * a NULL hay. */
 int kt_contains_ci(const char *hay, const char *needle);
 
-/* Opens the --log debug log for appending (created 0600, never through a symlink). NULL with
- * a message naming the file and the fix when it cannot. */
+/* Paths longer than this are shown shortened in messages, so that a 4000-byte path does not
+ * push the reason out of the message. */
+#define KT_PATH_SHOWN 160
+/* path, or its first 60 and last bytes around "..." in buf (KT_PATH_SHOWN + 1 bytes). */
+const char *kt_short_path(const char *path, char *buf, size_t len);
+
+/* Opens the --log debug log for appending (created 0600, never through a symlink), with the
+ * directory checks of the other outputs: refused in a world-writable directory without the
+ * sticky bit (or under one), when the file belongs to another user, or is neither a regular
+ * file nor a device. NULL with a message naming the file and the fix when it cannot. */
 FILE *kt_log_open(const char *path, char *err, size_t errlen);
-/* One line of the --log debug log: wall-clock time, "who: ", the message; flushed. */
-void kt_log_vline(FILE *f, const char *who, const char *fmt, va_list ap);
+/* One line of the --log debug log: wall-clock time, "who: ", the message; flushed. 0, or
+ * -errno when the line could not be written (a full disk, /dev/full). */
+int kt_log_vline(FILE *f, const char *who, const char *fmt, va_list ap);
 
 /* Monotonic clock in ns (the live source's sample clock too). */
 uint64_t kt_now_ns(void);
 
-/* Refuses (-EPERM) a directory that is world-writable without the sticky bit, and
+/* Refuses (-EPERM) a directory that is world-writable without the sticky bit (or that has
+ * such a directory above it), and
  * reports a missing or unwritable one (for the effective user); err gets a one-line message
  * naming dir and fix. */
 int kt_dir_check(const char *dir, char *err, size_t errlen);

@@ -38,12 +38,15 @@ struct kt_window_opts {
 /* Names of retired tasks remembered, so a task that comes back is not nameless. */
 #define KT_WINDOW_NAMES 4096u
 
-/* One aggregated count. stack is 0 when no call chain was sampled. */
+/* One aggregated count. stack is 0 when no call chain was sampled; ctx is the execution
+ * context the sample was classified into at ingest (an opaque id here: the symbolizer's
+ * context ids, 0 when unknown). */
 struct kt_hit {
 	uint32_t loc;
 	uint32_t stack;
 	uint32_t cpu;
 	uint32_t task;
+	uint32_t ctx;
 	uint64_t hits;
 };
 
@@ -69,6 +72,13 @@ uint32_t kt_window_task_find(const struct kt_window *w, int32_t pid, int32_t tid
 
 /* Interns a call stack of location ids (leaf first); returns its id, 0 for n == 0. */
 uint32_t kt_window_stack(struct kt_window *w, const uint32_t *locs, uint32_t n);
+/* A caller's value cached per stack and per task (the context a stack or a kernel thread's
+ * command classifies into): 0 until set; a reused id starts at 0 again, and so does a task
+ * whose command changes. Setting an invalid id does nothing. */
+uint32_t kt_window_stack_tag(const struct kt_window *w, uint32_t stack);
+void kt_window_stack_set_tag(struct kt_window *w, uint32_t stack, uint32_t tag);
+uint32_t kt_window_task_tag(const struct kt_window *w, uint32_t task);
+void kt_window_task_set_tag(struct kt_window *w, uint32_t task, uint32_t tag);
 /* Frames of a stack id (leaf first); NULL and *n = 0 for id 0 or an expired id. */
 const uint32_t *kt_window_stack_frames(const struct kt_window *w, uint32_t stack, uint32_t *n);
 
@@ -77,6 +87,9 @@ const uint32_t *kt_window_stack_frames(const struct kt_window *w, uint32_t stack
  * before the newest slice counts in the newest slice. */
 void kt_window_add(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint32_t stack,
 		   uint32_t cpu, uint32_t task, uint64_t count);
+/* The same with the hit's context (kt_window_add counts context 0). */
+void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint32_t stack,
+		       uint32_t cpu, uint32_t task, uint32_t ctx, uint64_t count);
 void kt_window_add_lost(struct kt_window *w, uint64_t time_ns, uint32_t cpu, uint64_t count);
 
 /* Moves the window's end to now_ns, expiring slices older than the span. */

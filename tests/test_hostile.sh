@@ -1,0 +1,141 @@
+#!/bin/sh
+# Hostile inputs and hostile environments (issue 20): arguments, outputs, descriptors, terminal
+# types, FIFOs, shrinking files, file-size limits, huge module lists, escapes in names and
+# privileges under sudo. Each section names the defect it guards against; every check fails
+# on the code before its fix. See docs/testing.md.
+. "${top_srcdir:-..}/tests/lib.sh"
+UI="$DATA/ui"
+SYM="--kallsyms $UI/kallsyms --modules $UI/modules"
+
+# run NAME ARGS...: kerntop ARGS, stdout to $TMP/NAME.out, stderr to $TMP/NAME.err, status in $rc;
+# a hang is ended by SIGKILL after 60 s (status 137) so that the test fails instead of hanging
+run() {
+	name=$1
+	shift
+	rc=0
+	timeout -s KILL 60 "$KERNTOP" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null || rc=$?
+}
+err_of() { cat "$TMP/$1.err"; }
+
+# --- arguments ----------------------------------------------------------------------------
+# strtoull skips blanks and negates: ' -18446744073709551615' used to be accepted as 1.
+for v in ' -18446744073709551615' ' -1' '	5' '-0'; do
+	run neg -b --replay "$UI/ui.perf" $SYM -c "$v"
+	is "$rc" 2 "-c '$v' is a usage error"
+	like "$(err_of neg)" "^kerntop: invalid value .* for --count" "-c '$v': the message names -c"
+done
+# a 100 KB argument is not echoed in full, and its control bytes never reach the terminal
+big=$(head -c 100000 /dev/zero | tr '\0' 'x')
+for o in -e -C -F --format; do
+	run big "$o" "$big"
+	is "$rc" 2 "$o with a 100 KB value exits 2"
+	n=$(wc -c <"$TMP/big.err")
+	ok $([ "$n" -lt 400 ]; echo $?) "$o with a 100 KB value: the message is short ($n bytes)"
+done
+run esc -e "$(printf 'a\033]0;pwned\007b')"
+ok $(! grep -q "$(printf '\033')" "$TMP/esc.err"; echo $?) "-e echo: no escape byte reaches stderr"
+like "$(err_of esc)" "invalid value 'a\?\]0;pwned\?b' for --event" "-e echo: control bytes shown as ?"
+run stray "$big"
+ok $([ "$(wc -c <"$TMP/stray.err")" -lt 400 ]; echo $?) "a 100 KB stray argument: the message is short"
+
+# --- output paths checked before anything runs ----------------------------------------------
+mkdir "$TMP/outdir"
+for args in "-o|" "-o|$TMP/outdir/" "-o|$TMP/outdir" "--record|" "--record|$TMP/outdir/" \
+	"--log|" "--log|$TMP/outdir"; do
+	opt=${args%%|*} path=${args#*|}
+	if [ "$opt" = --record ]; then
+		run outp -b -n 1 -d 0.05 "$opt" "$path"
+	else
+		run outp -b --speed max --replay "$UI/ui.perf" $SYM "$opt" "$path"
+	fi
+	is "$rc" 2 "$opt '$path' is refused up front (exit 2)"
+	like "$(err_of outp)" "^kerntop: $opt (needs a file name|'.*' is a directory)" "$opt '$path': the message says why"
+	is "$(wc -c <"$TMP/outp.out" | tr -d ' ')" 0 "$opt '$path': no report was written"
+done
+is "$(ls -A "$TMP/outdir")" "" "nothing was created in the directory"
+
+# --- perf script numbers that overflow 64 bits ------------------------------------------------
+# A 20-digit period or an 11-digit time in seconds used to wrap silently.
+cp "$UI/ui.perf" "$TMP/ovf.perf"
+printf 'swapper 0/0 [000] 99999999999.000000: 1003009 cpu-clock: \n\tffffffff81000800 default_idle+0x0 ([kernel.kallsyms])\n\n' >>"$TMP/ovf.perf"
+printf 'swapper 0/0 [000] 101.000000: 99999999999999999999 cpu-clock: \n\tffffffff81000800 default_idle+0x0 ([kernel.kallsyms])\n\n' >>"$TMP/ovf.perf"
+run ovf -b --speed max --format json --replay "$TMP/ovf.perf" $SYM
+is "$rc" 0 "overflowing perf script numbers: exit 0"
+like "$(head -1 "$TMP/ovf.out")" '"samples": ?385,' "the two overflowing samples are not counted"
+# each bad sample line and its orphaned frame line: 4 skipped lines
+like "$(head -1 "$TMP/ovf.out")" '"skipped": ?4,' "they are counted as skipped lines"
+like "$(err_of ovf)" "will be skipped" "a notice says lines are skipped"
+
+# --- closed standard descriptors ------------------------------------------------------------
+# With fd 1 closed, the --log file took descriptor 1 and the reports went into it.
+rc=0
+"$KERNTOP" -b --speed max --replay "$UI/ui.perf" $SYM --log "$TMP/closed.log" 2>"$TMP/closed.err" 1>&- || rc=$?
+is "$rc" 0 "fd 1 closed: exit 0"
+ok $(! grep -q 'Top functions' "$TMP/closed.log"; echo $?) "fd 1 closed: no report in the --log file"
+like "$(cat "$TMP/closed.log")" "batch: start:" "fd 1 closed: the log is a log"
+rc=0
+"$KERNTOP" -b --speed max --replay "$UI/ui.perf" $SYM -o "$TMP/closed2.txt" 2>&- 1>&- 0<&- || rc=$?
+is "$rc" 0 "fds 0, 1 and 2 closed: exit 0"
+like "$(cat "$TMP/closed2.txt")" "^Module +Hits" "fds 0, 1 and 2 closed: the -o report is whole"
+
+# --- --log gets the checks of the other outputs, and its write errors end the run --------------
+mkdir "$TMP/ww" && chmod 0777 "$TMP/ww"
+run logww -b --speed max --replay "$UI/ui.perf" $SYM --log "$TMP/ww/k.log"
+is "$rc" 1 "--log in a world-writable directory without the sticky bit: exit 1"
+like "$(err_of logww)" "^kerntop: --log $TMP/ww/k.log: world-writable directory without the sticky bit" "--log: the message says why"
+ok $([ ! -e "$TMP/ww/k.log" ]; echo $?) "--log: no file created there"
+# a directory above the target that is world-writable without the sticky bit (anyone can
+# rename the private directory under it and put their own in its place)
+mkdir -p "$TMP/ww/priv" && chmod 0700 "$TMP/ww/priv"
+for opt in -o --log; do
+	run anc -b --speed max --replay "$UI/ui.perf" $SYM $opt "$TMP/ww/priv/f"
+	is "$rc" 1 "$opt under a world-writable ancestor without the sticky bit: exit 1"
+	like "$(err_of anc)" "world-writable directory without the sticky bit above the target \\($TMP/ww\\)" \
+		"$opt: the message names the ancestor"
+	ok $([ ! -e "$TMP/ww/priv/f" ]; echo $?) "$opt: nothing written"
+done
+chmod 1777 "$TMP/ww"
+run anc_sticky -b --speed max --replay "$UI/ui.perf" $SYM -o "$TMP/ww/priv/f"
+is "$rc" 0 "with the sticky bit on the ancestor (like /tmp) it works"
+if [ -w /dev/full ]; then
+	run logfull -b --speed max --replay "$UI/ui.perf" $SYM --log /dev/full
+	is "$rc" 1 "--log /dev/full: exit 1"
+	like "$(err_of logfull)" "^kerntop: --log /dev/full: write failed \\(No space left on device\\)" "--log /dev/full: the message says why"
+else
+	echo "# SKIP --log /dev/full: /dev/full is not writable here"
+fi
+mkfifo "$TMP/log.fifo"
+run logfifo -b --speed max --replay "$UI/ui.perf" $SYM --log "$TMP/log.fifo"
+is "$rc" 1 "--log on a FIFO: refused at once (exit 1), no wait for a reader"
+like "$(err_of logfifo)" "not a regular file" "--log on a FIFO: the message says why"
+if [ "$(id -u)" = 0 ]; then
+	: >"$TMP/other.log" && chown 65534:65534 "$TMP/other.log"
+	run logother -b --speed max --replay "$UI/ui.perf" $SYM --log "$TMP/other.log"
+	is "$rc" 1 "--log on a file another user created: exit 1"
+	like "$(err_of logother)" "belongs to another user \\(uid 65534\\)" "--log: the message names the owner"
+	is "$(wc -c <"$TMP/other.log" | tr -d ' ')" 0 "--log: the other user's file is untouched"
+else
+	echo "# SKIP --log on another user's file: needs root to create one (running as $(id -un))"
+fi
+
+# a long path used to push the reason out of the 512-byte message
+long=$TMP
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do long="$long/$(printf '%0200d' "$i")"; done
+for opt in -o --log; do
+	run longp -b --speed max --replay "$UI/ui.perf" $SYM $opt "$long/out"
+	is "$rc" 1 "$opt with a 3300-byte path in a missing directory: exit 1"
+	like "$(err_of longp)" "No such file or directory" "$opt with a long path: the reason is in the message"
+done
+
+# --- the viewer on a terminal without cursor addressing -------------------------------------
+if command -v script >/dev/null 2>&1; then
+	rc=0
+	TERM=dumb timeout 20 script -qec "$KERNTOP --replay $UI/ui.perf $SYM" /dev/null \
+		</dev/null >"$TMP/dumb.out" 2>&1 || rc=$?
+	is "$rc" 1 "TERM=dumb: the viewer refuses to start (exit 1)"
+	like "$(cat "$TMP/dumb.out")" "terminal type 'dumb'.*use -b" "TERM=dumb: the message names the terminal and -b"
+else
+	echo "# SKIP TERM=dumb: script(1) is not installed"
+fi
+
+done_testing
