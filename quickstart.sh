@@ -7,16 +7,16 @@ set -eu
 cd "$(dirname "$0")"
 top=$(pwd)
 
-PACKAGES="gcc make autoconf automake pkg-config libncurses-dev libelf-dev libdw-dev linux-libc-dev"
-TEST_PACKAGES="tmux linux-perf python3 valgrind debhelper dpkg-dev fakeroot lintian"
+PACKAGES="gcc make autoconf automake pkg-config libncurses-dev libelf-dev libdw-dev libcapstone-dev linux-libc-dev"
+TEST_PACKAGES="tmux linux-perf python3 valgrind debhelper dpkg-dev fakeroot lintian iproute2"
 # The same build dependencies on distributions without apt-get (installed by hand; the names
 # are those of the Fedora/RHEL and Arch package databases, also listed in README.md).
-DNF_PACKAGES="gcc make autoconf automake pkgconf-pkg-config ncurses-devel elfutils-libelf-devel elfutils-devel kernel-headers"
-DNF_TEST_PACKAGES="tmux perf python3 valgrind"
-PACMAN_PACKAGES="gcc make autoconf automake pkgconf ncurses libelf linux-api-headers"
-PACMAN_TEST_PACKAGES="tmux perf python valgrind"
+DNF_PACKAGES="gcc make autoconf automake pkgconf-pkg-config ncurses-devel elfutils-libelf-devel elfutils-devel capstone-devel kernel-headers"
+DNF_TEST_PACKAGES="tmux perf python3 valgrind iproute"
+PACMAN_PACKAGES="gcc make autoconf automake pkgconf ncurses libelf capstone linux-api-headers"
+PACMAN_TEST_PACKAGES="tmux perf python valgrind iproute2"
 # What configure needs, checked without a package manager (pkg-config modules and tools).
-NEED_PC="ncursesw libelf libdw"
+NEED_PC="ncursesw libelf libdw capstone"
 NEED_TOOLS="cc make autoreconf pkg-config"
 
 missing() {

@@ -35,7 +35,7 @@ mkdir -p "$B" "$LOG"
 	fi
 	make -j2 kerntop >"$LOG/make.log" 2>&1 || make kerntop >>"$LOG/make.log" 2>&1 || { tail -20 "$LOG/make.log"; exit 1; }
 	# The layers' bench programs and the replay helper (built, not run, by make check).
-	for p in bench/bench_symbols bench/bench_agg bench/bench_source_live tests/test_replay_dump; do
+	for p in bench/bench_symbols bench/bench_agg bench/bench_source_live bench/bench_contexts tests/test_replay_dump; do
 		make -j2 "$p" >>"$LOG/make.log" 2>&1 || echo "bench: could not build $p (see $LOG/make.log)"
 	done
 ) || { echo "bench: the optimised build failed" >&2; exit 1; }

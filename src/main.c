@@ -68,8 +68,8 @@ static uint32_t sample_ctx(struct app *a, uint32_t loc, uint32_t stack, uint32_t
 		uint32_t n;
 		const uint32_t *fr = kt_window_stack_frames(a->win, stack, &n);
 
-		tag = kt_sym_ctx_classify(a->sym, fr, n) + 1; /* BY_COMM + 1 wraps to 0 */
-		tag = tag ? tag : UINT32_MAX;
+		tag = kt_sym_ctx_classify(a->sym, fr, n);
+		tag = tag == KT_CTX_BY_COMM ? UINT32_MAX : tag + 1;
 		kt_window_stack_set_tag(a->win, stack, tag);
 	}
 	if (tag != UINT32_MAX)
@@ -91,8 +91,10 @@ static void on_sample(void *ctx, const struct kt_sample *s)
 
 	if (s->flags & KT_SAMPLE_USER)
 		loc = KT_LOC_USER;
-	else
+	else {
 		loc = kt_sym_lookup(a->sym, s->ip);
+		kt_window_addr_add(a->win, s->ip, 1);
+	}
 	if (s->nr_frames) {
 		uint32_t n = s->nr_frames < KT_MAX_STACK ? s->nr_frames : KT_MAX_STACK;
 
@@ -191,6 +193,9 @@ static int open_pipeline(struct app *a)
 		sy.modules_buf = info->modules;
 		sy.modules_len = info->modules_len;
 	}
+	/* kernel text from (sysroot) /proc/kcore, checked against its build ids, whenever the
+	 * symbols are that root's own /proc/kallsyms: live, or a perf script replayed there */
+	sy.text_live = !o->replay || (!info->kallsyms && !o->kallsyms);
 	r = kt_sym_new(&sy, &a->sym, a->err, sizeof(a->err));
 	if (r < 0)
 		return r;
@@ -261,6 +266,8 @@ static void report_ctx(struct app *a, struct kt_report_ctx *c)
 	c->top = o->top;
 	c->zoom = o->zoom;
 	c->nzoom = o->nzoom;
+	c->annotate = o->annotate;
+	c->nannotate = o->nannotate;
 	c->source = info->kind;
 	c->path = info->path;
 	c->event = info->event;
@@ -281,6 +288,9 @@ static void report_ctx(struct app *a, struct kt_report_ctx *c)
 /* An unknown --zoom module is a usage error: say so before sampling, not at the end. */
 static int check_zoom(struct app *a)
 {
+	if (kt_report_annotate_check(a->agg, a->opts->annotate, a->opts->nannotate, a->err,
+				     sizeof(a->err)) < 0)
+		return -ENOENT;
 	return kt_report_zoom_check(a->agg, a->opts->zoom, a->opts->nzoom, a->err, sizeof(a->err));
 }
 

@@ -35,6 +35,7 @@ enum {
 	OPT_NO_CALL_GRAPH,
 	OPT_IRQ_OWNER,
 	OPT_FOLDED_CONTEXT,
+	OPT_ANNOTATE,
 };
 
 static const struct option long_options[] = {
@@ -75,6 +76,7 @@ static const struct option long_options[] = {
     {"snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR},
     {"log", required_argument, NULL, OPT_LOG},
     {"keep-privileges", no_argument, NULL, OPT_KEEP_PRIVILEGES},
+    {"annotate", required_argument, NULL, OPT_ANNOTATE},
     {NULL, 0, NULL, 0},
 };
 
@@ -155,6 +157,8 @@ void kt_options_usage(FILE *out)
 	    "  -o, --output FILE       batch output file (default stdout)\n"
 	    "  -z, --zoom MODULE       also list MODULE's functions (KernRate's -z; repeatable;\n"
 	    "                          the viewer opens on the first)\n"
+	    "      --annotate FUNC     also list FUNC's instructions with their hits (repeatable;\n"
+	    "                          MODULE:FUNC when the name is in several modules)\n"
 	    "      --top N             rows per table (default 30)\n"
 	    "      --format FMT        text (default), json, csv or folded\n"
 	    "      --folded-context    folded stacks start at their execution context\n"
@@ -516,6 +520,16 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 					KT_MAX_ZOOM);
 				return 2;
 			}
+			break;
+		case OPT_ANNOTATE:
+			if (o->nannotate >= KT_MAX_ANNOTATE) {
+				fprintf(err,
+					"kerntop: too many --annotate options: at most %d functions "
+					"per report\n",
+					KT_MAX_ANNOTATE);
+				return 2;
+			}
+			o->annotate[o->nannotate++] = optarg;
 			break;
 		case OPT_TOP:
 			if (parse_u64(optarg, 1, 1000000, &u))

@@ -299,6 +299,7 @@ int kt_report_irq_notice(const struct kt_summary *s, const char *event, int stac
 {
 	double pct = s->kernel ? (double)s->irq_helper / (double)s->kernel * 100.0 : 0;
 
+	stacks = stacks || s->stacked; /* a replay's chains count as -g */
 	if (!clock_event(event) || pct <= KT_IRQ_NOTICE_PCT) {
 		if (len)
 			buf[0] = 0;
@@ -550,6 +551,7 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 			fputs("\nHottest stacks\n", out);
 			kt_rep_text_table(out, agg, KT_VIEW_STACKS, &stacks, "");
 		}
+		kt_rep_annotate(out, agg, c);
 		fputs("\n", out);
 		break;
 	case KT_FORMAT_JSON:
@@ -580,6 +582,7 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 		if (c->stacks)
 			json_rows(out, agg, "stacks", KT_VIEW_STACKS, &stacks);
 		json_ctx_rows(out, &ctxs);
+		kt_rep_annotate(out, agg, c);
 		fputs("}\n", out);
 		break;
 	case KT_FORMAT_CSV:

@@ -38,6 +38,7 @@ struct kt_snapshot {
 	int have_tree, have_folded;
 	struct snap_node root;
 	struct kt_result folded; /* the stacks of the view, for the folded format */
+	char *annot;		 /* the annotate listing on screen (text snapshots), or NULL */
 };
 
 /* The queries opened by a row of view q (the viewer's Enter), at most 2. */
@@ -78,6 +79,10 @@ static int children(const struct kt_snapshot *sn, const struct kt_query *q,
 		sub[0].view = KT_VIEW_MODULES;
 		sub[0].filter.task = row->id;
 		return 1;
+	case KT_VIEW_CONTEXTS:
+		sub[0].view = KT_VIEW_MODULES;
+		sub[0].filter.ctx = row->id;
+		return 1;
 	default:
 		return 0;
 	}
@@ -115,6 +120,11 @@ static void title(const struct kt_snapshot *sn, const struct kt_query *q, char *
 		n += snprintf(buf + n, len - (size_t)n, " on cpu %u", q->filter.cpu);
 	else if (q->filter.cpuset && n > 0 && (size_t)n < len)
 		n += cpuset_title(sn, q->filter.cpuset, buf + n, len - (size_t)n);
+	if (q->filter.ctx != KT_ANY && q->view != KT_VIEW_CONTEXTS && n > 0 && (size_t)n < len) {
+		const struct kt_sym_ctx *c = kt_sym_ctx(s, q->filter.ctx);
+
+		n += snprintf(buf + n, len - (size_t)n, " in %s", c ? c->label : "?");
+	}
 	if (q->filter.task != KT_ANY && n > 0 && (size_t)n < len) {
 		const struct kt_task *t =
 		    kt_window_task_info(kt_agg_window(sn->agg), q->filter.task);
@@ -266,6 +276,11 @@ static int take(struct kt_agg *agg, const struct kt_report_ctx *ctx, const struc
 	/* the /proc view lives only until the next refresh: a snapshot written later has none */
 	sn->c.ps = NULL;
 	sn->c.filter.text = NULL; /* the caller's buffer: not kept */
+	sn->c.annotate_text = NULL;
+	if (ctx->annotate_text && !(sn->annot = strdup(ctx->annotate_text))) {
+		free(sn);
+		return -ENOMEM;
+	}
 	sn->c.filter.cpuset = NULL;
 	if (!sn->c.top)
 		sn->c.top = 30;
@@ -305,6 +320,7 @@ void kt_report_snapshot_free(struct kt_snapshot *sn)
 		return;
 	node_free(&sn->root);
 	kt_result_free(&sn->folded);
+	free(sn->annot);
 	free(sn);
 }
 
@@ -342,6 +358,8 @@ int kt_report_snapshot_write(const char *path, const struct kt_snapshot *sn, enu
 	switch (f) {
 	case KT_FORMAT_TEXT:
 		kt_rep_text_header(a.fp, &c, &sn->sum);
+		if (sn->annot)
+			fputs(sn->annot, a.fp);
 		write_level(sn, a.fp, f, &sn->root, 0, "");
 		break;
 	case KT_FORMAT_JSON:

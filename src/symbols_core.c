@@ -261,7 +261,8 @@ int kt_sym_new(const struct kt_sym_opts *o, struct kt_symbols **out, char *err, 
 	s->nlocs = 2;
 	if (sym_ctx_init(s) < 0)
 		goto oom;
-	if (sym_loc_table_grow(&s->lhash) < 0 || sym_loc_table_grow(&s->slices) < 0)
+	if (sym_loc_table_grow(&s->lhash) < 0 || sym_loc_table_grow(&s->slices) < 0 ||
+	    sym_text_init(s, o) < 0)
 		goto oom;
 
 	r = sym_load_text(s, o, &syms, &regs, err, errlen);
@@ -288,6 +289,7 @@ void kt_sym_free(struct kt_symbols *s)
 {
 	if (!s)
 		return;
+	sym_text_free(s);
 	for (uint32_t i = 0; i < s->nmods; i++)
 		sym_elf_close(&s->mpriv[i]);
 	while (s->strs) {

@@ -146,6 +146,8 @@ struct kt_symbols {
 	char *sysfs_root;	/* sysroot of /sys/module when the modules came from its /proc */
 	struct str_chunk *strs; /* bucket and ELF names */
 
+	struct sym_text *text; /* annotate's text sources (symbols_text.c) */
+
 	struct kt_sym_stats st;
 	const char *moddir_unmatched; /* --module-dir without one matching NAME.ko (load only) */
 	char notice[512];
@@ -197,5 +199,9 @@ int sym_elf_symbols(struct kt_symbols *s, uint32_t module, const char *path, str
 void sym_elf_close(struct mod_priv *p);
 int sym_elf_srcline(struct kt_symbols *s, uint32_t module, uint64_t addr, const char **file,
 		    int *line);
+
+/* symbols_text.c */
+int sym_text_init(struct kt_symbols *s, const struct kt_sym_opts *o);
+void sym_text_free(struct kt_symbols *s);
 
 #endif

@@ -148,6 +148,7 @@ void ui_screen_free(struct ui_screen *s)
 {
 	if (!s)
 		return;
+	ui_annotate_free(s);
 	kt_result_free(&s->res);
 	free(s->vis);
 	free(s->open);
@@ -208,6 +209,10 @@ void ui_query(struct kt_ui *ui, struct ui_screen *s)
 
 	if (s->ops->kind == UI_HELP)
 		return;
+	if (s->ops->kind == UI_ANNOTATE) {
+		ui_annotate_refresh(ui, s);
+		return;
+	}
 	ui_build_query(ui, s, &q);
 	/* Nothing sampled yet: no query (the aggregator sorts a NULL row array when empty). */
 	if (ui->env.win && kt_window_total(ui->env.win) == 0) {

@@ -28,6 +28,7 @@ enum ui_kind {
 	UI_FRAMES,   /* the frames of one stack */
 	UI_CONTEXTS, /* execution contexts */
 	UI_HELP,
+	UI_ANNOTATE, /* one function's instructions */
 	UI_NKINDS,
 };
 #define UI_ON(k) (1u << (k))
@@ -37,7 +38,7 @@ enum ui_kind {
 	 UI_ON(UI_STACKS) | UI_ON(UI_FRAMES) | UI_ON(UI_CONTEXTS))
 #define UI_ON_TREES (UI_ON(UI_CALLERS) | UI_ON(UI_CALLEES))
 #define UI_ON_LISTS (UI_ON(UI_MODULES) | UI_ON(UI_FUNCS) | UI_ON(UI_TOPFUNCS))
-#define UI_ON_ALL (UI_ON_ROWS | UI_ON(UI_HELP))
+#define UI_ON_ALL (UI_ON_ROWS | UI_ON(UI_HELP) | UI_ON(UI_ANNOTATE))
 /* Screens with one column per CPU: the lists when p is on, the contexts screen always. */
 #define UI_PER_CPU(ui, kind)                                                                       \
 	((kind) == UI_CONTEXTS || ((ui)->per_cpu && (UI_ON(kind) & UI_ON_LISTS)))
@@ -162,6 +163,7 @@ struct ui_screen {
 	int frame_found;
 	uint64_t frame_hits;
 	double frame_pct, frame_kernel;
+	struct ui_annot *annot; /* annotate: the listing and its rows (ui_annotate.c) */
 };
 
 struct ui_prompt {
@@ -312,7 +314,8 @@ void ui_put_ellipsized(int y, int x, int w, const char *s);
 /* The screens. */
 extern const struct ui_screen_ops ui_modules_ops, ui_funcs_ops, ui_topfuncs_ops, ui_lines_ops,
     ui_cpus_ops, ui_tasks_ops, ui_callers_ops, ui_callees_ops, ui_stacks_func_ops,
-    ui_stacks_module_ops, ui_frames_ops, ui_help_ops, ui_contexts_ops;
+    ui_stacks_module_ops, ui_frames_ops, ui_help_ops, ui_contexts_ops,
+    ui_annotate_ops;
 /* Opens the callers (callees) tree of function func (named name) above the top screen. */
 int ui_open_callers(struct kt_ui *ui, uint32_t func, const char *name);
 int ui_open_callees(struct kt_ui *ui, uint32_t func, const char *name);
@@ -320,5 +323,13 @@ int ui_open_callees(struct kt_ui *ui, uint32_t func, const char *name);
 int ui_open_stacks(struct kt_ui *ui, uint32_t module, uint32_t func, const char *name);
 /* Opens the lines of a function. */
 int ui_open_lines(struct kt_ui *ui, uint32_t func, const char *name);
+
+/* ui_annotate.c: opens func's annotate screen, at address at (0: the top). */
+int ui_open_annotate(struct kt_ui *ui, uint32_t func, uint64_t at);
+void ui_annotate_refresh(struct kt_ui *ui, struct ui_screen *s);
+void ui_annotate_free(struct ui_screen *s);
+int ui_annotate_sort(struct kt_ui *ui, struct ui_screen *s);
+/* The screen's listing as snapshot text (malloc'd), or NULL. */
+char *ui_annotate_text(const struct ui_screen *s);
 
 #endif

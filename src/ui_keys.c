@@ -246,6 +246,28 @@ static int act_percpu(struct kt_ui *ui, struct ui_screen *s)
 	return UI_R_REQUERY;
 }
 
+static int act_annotate_sort(struct kt_ui *ui, struct ui_screen *s)
+{
+	return ui_annotate_sort(ui, s);
+}
+
+/* a: the annotate screen of the selected function (of the screen's function, at the
+ * selected line or bucket, on a lines screen); again: back. */
+static int act_annotate(struct kt_ui *ui, struct ui_screen *s)
+{
+	const struct kt_row *r = ui_sel_row(s);
+
+	if (s->ops->kind == UI_ANNOTATE)
+		return UI_R_POP;
+	if (s->ops->kind == UI_LINES)
+		return ui_open_annotate(ui, s->arg, r ? r->addr : 0);
+	if (s->ops->kind == UI_FRAMES || !r) {
+		ui_set_status(ui, 0, "a: select a function first");
+		return UI_R_REDRAW;
+	}
+	return ui_open_annotate(ui, r->id, 0);
+}
+
 static int act_cumulative(struct kt_ui *ui, struct ui_screen *s)
 {
 	int on = !kt_window_cumulative(ui->env.win);
@@ -279,7 +301,7 @@ static int span_step(struct kt_ui *ui, int dir)
 	}
 	kt_window_set_span(ui->env.win, (uint64_t)(next * 1e9));
 	ui_set_status(ui, 0, "window %gs%s", next,
-		      kt_window_cumulative(ui->env.win) ? " (cumulative mode: a toggles)" : "");
+		      kt_window_cumulative(ui->env.win) ? " (cumulative mode: z toggles)" : "");
 	return UI_R_REQUERY;
 }
 
@@ -388,12 +410,14 @@ static int act_redraw(struct kt_ui *ui, struct ui_screen *s)
 #define FUNCS (UI_ON(UI_FUNCS) | UI_ON(UI_TOPFUNCS) | UI_ON(UI_LINES))
 /* screens whose selection (or subject) is one function: g, G and S work there */
 #define ONFUNC (FUNCS | UI_ON_TREES | UI_ON(UI_FRAMES))
-#define OPENABLE (UI_ON_ROWS)
+#define OPENABLE (UI_ON_ROWS | UI_ON(UI_ANNOTATE))
 /* screens with more than one sortable column */
 #define SORTABLE                                                                                   \
 	(UI_ON_LISTS | UI_ON(UI_LINES) | UI_ON(UI_CPUS) | UI_ON(UI_TASKS) | UI_ON(UI_CONTEXTS))
 /* screens with a text filter (the trees and stacks filter by frame name themselves) */
-#define FILTERABLE (UI_ON_ROWS & ~UI_ON(UI_FRAMES))
+#define FILTERABLE ((UI_ON_ROWS & ~UI_ON(UI_FRAMES)) | UI_ON(UI_ANNOTATE))
+/* screens whose selection is a function, or that are about one: a annotates it */
+#define ANNOTATABLE (FUNCS | UI_ON_TREES | UI_ON(UI_ANNOTATE))
 
 /* A key without a place on the key bar, and one with its bar label, priority and short form. */
 #define KEY(k, name, on, act, help)                                                                \
@@ -447,9 +471,15 @@ static const struct ui_key keys[] = {
     BAR('m', "m", UI_ON(UI_CPUS), act_mark,
 	"add the CPU to the set every screen shows, or take it out (Enter: this CPU only)", "mark",
 	4, NULL, NULL),
+    BAR('a', "a", ANNOTATABLE, act_annotate,
+	"annotate: the function's instructions with their hits (on a line or bucket: opened "
+	"there; Enter follows a jump or call; again: back)",
+	"annotate", 6, NULL, "annot"),
     KEY('f', "f", UI_ON_ROWS, act_topfuncs, "top functions across all modules"),
     KEY('x', "x", UI_ON_ROWS, act_clear, "clear the CPU, task, context and text filters"),
     BAR('s', "s", SORTABLE, act_sort_next, "sort by the next column", "sort", 6, NULL, NULL),
+    BAR('s', "s", UI_ON(UI_ANNOTATE), act_annotate_sort, "annotate: sort by address or by hits",
+	"sort", 6, NULL, NULL),
     KEY('>', ">", SORTABLE, act_sort_next, "sort by the column to the right"),
     KEY('<', "<", SORTABLE, act_sort_prev, "sort by the column to the left"),
     KEY('r', "r", SORTABLE, act_reverse, "reverse the sort order"),
@@ -457,7 +487,7 @@ static const struct ui_key keys[] = {
 	"filter", 6, NULL, NULL),
     KEY('p', "p", UI_ON_LISTS, act_percpu, "show/hide per-CPU hit columns"),
     KEY('i', "i", UI_ON_ROWS, act_idle, "hide/show idle hits"),
-    KEY('a', "a", UI_ON_ALL, act_cumulative, "toggle cumulative / rolling window"),
+    KEY('z', "z", UI_ON_ALL, act_cumulative, "toggle cumulative / rolling window (as perf top's z)"),
     KEY('+', "+", UI_ON_ALL, act_span_up, "longer window"),
     KEY('=', "+", UI_ON_ALL, act_span_up, NULL),
     KEY('-', "-", UI_ON_ALL, act_span_down, "shorter window"),
@@ -625,7 +655,8 @@ static void screens_of(unsigned on, char *buf, size_t len)
 	    [UI_MODULES] = "modules", [UI_FUNCS] = "functions",	  [UI_TOPFUNCS] = "top functions",
 	    [UI_LINES] = "lines",     [UI_CPUS] = "CPUs",	  [UI_TASKS] = "tasks",
 	    [UI_CALLERS] = "callers", [UI_CALLEES] = "callees",	  [UI_STACKS] = "stacks",
-	    [UI_FRAMES] = "frames",   [UI_CONTEXTS] = "contexts", [UI_HELP] = "help"};
+	    [UI_FRAMES] = "frames",   [UI_CONTEXTS] = "contexts", [UI_HELP] = "help",
+	    [UI_ANNOTATE] = "annotate"};
 	size_t n = 0;
 
 	buf[0] = 0;

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kerntop/report.h"
@@ -72,7 +73,9 @@ void ui_snapshot_freeze(struct kt_ui *ui)
 	if (!ui->env.agg)
 		return;
 	snap_query(ui, KT_FORMAT_TEXT, &c, &q);
+	c.annotate_text = ui_annotate_text(data_screen(ui));
 	r = kt_report_snapshot_take(ui->env.agg, &c, &q, &ui->frozen);
+	free((char *)c.annotate_text);
 	ui_log(ui, "paused: snapshot taken in %.1f ms (%s)", (double)(kt_now_ns() - t0) / 1e6,
 	       r < 0 ? strerror(-r) : "ok");
 }
@@ -105,7 +108,9 @@ void ui_snapshot(struct kt_ui *ui, enum kt_format fmt, const char *path)
 	} else {
 		snap_query(ui, fmt, &c, &q);
 		c.report_no = ui->snap_no + 1;
+		c.annotate_text = ui_annotate_text(data_screen(ui));
 		r = kt_report_snapshot(path, ui->env.agg, &c, &q, err, sizeof(err));
+		free((char *)c.annotate_text);
 	}
 	if (r < 0) {
 		ui_set_status(ui, 1, "snapshot failed: %s", err[0] ? err : strerror(-r));

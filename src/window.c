@@ -47,6 +47,7 @@ void kt_window_free(struct kt_window *w)
 {
 	if (!w)
 		return;
+	kt_window_addr_free(w);
 	for (uint32_t i = 0; i < w->nslices; i++)
 		free(w->ring[i].e);
 	free(w->ring);

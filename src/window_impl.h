@@ -58,7 +58,10 @@ struct wname {
 	char comm[16];
 };
 
+struct addr_hits;
+
 struct kt_window {
+	struct addr_hits *addr; /* exact-address hits (window_addr.c), NULL until the first */
 	uint64_t span_ns, slice_ns;
 	int cumulative;
 	uint32_t max_cum;
@@ -133,5 +136,8 @@ void kt_window_retire(struct kt_window *w);
 /* window.c: re-keys the since-start totals by task_map (NULL: none) and drops the stacks
  * marked drop, merging what meets */
 void kt_window_cum_remap(struct kt_window *w, const uint32_t *task_map);
+
+/* window_addr.c */
+void kt_window_addr_free(struct kt_window *w);
 
 #endif

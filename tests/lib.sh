@@ -8,7 +8,7 @@ DATA="$top_srcdir/tests/data"
 T_N=0
 T_FAILED=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/kerntop-test.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 
 ok() { # ok COND_EXIT_STATUS DESCRIPTION
 	T_N=$((T_N + 1))

@@ -5,7 +5,7 @@ out=$("$KERNTOP" --help 2>&1); rc=$?
 is "$rc" 0 "--help exits 0"
 for opt in --event --freq --count --cpu --user --call-graph --no-call-graph --max-stack --record --replay --speed \
 	--sysroot --kallsyms --modules --builtin-ranges --vmlinux --module-dir --bucket --idle-symbols \
-	--window --cumulative --delay --batch --iterations --output --zoom --top --format \
+	--window --cumulative --delay --batch --iterations --output --zoom --annotate --top --format \
 	--no-color --no-mouse --snapshot-dir --log --keep-privileges --irq-owner --folded-context \
 	--help --version; do
 	like "$out" "^ +(-., )?$opt" "--help lists $opt"

@@ -58,22 +58,22 @@ like "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("not
 like "$(cat "$TMP/err")" '15% of kernel hits are in IRQ-enabling helpers' "batch mode says it on stderr too"
 
 # The same samples without call chains: nothing but idle (the leaf says it), user and unknown.
-kt --replay "$C/contexts-leaf.perf" --format json >"$TMP/jl"
+kt --replay "$C/contexts-leaf.perf" --format json >"$TMP/jl" 2>"$TMP/err"
 is "$(ctxs <"$TMP/jl" | tr '\n' ' ')" "unknown - 71 idle - 11 user - 4 " "without chains: unknown 71, idle 11, user 4"
 
 # Text and CSV tables.
-kt --replay "$C/contexts.perf" >"$TMP/t"
+kt --replay "$C/contexts.perf" >"$TMP/t" 2>"$TMP/err"
 like "$(sed -n '/^Contexts$/,/^$/p' "$TMP/t")" \
 	'softirq NET_RX \(ksoftirqd\) +5 +5\.0 +5\.81% ' "the text report's contexts table"
 like "$(cat "$TMP/t")" '^Notice: +15% of kernel hits are in IRQ-enabling helpers' "the text report's notice line"
-kt --replay "$C/contexts.perf" --format csv >"$TMP/c"
+kt --replay "$C/contexts.perf" --format csv >"$TMP/c" 2>"$TMP/err"
 is "$(grep -c ',context,' "$TMP/c")" 20 "CSV: one context row per context"
 like "$(grep ',context,softirq,' "$TMP/c" | cut -d, -f4-6 | LC_ALL=C sort | tr '\n' ' ')" \
 	'^softirq,NET_RX \(ksoftirqd\),5 softirq,NET_RX,8 softirq,TIMER,3 softirq,dispatch,2 $' \
 	"CSV context rows: kind in the module column, name, hits"
 
 # Folded stacks rooted at their context.
-kt --replay "$C/contexts.perf" --format folded --folded-context >"$TMP/f"
+kt --replay "$C/contexts.perf" --format folded --folded-context >"$TMP/f" 2>"$TMP/err"
 is "$?" 0 "folded export with the context as root"
 is "$(awk '{ n += $NF } END { print n }' "$TMP/f")" 86 "counts sum to the 86 samples"
 is "$(grep -c '' "$TMP/f")" 23 "one line per (context, stack): 23"
@@ -83,7 +83,7 @@ is "$(grep -c '^\[syscall sendfile64\];' "$TMP/f")" 2 "sendfile64 holds its two 
 is "$(sed 's/;.*//' "$TMP/f" | uniq | grep -c '')" 20 "each context's stacks are together"
 
 # --irq-owner: helper hits go to the first caller outside the helpers.
-kt --replay "$C/contexts.perf" --format json --irq-owner >"$TMP/jo"
+kt --replay "$C/contexts.perf" --format json --irq-owner >"$TMP/jo" 2>"$TMP/err"
 is "$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -95,9 +95,9 @@ print(d["irq_owner"], d["kernel"], h.get("pvm_irq_enable", 0), h.get("__local_bh
 is "$(ctxs <"$TMP/jo")" "$(cat "$TMP/want")" "--irq-owner leaves the contexts as they are"
 like "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("notice", ""))' "$TMP/jo")" \
 	'^15% of kernel hits landed in IRQ-enabling helpers .*--irq-owner charges them' "the notice says the charging is on"
-kt --replay "$C/contexts.perf" --irq-owner >"$TMP/to"
+kt --replay "$C/contexts.perf" --irq-owner >"$TMP/to" 2>"$TMP/err"
 like "$(cat "$TMP/to")" '^IRQ owner: on' "the text header says --irq-owner is on"
-kt --replay "$C/contexts.perf" --format folded --irq-owner >"$TMP/fo"
+kt --replay "$C/contexts.perf" --format folded --irq-owner >"$TMP/fo" 2>"$TMP/err"
 like "$(cat "$TMP/fo")" ';tcp_sendmsg_\[k\];tcp_write_xmit_\[k\] 6$' "folded: the spinlock stack ends at its owner"
 is "$(grep -c 'irq_enable\|bh_enable' "$TMP/fo")" 0 "folded: no helper frame left at a leaf"
 is "$(awk '{ n += $NF } END { print n }' "$TMP/fo")" 86 "folded under --irq-owner still counts 86"

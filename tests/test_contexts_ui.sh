@@ -26,6 +26,11 @@ capture
 is "$(printf '%s\n' "$SCREEN" | awk '/^Context/ { f = 1; next } f && NF == 0 { exit } f { n++ } END { print n }')" 20 \
 	"20 contexts listed"
 see 'e contexts' "the key bar lists e"
+keys w
+see 'snapshot written to [^ ]*\.txt' "w writes a snapshot of the contexts screen"
+snap=$(printf '%s\n' "$SCREEN" | sed -n 's/.*snapshot written to \([^ ]*\.txt\).*/\1/p')
+like "$(cat "$snap" 2>/dev/null)" '== contexts \(20 of 20 rows\) ==' "the snapshot lists the 20 contexts"
+like "$(cat "$snap" 2>/dev/null)" '== modules in softirq NET_RX \(1 of 1 rows\) ==' "and each context's modules under it"
 
 # Enter on softirq NET_RX: every screen shows it only
 keys Down Down Down Enter

@@ -290,10 +290,10 @@ keys +
 see 'window 20s' "+ lengthens the window"
 keys - -
 see 'window 5s' "- shortens it"
-keys a
-see '^kerntop .* cumulative' "a: cumulative"
-keys a
-see '^kerntop .* window 5s' "a again: the window"
+keys z
+see '^kerntop .* cumulative' "z: cumulative"
+keys z
+see '^kerntop .* window 5s' "z again: the window"
 keys d C-u 0 . 5 Enter
 see 'refresh every 0\.5s' "d sets the delay"
 keys d C-u x Enter

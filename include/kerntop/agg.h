@@ -180,4 +180,40 @@ const char *kt_agg_module_name(const struct kt_agg *a, uint32_t module);
 
 const char *kt_view_name(enum kt_view v);
 
+/* Annotate (agg_annotate.c): one function's instructions with their exact-address hits. */
+struct kt_annot_insn {
+	uint64_t addr;
+	uint64_t hits;		   /* samples at exactly this instruction (since start) */
+	double pct;		   /* of the function's hits */
+	uint8_t size;
+	uint8_t jump, call;	   /* a direct jump or call (target set) */
+	char text[176];		   /* "mov eax, dword ptr [rdx]": Capstone, Intel syntax */
+	uint64_t target;	   /* direct branch target, 0 when none */
+	uint32_t target_func;	   /* target's function outside this one, or KT_ANY */
+	char target_name[96];	   /* "func", "func+0x10"; "" when unknown */
+	const char *file;	   /* source line (kt_sym_srcline's label), or NULL */
+	int line;
+};
+
+struct kt_annotate {
+	uint32_t func, module;
+	const char *name, *module_name; /* the symbolizer's strings */
+	uint64_t start, size;
+	int source;		   /* enum kt_text_source: where the bytes came from */
+	uint64_t hits;		   /* every hit in [start, start + size) */
+	uint64_t max_hits;	   /* of one instruction (the hottest) */
+	uint64_t outside;	   /* hits not at an instruction start */
+	struct kt_annot_insn *insns;
+	size_t ninsns, cap;
+};
+
+/* Disassembles function func and counts its hits. Returns 0, or -errno with a one-line
+ * message (no kernel text and how to get it, size unknown). kt_annotate_free is NULL-safe. */
+int kt_agg_annotate(struct kt_agg *a, uint32_t func, struct kt_annotate *an, char *err,
+		    size_t errlen);
+void kt_annotate_free(struct kt_annotate *an);
+/* Function id of "NAME" or "MODULE:NAME" (the one with the most hits among equal names of
+ * one module): 0, -ENOENT, or -EEXIST when the name is in several modules; err says which. */
+int kt_agg_func_find(struct kt_agg *a, const char *spec, uint32_t *func, char *err, size_t errlen);
+
 #endif

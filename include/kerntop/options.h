@@ -9,6 +9,8 @@
 
 /* Most -z options on one command line. */
 #define KT_MAX_ZOOM 8
+/* Most --annotate options on one command line. */
+#define KT_MAX_ANNOTATE 16
 
 enum kt_format {
 	KT_FORMAT_TEXT,
@@ -51,6 +53,8 @@ struct kt_options {
 	const char *output;       /* -o FILE, NULL for stdout */
 	const char *zoom[KT_MAX_ZOOM]; /* -z MODULE, repeatable (KernRate's -z), in order */
 	unsigned nzoom;           /* how many -z */
+	const char *annotate[KT_MAX_ANNOTATE]; /* --annotate FUNC or MODULE:FUNC, in order */
+	unsigned nannotate;
 	uint32_t top;             /* --top N, default 30 */
 	enum kt_format format;    /* --format */
 	int folded_context;       /* --folded-context: the context as the folded root frame */

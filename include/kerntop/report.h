@@ -31,6 +31,10 @@ struct kt_report_ctx {
 	double unix_time;        /* wall clock of the report (0: taken when writing) */
 	const struct kt_ps_view *ps; /* /proc/stat, softirqs, interrupts figures, or NULL */
 	int folded_context;      /* folded output: the context as the root frame ("[softirq NET_RX]") */
+	const char *const *annotate; /* nannotate --annotate FUNC or MODULE:FUNC: listings */
+	unsigned nannotate;
+	/* snapshots: an annotate listing on screen, appended to text snapshots (copied) */
+	const char *annotate_text;
 };
 
 /* The IRQ-off notice (docs/contexts.md): with a clock event, when IRQ-enabling helpers hold
@@ -48,6 +52,16 @@ int kt_report_irq_notice(const struct kt_summary *s, const char *event, int stac
  * would give (near names, or some known modules). */
 int kt_report_zoom_check(struct kt_agg *agg, const char *const *zoom, unsigned nzoom, char *err,
 			 size_t errlen);
+
+/* Checks every --annotate name before sampling: 0, or -ENOENT / -EEXIST (ambiguous) with
+ * a message. */
+int kt_report_annotate_check(struct kt_agg *agg, const char *const *specs, unsigned n, char *err,
+			     size_t errlen);
+/* One annotated function as a text listing (error: why there is none, or NULL). */
+struct kt_annotate;
+void kt_report_annotate_text(FILE *out, const struct kt_annotate *an, const char *error);
+/* A source label without its directories. */
+const char *kt_report_src_base(const char *file);
 
 /* Writes one report of the whole machine (modules, top functions, CPUs, zoom). Returns 0 or
  * -errno with a message naming the module for an unknown --zoom. */

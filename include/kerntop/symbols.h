@@ -40,6 +40,9 @@ struct kt_sym_opts {
 	/* A modules.builtin.ranges text that replaces the file (tests and fuzzing). */
 	const char *builtin_ranges_buf;
 	size_t builtin_ranges_len;
+	/* Live sampling: kernel text may come from <sysroot>/proc/kcore, and ELF files are
+	 * checked against the running kernel's build ids. 0 for a replay. */
+	int text_live;
 };
 
 /* Fixed module ids. Real modules follow from KT_MOD_FIRST_REAL on. */
@@ -179,5 +182,29 @@ int kt_sym_irq_helper(struct kt_symbols *s, uint32_t func);
 /* One line for the status bar about what loading skipped or degraded (malformed lines,
  * kptr_restrict, ELF files without symbols), or NULL when all went well. */
 const char *kt_sym_notice(const struct kt_symbols *s);
+
+/* Kernel text for annotate (symbols_text.c). Where the bytes came from: */
+enum kt_text_source {
+	KT_TEXT_NONE,
+	KT_TEXT_KCORE,	   /* <sysroot>/proc/kcore: the live code, as patched at run time */
+	KT_TEXT_VMLINUX,   /* the --vmlinux ELF image */
+	KT_TEXT_MODULE,	   /* a --module-dir NAME.ko */
+	KT_TEXT_RECORDING, /* a TEXT block of the replayed recording */
+};
+/* Largest text one request (one function) may read. */
+#define KT_TEXT_MAX (256u << 10)
+/* "kcore", "vmlinux", "module", "recording" ("none" otherwise). */
+const char *kt_text_source_name(int src);
+/* Copies len bytes of kernel text at addr into buf: a recorded copy first, then (live only)
+ * /proc/kcore, then the module's ELF file. Returns 0 with *src set, or -errno with a
+ * one-line message naming why each place has none and the fix, e.g. "no kernel text:
+ * /proc/kcore is absent (CONFIG_PROC_KCORE=n) and no --vmlinux given". */
+int kt_sym_text(struct kt_symbols *s, uint64_t addr, size_t len, uint8_t *buf, int *src, char *err,
+		size_t errlen);
+/* Adds the text of a function read from a recording (copied; the first copy of an address
+ * stays). 0 or -errno. */
+int kt_sym_text_add(struct kt_symbols *s, uint64_t addr, const uint8_t *bytes, size_t len);
+/* How many recorded texts were added. */
+size_t kt_sym_text_recorded(const struct kt_symbols *s);
 
 #endif

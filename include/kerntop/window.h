@@ -128,4 +128,13 @@ uint64_t kt_window_end(const struct kt_window *w);
  * in the rolling window; a caller that keeps one longer (a filter) keeps pid and tid too and
  * checks them with kt_window_task_info / kt_window_task_find. Group ids never change. */
 
+/* Exact-address hits for annotate (window_addr.c): counted since start over every CPU and
+ * task, beside the tuples (which keep one location per --bucket slice). At most
+ * KT_WINDOW_ADDR_MAX distinct addresses; hits on new ones past it are not counted there. */
+#define KT_WINDOW_ADDR_MAX (1u << 20)
+void kt_window_addr_add(struct kt_window *w, uint64_t addr, uint64_t hits);
+uint64_t kt_window_addr_hits(const struct kt_window *w, uint64_t addr);
+/* The hits of every address in [lo, hi). */
+uint64_t kt_window_addr_range(const struct kt_window *w, uint64_t lo, uint64_t hi);
+
 #endif
