@@ -35,7 +35,7 @@ mkdir -p "$B" "$LOG"
 	fi
 	make -j2 kerntop >"$LOG/make.log" 2>&1 || make kerntop >>"$LOG/make.log" 2>&1 || { tail -20 "$LOG/make.log"; exit 1; }
 	# The layers' bench programs and the replay helper (built, not run, by make check).
-	for p in bench/bench_symbols bench/bench_agg bench/bench_source_live bench/bench_contexts tests/test_replay_dump; do
+	for p in bench/bench_symbols bench/bench_agg bench/bench_annotate bench/bench_source_live bench/bench_contexts tests/test_replay_dump; do
 		make -j2 "$p" >>"$LOG/make.log" 2>&1 || echo "bench: could not build $p (see $LOG/make.log)"
 	done
 ) || { echo "bench: the optimised build failed" >&2; exit 1; }
@@ -193,6 +193,12 @@ for hz in 997 5000 20000; do
 	rm -f "$TMP/l.data"
 done
 stop_load
+
+# 3f. Annotate open of a ~4 KiB function, from bench_annotate.sh of section 2 (same run).
+if [ -s "$LOG/bench_annotate.log" ]; then
+	read -r a_kt a_first a_perf < <(awk '/^annotate open: kerntop/ { print $4, $7, $11 }' "$LOG/bench_annotate.log" | tr -d '(')
+	[ -n "${a_kt:-}" ] && row "annotate screen of a 4 KiB function opens, ms (median; first $a_first ms)" "$a_kt" "${a_perf:-nan}" "perf annotate --stdio (perf.data)" lower
+fi
 
 # --- 4. the table ---------------------------------------------------------------------------
 {

@@ -134,11 +134,12 @@ int kt_agg_annotate(struct kt_agg *a, uint32_t func, struct kt_annotate *an, cha
 		snprintf(err, errlen, "annotate: out of memory");
 		return -ENOMEM;
 	}
-	r = kt_sym_text(s, an->start, len, text, &an->source, err, errlen);
+	r = kt_sym_text(s, an->start, &len, text, &an->source, err, errlen);
 	if (r < 0) {
 		free(text);
 		return r;
 	}
+	an->size = len;
 #ifdef KT_CS_ARCH
 	{
 		csh h;

@@ -20,6 +20,7 @@
 #include "kerntop/options.h"
 #include "kerntop/procstat.h"
 #include "kerntop/report.h"
+#include "kerntop/settings.h"
 #include "kerntop/source.h"
 #include "kerntop/symbols.h"
 #include "kerntop/ui.h"
@@ -47,8 +48,13 @@ struct app {
 	int replay_done;
 	int irq_noticed; /* the IRQ-off notice went to stderr once */
 	uint32_t locs[KT_MAX_STACK];
+	/* --record: function texts written so far (TEXT blocks), by function id */
+	uint8_t *text_done;
+	uint32_t text_cap, text_next_loc, text_funcs;
+	uint64_t text_bytes;
 	char err[KT_ERRLEN];
 	char last_notice[KT_ERRLEN]; /* on stderr in batch mode: not repeated as the error */
+	struct kt_settings_ctx settings; /* the viewer's saved settings (O key) */
 };
 
 /* The execution context of a sample, classified once per distinct stack (and once per
@@ -199,6 +205,12 @@ static int open_pipeline(struct app *a)
 	r = kt_sym_new(&sy, &a->sym, a->err, sizeof(a->err));
 	if (r < 0)
 		return r;
+	for (size_t i = 0; i < info->ntexts; i++)
+		if (kt_sym_text_add(a->sym, info->texts[i].addr, info->texts[i].bytes,
+				    info->texts[i].len) == -ENOMEM) {
+			snprintf(a->err, sizeof(a->err), "out of memory for the recording's texts");
+			return -ENOMEM;
+		}
 
 	slice_s = fmin(o->delay_s, o->window_s / 10.0);
 	wo.span_ns = (uint64_t)(o->window_s * 1e9);
@@ -471,6 +483,58 @@ static void startup_notices(struct app *a)
 	status_notice(a, n2);
 }
 
+/* --record: the text of every function sampled (at the IP, not only in call chains), once
+ * each, up to KT_REC_TEXT_FUNCS functions and KT_REC_TEXT_BYTES bytes, so a replay elsewhere
+ * can annotate. Each tick looks at the locations interned since the last; the end looks at
+ * all of them again (a function first seen in a call chain may be sampled later). */
+#define KT_REC_TEXT_FUNCS 8192u
+#define KT_REC_TEXT_BYTES (64ull << 20)
+static void record_texts(struct app *a, int final)
+{
+	uint32_t n = kt_sym_nlocs(a->sym), from = final ? 0 : a->text_next_loc;
+	uint8_t *buf = NULL;
+
+	if (!kt_source_recording(a->src))
+		return;
+	a->text_next_loc = n;
+	for (uint32_t l = from; l < n; l++) {
+		uint32_t f = kt_sym_loc(a->sym, l)->func;
+		const struct kt_sym_func *fn = kt_sym_func(a->sym, f);
+		uint64_t start = fn->start, size = fn->size;
+		size_t len;
+		int src;
+		char err[KT_ERRLEN];
+
+		if (a->text_funcs >= KT_REC_TEXT_FUNCS || fn->bucket || !size || size > KT_TEXT_MAX ||
+		    fn->module == KT_MOD_USER || fn->module == KT_MOD_UNKNOWN ||
+		    a->text_bytes + size > KT_REC_TEXT_BYTES)
+			continue;
+		if (f >= a->text_cap) {
+			uint32_t cap = f + 1024;
+			uint8_t *d = realloc(a->text_done, cap);
+
+			if (!d)
+				break;
+			memset(d + a->text_cap, 0, cap - a->text_cap);
+			a->text_done = d;
+			a->text_cap = cap;
+		}
+		if (a->text_done[f] || !kt_window_addr_range(a->win, start, start + size))
+			continue;
+		a->text_done[f] = 1; /* tried once, with or without text */
+		if (!buf && !(buf = malloc(KT_TEXT_MAX)))
+			break;
+		len = (size_t)size;
+		if (kt_sym_text(a->sym, start, &len, buf, &src, err, sizeof(err)) < 0)
+			continue;
+		if (kt_source_record_text(a->src, start, buf, len) < 0)
+			break; /* kt_source_finish reports the write error */
+		a->text_funcs++;
+		a->text_bytes += size;
+	}
+	free(buf);
+}
+
 /* The end of a replay: what the reader could not read (a damaged or cut recording) goes to
  * stderr in batch mode and to the status line in the viewer. */
 static void replay_finished(struct app *a)
@@ -585,6 +649,7 @@ static int run_loop(struct app *a, int sigfd)
 			proc_tick(a);
 			if (kt_source_refresh(a->src, msg, sizeof(msg)) > 0)
 				status_notice(a, msg);
+			record_texts(a, 0);
 			if (a->ui) {
 				kt_ui_refresh(a->ui);
 			} else {
@@ -633,6 +698,7 @@ static void cleanup(struct app *a)
 	kt_agg_free(a->agg);
 	kt_window_free(a->win);
 	kt_sym_free(a->sym);
+	free(a->text_done);
 	kt_source_free(a->src);
 }
 
@@ -674,6 +740,11 @@ int main(int argc, char **argv)
 		return 2;
 	memset(&a, 0, sizeof(a));
 	a.opts = &opts;
+	/* The viewer's saved settings, before the window is made; batch reports never read them. */
+	if (!opts.batch) {
+		kt_settings_ctx_init(&a.settings, !opts.no_config);
+		kt_settings_apply(&a.settings.s, &opts);
+	}
 
 	signal(SIGSEGV, fatal_signal);
 	signal(SIGABRT, fatal_signal);
@@ -695,7 +766,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else {
-		struct kt_ui_env env = {a.agg, a.win, a.sym, a.src, &opts, a.proc};
+		struct kt_ui_env env = {a.agg, a.win, a.sym, a.src, &opts, a.proc, &a.settings};
 
 		if (check_zoom(&a) < 0 || kt_ui_new(&env, &a.ui, a.err, sizeof(a.err)) < 0) {
 			fprintf(stderr, "kerntop: %s\n", a.err);
@@ -718,6 +789,7 @@ int main(int argc, char **argv)
 	if (r == 0 && kt_procstat_latest(a.proc) &&
 	    kt_source_now(a.src) - kt_procstat_latest(a.proc)->time_ns >= 250000000ull)
 		proc_tick(&a);
+	record_texts(&a, 1);
 	/* Stops sampling and closes a recording: a full disk on the last block is an error. */
 	{
 		char ferr[KT_ERRLEN];

@@ -36,6 +36,7 @@ enum {
 	OPT_IRQ_OWNER,
 	OPT_FOLDED_CONTEXT,
 	OPT_ANNOTATE,
+	OPT_NO_CONFIG,
 };
 
 static const struct option long_options[] = {
@@ -77,6 +78,7 @@ static const struct option long_options[] = {
     {"log", required_argument, NULL, OPT_LOG},
     {"keep-privileges", no_argument, NULL, OPT_KEEP_PRIVILEGES},
     {"annotate", required_argument, NULL, OPT_ANNOTATE},
+    {"no-config", no_argument, NULL, OPT_NO_CONFIG},
     {NULL, 0, NULL, 0},
 };
 
@@ -168,6 +170,8 @@ void kt_options_usage(FILE *out)
 	    "      --no-color          monochrome (also when NO_COLOR is set)\n"
 	    "      --no-mouse          do not take mouse clicks\n"
 	    "      --snapshot-dir DIR  where the w key writes snapshots (default .)\n"
+	    "      --no-config         ignore the settings the O key saved\n"
+	    "                          ($XDG_CONFIG_HOME/kerntop/kerntoprc)\n"
 	    "\n"
 	    "Process:\n"
 	    "      --log FILE          write a debug log to FILE\n"
@@ -498,6 +502,7 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 			o->folded_context = 1;
 			break;
 		case 'd':
+			o->delay_given = 1;
 			if (parse_double(optarg, 0.05, 3600, &o->delay_s))
 				return bad_value(err, c, optarg, "seconds from 0.05 to 3600");
 			break;
@@ -562,6 +567,9 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 			break;
 		case OPT_KEEP_PRIVILEGES:
 			o->keep_privileges = 1;
+			break;
+		case OPT_NO_CONFIG:
+			o->no_config = 1;
 			break;
 		case ':':
 		case '?':

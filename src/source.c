@@ -56,6 +56,16 @@ int kt_source_refresh(struct kt_source *s, char *msg, size_t msglen)
 	return s->ops->refresh ? s->ops->refresh(s, msg, msglen) : 0;
 }
 
+int kt_source_record_text(struct kt_source *s, uint64_t addr, const void *bytes, size_t len)
+{
+	return s ? kt_source_perf_text(s, addr, bytes, len) : 0;
+}
+
+int kt_source_recording(const struct kt_source *s)
+{
+	return s && kt_source_perf_text((struct kt_source *)s, 0, NULL, 0) == 1;
+}
+
 int kt_source_finish(struct kt_source *s, char *err, size_t errlen)
 {
 	return s ? kt_source_perf_finish(s, err, errlen) : 0;

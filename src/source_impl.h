@@ -34,6 +34,8 @@ int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, 
 /* Opens a replay of a kerntop recording or `perf script` text (source_replay.c). */
 int kt_source_replay_open(const struct kt_source_opts *o, struct kt_source **out, char *err,
 			  size_t errlen);
+/* --record: a function's text into the recording (source_perf.c); 0 when not recording. */
+int kt_source_perf_text(struct kt_source *s, uint64_t addr, const void *bytes, size_t len);
 
 /* Recording writer (source_record.c): a versioned, checksummed block file, see
  * docs/recording-format.md. Samples are buffered into blocks; a crash leaves a file readable
@@ -56,6 +58,8 @@ int kt_rec_throttle(struct kt_recorder *r, uint32_t cpu, int throttled, uint64_t
 /* One /proc figures snapshot as its own PROCSTAT block (written at once, after the records
  * before it). IRQ lines that would take the block past KT_REC_BLK_MAX are left out. */
 int kt_rec_procstat(struct kt_recorder *r, const struct kt_ps_snap *s);
+/* Writes one function's text bytes as a TEXT block (after the records so far). 0 or -errno. */
+int kt_rec_text(struct kt_recorder *r, uint64_t addr, const void *bytes, size_t len);
 /* Flushes the current block (called on each refresh so a crash loses at most one tick). */
 int kt_rec_flush(struct kt_recorder *r, char *err, size_t errlen);
 /* Flushes, writes the end marker, closes. Safe with NULL. Returns 0 or -errno (ENOSPC...). */

@@ -629,6 +629,22 @@ static void perf_free(struct kt_source *s)
 	free(p);
 }
 
+/* len 0: 1 when recording (kt_source_recording asks), else 0. */
+int kt_source_perf_text(struct kt_source *s, uint64_t addr, const void *bytes, size_t len)
+{
+	struct perf_source *p = (struct perf_source *)s;
+	int r;
+
+	if (s->ops != &perf_ops || !p->rec || p->rec_err)
+		return 0;
+	if (!len)
+		return 1;
+	r = kt_rec_text(p->rec, addr, bytes, len);
+	if (r < 0 && r != -EINVAL)
+		p->rec_err = r;
+	return r;
+}
+
 int kt_source_perf_finish(struct kt_source *s, char *err, size_t errlen)
 {
 	struct perf_source *p = (struct perf_source *)s;

@@ -335,6 +335,28 @@ int kt_rec_flush(struct kt_recorder *r, char *err, size_t errlen)
 	return 0;
 }
 
+int kt_rec_text(struct kt_recorder *r, uint64_t addr, const void *bytes, size_t len)
+{
+	uint8_t h[KT_REC_BLK_HDR + 8];
+	struct iovec iov[2] = {{h, sizeof(h)}, {(void *)bytes, len}};
+	uint32_t crc;
+
+	if (r->error)
+		return r->error;
+	if (!len || len > KT_REC_TEXT_MAX)
+		return -EINVAL;
+	/* the open block goes first: blocks keep their order */
+	if (write_buf(r) < 0)
+		return r->error;
+	kt_put_u64(h + KT_REC_BLK_HDR, addr);
+	kt_put_u32(h, KT_BLK_TEXT);
+	kt_put_u32(h + 4, (uint32_t)(len + 8));
+	kt_put_u32(h + 8, 1);
+	crc = kt_crc32(kt_crc32(kt_crc32(0, h, 12), h + KT_REC_BLK_HDR, 8), bytes, len);
+	kt_put_u32(h + 12, crc);
+	return write_all(r, iov, 2);
+}
+
 int kt_rec_close(struct kt_recorder *r, char *err, size_t errlen)
 {
 	uint8_t end[KT_REC_BLK_HDR + 40], *p = end + KT_REC_BLK_HDR;

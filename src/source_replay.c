@@ -441,6 +441,8 @@ int kt_source_replay_open(const struct kt_source_opts *o, struct kt_source **out
 	    .kallsyms_len = r->kallsyms ? in->kallsyms_len : 0,
 	    .modules = r->modules,
 	    .modules_len = r->modules ? in->modules_len : 0,
+	    .texts = in->texts,
+	    .ntexts = in->ntexts,
 	};
 	if (decoder_notice(r)[0]) {
 		snprintf(r->base.notice, sizeof(r->base.notice), "%.150s: %.350s", r->path,

@@ -10,6 +10,7 @@
 
 #include "kerntop/procstat.h"
 #include "kerntop/sample.h"
+#include "kerntop/source.h"
 
 /* Recording format, see docs/recording-format.md. All integers little-endian. */
 #define KT_REC_MAGIC "KTREC\r\n\032"
@@ -22,6 +23,7 @@
 #define KT_REC_SYMS_MAX (256u << 20) /* largest symbol-context block */
 #define KT_REC_MAX_CPU 8192    /* more CPUs than any kernel config: anything above is corrupt */
 #define KT_REC_EVENT_MAX 63
+#define KT_REC_TEXT_MAX (256u << 10) /* text bytes of one TEXT record (one function) */
 
 enum {
 	KT_REC_F_CALLCHAIN = 1u << 0,
@@ -36,6 +38,7 @@ enum {
 	KT_BLK_LOST = 5,
 	KT_BLK_THROTTLE = 6,
 	KT_BLK_PROCSTAT = 7, /* one /proc figures snapshot (issue 13) */
+	KT_BLK_TEXT = 8, /* one function's text bytes: u64 addr, then the bytes (annotate) */
 	KT_BLK_END = 16,
 };
 
@@ -150,6 +153,8 @@ struct kt_rp_info {
 	int callchain, user;
 	const char *kallsyms, *modules; /* into the buffer, not NUL-terminated, or NULL */
 	size_t kallsyms_len, modules_len;
+	struct kt_source_text *texts; /* TEXT blocks (bytes into the buffer), malloc'd array */
+	size_t ntexts, captexts;
 };
 
 /* Kerntop recording decoder (source_replay_rec.c). */

@@ -238,6 +238,30 @@ static void syms_damaged(struct kt_rrec *d, uint32_t type)
 		    what, d->pos, what, what);
 }
 
+/* A TEXT block at pos with a good checksum: one more text for annotate (a damaged one is
+ * left out here and counted when the replay passes it). */
+static void add_text(struct kt_rrec *d, size_t pos, uint32_t blen)
+{
+	const uint8_t *h = d->buf + pos;
+	struct kt_rp_info *in = &d->info;
+
+	if (blen <= 8 || blen - 8 > KT_REC_TEXT_MAX ||
+	    (d->check_crc &&
+	     kt_crc32(kt_crc32(0, h, 12), h + KT_REC_BLK_HDR, blen) != kt_get_u32(h + 12)))
+		return;
+	if (in->ntexts == in->captexts) {
+		size_t cap = in->captexts ? in->captexts * 2 : 64;
+		struct kt_source_text *v = realloc(in->texts, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		in->texts = v;
+		in->captexts = cap;
+	}
+	in->texts[in->ntexts++] = (struct kt_source_text){
+	    kt_get_u64(h + KT_REC_BLK_HDR), h + KT_REC_BLK_HDR + 8, (size_t)blen - 8};
+}
+
 int kt_rrec_open(struct kt_rrec *d, const void *buf, size_t len, int check_crc, char *err,
 		 size_t errlen)
 {
@@ -303,6 +327,8 @@ int kt_rrec_open(struct kt_rrec *d, const void *buf, size_t len, int check_crc, 
 		}
 		if (kt_get_u32(d->buf + pos) == KT_BLK_END)
 			break;
+		if (kt_get_u32(d->buf + pos) == KT_BLK_TEXT)
+			add_text(d, pos, blen);
 		pos += KT_REC_BLK_HDR + (size_t)blen;
 	}
 	return 0;
@@ -359,6 +385,8 @@ static int next_block(struct kt_rrec *d)
 		case KT_BLK_KALLSYMS:
 		case KT_BLK_MODULES:
 			/* Only the leading context counts; a later one is ignored. */
+		case KT_BLK_TEXT:
+			/* read at open (kt_rrec_open) */
 			break;
 		default:
 			/* A block type from a compatible newer writer: skip it, counted. */
@@ -606,5 +634,6 @@ void kt_rrec_close(struct kt_rrec *d)
 	kt_ps_snap_free(d->ps);
 	d->ps = NULL;
 	free(d->info.cpus);
+	free(d->info.texts);
 	d->info.cpus = NULL;
 }

@@ -390,9 +390,10 @@ static int elf_read(struct kt_symbols *s, uint32_t m, uint64_t addr, size_t len,
 	return -ENOENT;
 }
 
-int kt_sym_text(struct kt_symbols *s, uint64_t addr, size_t len, uint8_t *buf, int *src, char *err,
-		size_t errlen)
+int kt_sym_text(struct kt_symbols *s, uint64_t addr, size_t *lenp, uint8_t *buf, int *src,
+		char *err, size_t errlen)
 {
+	size_t len = *lenp;
 	struct sym_text *t = s->text;
 	uint32_t f = kt_sym_resolve(s, addr);
 	uint32_t m = s->funcs[f].module;
@@ -408,7 +409,11 @@ int kt_sym_text(struct kt_symbols *s, uint64_t addr, size_t len, uint8_t *buf, i
 	for (size_t i = 0; i < t->nrec; i++) {
 		const struct text_rec *rc = &t->rec[i];
 
-		if (addr >= rc->addr && addr - rc->addr < rc->len && len <= rc->len - (addr - rc->addr)) {
+		/* a recorded copy may be shorter than the symbol (the ELF's st_size): it is all
+		 * there is of that function */
+		if (addr >= rc->addr && addr - rc->addr < rc->len) {
+			if (len > rc->len - (addr - rc->addr))
+				*lenp = len = rc->len - (addr - rc->addr);
 			memcpy(buf, rc->bytes + (addr - rc->addr), len);
 			*src = KT_TEXT_RECORDING;
 			return 0;

@@ -133,11 +133,19 @@ struct ui_screen *ui_screen_new(struct kt_ui *ui, const struct ui_screen_ops *op
 	s->q.module = KT_ANY;
 	s->q.func = KT_ANY;
 	kt_filter_all(&s->q.filter);
-	for (int i = 0; i < ops->ncols; i++) {
-		if (ops->cols[i].sort == KT_SORT_HITS) {
-			s->sort_col = i;
-			break;
+	/* the saved sort (and order) where this screen has that column, else hits */
+	{
+		int hits = -1, pref = -1;
+
+		for (int i = 0; i < ops->ncols; i++) {
+			if (ops->cols[i].sort == KT_SORT_HITS && hits < 0)
+				hits = i;
+			if (ops->cols[i].sort == ui->pref_sort && pref < 0 &&
+			    !ui_col_hidden(ui, &ops->cols[i]))
+				pref = i;
 		}
+		s->sort_col = pref >= 0 ? pref : hits >= 0 ? hits : 0;
+		s->q.reverse = pref >= 0 && ui->pref_reverse;
 	}
 	if (ops->enter)
 		ops->enter(ui, s);
@@ -504,6 +512,7 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 	ui->mouse = env->opts->mouse;
 	ui->snap_fmt = KT_FORMAT_TEXT;
 	kt_filter_all(&ui->filter);
+	ui_settings_init(ui);
 	ui->max_cpu = env->agg ? kt_agg_params(env->agg)->max_cpu : 0;
 	ui->cpuset = calloc(KT_CPUSET_WORDS(ui->max_cpu) + 1, sizeof(*ui->cpuset));
 	ui->ps = kt_ps_view_new(ui->max_cpu);

@@ -216,6 +216,9 @@ struct kt_ui {
 	uint64_t start_ns;
 	/* mouse: a click on the selected row opens it */
 	int dirty;
+	/* saved settings (ui_settings.c): the sort new screens start with, hidden columns */
+	int pref_sort, pref_reverse;
+	char hidden[KT_SETTINGS_HIDDEN_LEN];
 };
 
 /* ui.c */
@@ -254,6 +257,13 @@ void ui_snapshot_prompt(struct kt_ui *ui);
 void ui_snapshot_check_dir(struct kt_ui *ui);
 /* Paused: takes the snapshot of what is on screen now (w writes it, not later data). */
 void ui_snapshot_freeze(struct kt_ui *ui);
+
+/* ui_settings.c: the kerntoprc settings applied at start, the O key, the H key's columns */
+void ui_settings_init(struct kt_ui *ui);
+void ui_settings_save(struct kt_ui *ui);
+void ui_columns_prompt(struct kt_ui *ui);
+/* A column the user hid with H (only columns that narrow terminals may drop). */
+int ui_col_hidden(const struct kt_ui *ui, const struct ui_col *c);
 
 /* ui_header.c */
 int ui_header_height(const struct kt_ui *ui);

@@ -178,14 +178,14 @@ static int act_quit(struct kt_ui *ui, struct ui_screen *s)
 	return UI_R_QUIT;
 }
 
-static int sort_step(struct ui_screen *s, int dir)
+static int sort_step(struct kt_ui *ui, struct ui_screen *s, int dir)
 {
 	int n = s->ops->ncols;
 
 	for (int k = 1; k <= n; k++) {
 		int i = ((s->sort_col + dir * k) % n + n) % n;
 
-		if (s->ops->cols[i].sort >= 0) {
+		if (s->ops->cols[i].sort >= 0 && !ui_col_hidden(ui, &s->ops->cols[i])) {
 			s->sort_col = i;
 			break;
 		}
@@ -195,12 +195,12 @@ static int sort_step(struct ui_screen *s, int dir)
 
 static int act_sort_next(struct kt_ui *ui, struct ui_screen *s)
 {
-	return sort_step(s, 1);
+	return sort_step(ui, s, 1);
 }
 
 static int act_sort_prev(struct kt_ui *ui, struct ui_screen *s)
 {
-	return sort_step(s, -1);
+	return sort_step(ui, s, -1);
 }
 
 static int act_reverse(struct kt_ui *ui, struct ui_screen *s)
@@ -364,6 +364,18 @@ static int act_snapshot_as(struct kt_ui *ui, struct ui_screen *s)
 	return UI_R_REDRAW;
 }
 
+static int act_save_settings(struct kt_ui *ui, struct ui_screen *s)
+{
+	ui_settings_save(ui);
+	return UI_R_REDRAW;
+}
+
+static int act_columns(struct kt_ui *ui, struct ui_screen *s)
+{
+	ui_columns_prompt(ui);
+	return UI_R_REDRAW;
+}
+
 /* Clicks select a row; a click on the selected row (or a double click) opens it. */
 static int act_mouse(struct kt_ui *ui, struct ui_screen *s)
 {
@@ -498,6 +510,12 @@ static const struct ui_key keys[] = {
 	"write a text snapshot of this screen and the levels under it", "snapshot", 3, NULL,
 	"snap"),
     KEY('W', "W", UI_ON_ALL, act_snapshot_as, "snapshot with a chosen format and file"),
+    KEY('H', "H", UI_ON_ALL, act_columns,
+	"hide columns by title, e.g. CPU ms,Hits/s (typed on the status line; empty: show all)"),
+    KEY('O', "O", UI_ON_ALL, act_save_settings,
+	"save sort, columns, window, delay, idle, irq-owner, colour for the next start"),
+    /* the list screens' bars are full: O is offered on the help screen's bar, where it is read */
+    BAR('O', "O", UI_ON(UI_HELP), act_save_settings, NULL, "save settings", 9, NULL, "save"),
     BAR('h', "h", UI_ON_ALL, act_help, "this help (again: back)", "help", 1, NULL, NULL),
     KEY('?', "?", UI_ON_ALL, act_help, NULL),
     BAR('q', "q", UI_ON_ALL, act_quit, "quit (also Ctrl-C)", "quit", 1, NULL, NULL),

@@ -284,7 +284,7 @@ static void layout(const struct kt_ui *ui, const struct ui_screen *s, struct lay
 	want = percpu_cpus(ui, s, L->percpu);
 	need = want * PERCPU_W;
 	for (int i = 0; i < nc; i++) {
-		keep[i] = 1;
+		keep[i] = !ui_col_hidden(ui, &c[i]);
 		if (c[i].drop > maxdrop)
 			maxdrop = c[i].drop;
 	}

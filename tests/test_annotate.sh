@@ -158,6 +158,20 @@ run_root --vmlinux "$TMP/vmlinux"
 is "$(field "$TMP/v.json" 'r["annotate"][0]["source"]')" vmlinux "the same build id is accepted"
 rm "$R/sys/kernel/notes"
 
+# a kerntop recording carries the text (TEXT blocks): annotate on a machine without the ELF
+lsize=$(nm -S "$TMP/vmlinux" | awk '$4 == "hot_loop" { print $2 }')
+dd if="$TMP/text.bin" of="$TMP/hot_loop.bin" bs=1 skip=$loff count=$((0x$lsize)) 2>/dev/null
+"$top_builddir/tests/test_annotate_rec" "$TMP/rec.ktrec" "$R/proc/kallsyms" "$TMP/hot_loop.bin" "$vbase" \
+	"$(printf %x $((0x$tbase + 0x$L5))):6,$(printf %x $((0x$tbase + 0x$L1))):2"
+ok $? "write a recording with samples in hot_loop and its TEXT block"
+"$KERNTOP" -b --replay "$TMP/rec.ktrec" --speed max --format json --annotate hot_loop >"$TMP/rec.json" 2>"$TMP/rec.err"
+ok $? "replay it elsewhere (no kcore, no vmlinux) with --annotate"
+is "$(field "$TMP/rec.json" 'r["annotate"][0]["source"]+" "+str(r["annotate"][0]["hits"])')" "recording 8" \
+	"the text comes from the recording"
+check "recorded text: objdump's instructions, 6 + 2 hits" \
+	python3 "$TOOLS/annotate_check.py" "$TMP/rec.json" hot_loop 0 "$TMP/odv.txt" \
+	"$(printf %x $((0x$tbase + 0x$L5))):6,$(printf %x $((0x$tbase + 0x$L1))):2"
+
 # a corrupt kcore: not a crash, a reason
 printf 'garbage' >"$R/proc/kcore"
 run_root

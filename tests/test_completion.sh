@@ -24,7 +24,9 @@ K="$KERNTOP"
 want=$("$K" --help | grep -oE '^ +(-[A-Za-z], )?--[a-z][a-z-]*( [A-Z][A-Z0-9_|a-z]*)?' |
 	sed -E 's/^ +(-[A-Za-z], )?//; s/ [A-Z].*/=/' | sort | tr '\n' ' ' | sed 's/ $//')
 is "$(complete_line "$K" --)" "$want" "-- offers every long option of --help (= where a value follows)"
-is "$(complete_line "$K" --no-)" "--no-call-graph --no-color --no-mouse" "--no- offers exactly the --no- options"
+nos=$(printf '%s\n' $want | grep -- '^--no-' | tr '\n' ' ' | sed 's/ $//')
+like "$nos" '^--no-color( --[a-z-]+)* --no-mouse' "--help has --no- options (at least --no-color, --no-mouse)"
+is "$(complete_line "$K" --no-)" "$nos" "--no- offers exactly the --no- options"
 is "$(complete_line "$K" --rep)" "--replay=" "one candidate: --replay= (no space after it)"
 # the formats as --help lists them ("text (default), json, csv or folded")
 formats=$("$K" --help | sed -n 's/^ *--format FMT *//p' | sed 's/([^)]*)//g; s/,/ /g; s/ or / /g' |
@@ -53,6 +55,23 @@ U="$DATA/ui"
 mods=$(awk '$4 ~ /^\[/ { print substr($4, 2, length($4) - 2) }' "$U/kallsyms" | sort -u | tr '\n' ' ')
 is "$(complete_line "$K" --kallsyms "$U/kallsyms" -z "")" "$(printf '%s\n' $mods vmlinux | sort | tr '\n' ' ' | sed 's/ $//')" \
 	"-z: modules of --kallsyms FILE"
+# --annotate FUNC or MODULE:FUNC: text symbols of the same kallsyms, by prefix
+is "$(complete_line "$K" --kallsyms "$U/kallsyms" --annotate tcp_)" "tcp_sendmsg tcp_sendmsg_locked" \
+	"--annotate: function names by prefix"
+is "$(complete_line "$K" --kallsyms "$U/kallsyms" --annotate e1000_)" \
+	"e1000_clean_rx_irq e1000_watchdog e1000_xmit_frame" "--annotate: module functions too"
+# as bash splits "e1000e:e1000_w" (COMP_WORDBREAKS has ':'), candidates keep only what follows
+got=$(bash -c '. "$1"; . "$2"; K=$3; U=$4
+	COMP_WORDS=("$K" --kallsyms "$U/kallsyms" --annotate e1000e : e1000_w); COMP_CWORD=6
+	COMP_LINE="$K --kallsyms $U/kallsyms --annotate e1000e:e1000_w"; COMP_POINT=${#COMP_LINE}
+	_kerntop "$K" e1000_w :; printf "%s\n" "${COMPREPLY[@]}"' sh "$BC" "$top_srcdir/completions/kerntop" "$K" "$U" 2>>"$TMP/stderr")
+is "$got" "e1000_watchdog" "--annotate MODULE:FUNC, split at ':' as bash does"
+got=$(bash -c '. "$1"; . "$2"; K=$3; U=$4
+	COMP_WORDS=("$K" --kallsyms "$U/kallsyms" --annotate vmlinux : tcp); COMP_CWORD=6
+	COMP_LINE="$K --kallsyms $U/kallsyms --annotate vmlinux:tcp"; COMP_POINT=${#COMP_LINE}
+	_kerntop "$K" tcp :; printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' sh "$BC" "$top_srcdir/completions/kerntop" "$K" "$U" 2>>"$TMP/stderr")
+is "$got" "tcp_sendmsg tcp_sendmsg_locked " "--annotate vmlinux:FUNC: the core kernel's functions"
+
 live=$( (echo vmlinux; awk '$4 ~ /^\[/ { m = substr($4, 2, length($4) - 2); if (m !~ /^__builtin__/ && m != "bpf") print m }' /proc/kallsyms) |
 	sort -u | tr '\n' ' ' | sed 's/ $//')
 is "$(complete_line "$K" -z "")" "$live" "-z without --sysroot: the live /proc/kallsyms modules"

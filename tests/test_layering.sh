@@ -11,7 +11,7 @@ rank() {
 	sample.h|util.h|procstat.h) echo 0 ;;
 	source.h|symbols.h) echo 1 ;;
 	window.h) echo 2 ;;
-	agg.h|options.h) echo 3 ;;
+	agg.h|options.h|settings.h) echo 3 ;;
 	report.h) echo 4 ;;
 	ui.h) echo 5 ;;
 	*) echo 9 ;;
@@ -31,7 +31,7 @@ rank_of_family() {
 	util|options|procstat) echo 0 ;;
 	source|symbols) echo 1 ;;
 	window) echo 2 ;;
-	agg) echo 3 ;;
+	agg|settings) echo 3 ;;
 	report) echo 4 ;;
 	ui) echo 5 ;;
 	*) echo 9 ;;

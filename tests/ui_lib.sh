@@ -18,7 +18,8 @@ ui_start() {
 	envs=
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do envs="$envs '$1'"; shift; done
 	[ $# -gt 0 ] && shift
-	cmd="env$envs '$KERNTOP'"
+	# a private, empty settings directory unless the test gives its own (a later env wins)
+	cmd="env XDG_CONFIG_HOME='$TMP/config'$envs '$KERNTOP'"
 	for a in "$@"; do cmd="$cmd '$a'"; done
 	cmd="$cmd 2>>'$TMP/stderr'"
 	# a new session before the old one goes, so the server never exits between the two

@@ -48,6 +48,7 @@ struct kt_options {
 	int window_given;         /* -w was on the command line */
 	int cumulative;           /* --cumulative */
 	double delay_s;           /* -d, default 1 */
+	int delay_given;          /* -d was on the command line */
 	int batch;                /* -b */
 	long iterations;          /* -n, 0 = until SIGINT/SIGTERM or end of replay */
 	const char *output;       /* -o FILE, NULL for stdout */
@@ -63,6 +64,7 @@ struct kt_options {
 	int color;                /* 1 unless --no-color or NO_COLOR is set */
 	int mouse;                /* 1 unless --no-mouse */
 	const char *snapshot_dir; /* --snapshot-dir DIR, default "." */
+	int no_config;            /* --no-config: the saved settings file is not read */
 
 	/* process */
 	const char *log;          /* --log FILE: debug log (never stderr while curses is up) */

@@ -33,6 +33,13 @@ struct kt_source_opts {
 	const char *modules_path;
 };
 
+/* One function's text bytes carried by a recording (annotate on another machine). */
+struct kt_source_text {
+	uint64_t addr;
+	const uint8_t *bytes; /* into the replayed file, valid as long as the source */
+	size_t len;
+};
+
 struct kt_source_info {
 	const char *kind;     /* "live" or "replay" */
 	const char *event;    /* the event actually sampled */
@@ -49,6 +56,9 @@ struct kt_source_info {
 	size_t kallsyms_len;
 	const char *modules;
 	size_t modules_len;
+	/* Function texts carried by a kerntop recording (TEXT blocks), or NULL/0. */
+	const struct kt_source_text *texts;
+	size_t ntexts;
 };
 
 struct kt_source_stats {
@@ -101,6 +111,12 @@ int kt_source_finish(struct kt_source *s, char *err, size_t errlen);
 /* Writes a /proc figures snapshot into the --record file as a PROCSTAT event (a live source
  * recording; 0 and nothing done otherwise). Returns 0 or -errno (the recording's error). */
 int kt_source_procstat(struct kt_source *s, const struct kt_ps_snap *snap);
+/* --record: stores the text bytes of one function (a TEXT block, after the samples so far) so
+ * that a replay elsewhere can annotate it. Returns 0 (also when not recording) or -errno; a
+ * write failure is also reported by kt_source_finish. */
+int kt_source_record_text(struct kt_source *s, uint64_t addr, const void *bytes, size_t len);
+/* Whether samples are being recorded (--record of a live source). */
+int kt_source_recording(const struct kt_source *s);
 
 /* One-line notice from opening (e.g. "cycles not supported here: sampling cpu-clock"), or NULL. */
 const char *kt_source_notice(const struct kt_source *s);

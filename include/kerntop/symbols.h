@@ -195,12 +195,13 @@ enum kt_text_source {
 #define KT_TEXT_MAX (256u << 10)
 /* "kcore", "vmlinux", "module", "recording" ("none" otherwise). */
 const char *kt_text_source_name(int src);
-/* Copies len bytes of kernel text at addr into buf: a recorded copy first, then (live only)
- * /proc/kcore, then the module's ELF file. Returns 0 with *src set, or -errno with a
- * one-line message naming why each place has none and the fix, e.g. "no kernel text:
- * /proc/kcore is absent (CONFIG_PROC_KCORE=n) and no --vmlinux given". */
-int kt_sym_text(struct kt_symbols *s, uint64_t addr, size_t len, uint8_t *buf, int *src, char *err,
-		size_t errlen);
+/* Copies *len bytes of kernel text at addr into buf: a recorded copy first (which may be
+ * shorter: *len is lowered to it), then (live only) /proc/kcore, then the module's ELF file.
+ * Returns 0 with *src set, or -errno with a one-line message naming why each place has none
+ * and the fix, e.g. "no kernel text: /proc/kcore is absent (CONFIG_PROC_KCORE=n) and no
+ * --vmlinux given". */
+int kt_sym_text(struct kt_symbols *s, uint64_t addr, size_t *len, uint8_t *buf, int *src,
+		char *err, size_t errlen);
 /* Adds the text of a function read from a recording (copied; the first copy of an address
  * stays). 0 or -errno. */
 int kt_sym_text_add(struct kt_symbols *s, uint64_t addr, const uint8_t *bytes, size_t len);

@@ -21,7 +21,8 @@ static const struct {
 } targets[] = {
     {"recording", kt_fuzz_recording}, {"perf script", kt_fuzz_perfscript},
     {"kallsyms", kt_fuzz_kallsyms},   {"modules", kt_fuzz_modules},
-    {"ranges", kt_fuzz_ranges},       {"proc files", kt_fuzz_procstat},
+    {"ranges", kt_fuzz_ranges},	      {"text", kt_fuzz_text},
+    {"proc files", kt_fuzz_procstat},
 };
 #define NTARGETS (int)(sizeof(targets) / sizeof(targets[0]))
 
