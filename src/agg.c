@@ -496,15 +496,19 @@ static void name_row(struct kt_agg *a, const struct kt_query *q, struct kt_resul
 
 /* --- sorting --- */
 
-static enum kt_sort sort_key;
-static int sort_numeric_names;
+/* What row_cmp sorts by, passed through qsort_r (no file-level state). */
+struct row_order {
+	enum kt_sort key;
+	int numeric_names;
+};
 
-static int row_cmp(const void *pa, const void *pb)
+static int row_cmp(const void *pa, const void *pb, void *ctx)
 {
 	const struct kt_row *x = pa, *y = pb;
+	const struct row_order *o = ctx;
 	int c;
 
-	switch (sort_key) {
+	switch (o->key) {
 	case KT_SORT_RATE:
 		if (x->recent_per_s != y->recent_per_s)
 			return x->recent_per_s > y->recent_per_s ? -1 : 1;
@@ -514,7 +518,7 @@ static int row_cmp(const void *pa, const void *pb)
 			return x->hits > y->hits ? -1 : 1;
 		break;
 	case KT_SORT_NAME:
-		if (sort_numeric_names && x->id != y->id)
+		if (o->numeric_names && x->id != y->id)
 			return x->id < y->id ? -1 : 1;
 		c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
 		if (c)
@@ -527,14 +531,14 @@ static int row_cmp(const void *pa, const void *pb)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Sorts rows in place (single-threaded: the comparator reads file-level keys). */
+/* Sorts rows in place. */
 void kt_agg_sort(struct kt_row *rows, size_t n, enum kt_sort s, int reverse, int numeric)
 {
+	struct row_order o = {s, numeric};
+
 	if (n < 2)
 		return; /* rows may be NULL when empty: qsort must not see it */
-	sort_key = s;
-	sort_numeric_names = numeric;
-	qsort(rows, n, sizeof(*rows), row_cmp);
+	qsort_r(rows, n, sizeof(*rows), row_cmp, &o);
 	if (reverse)
 		for (size_t i = 0; i < n / 2; i++) {
 			struct kt_row t = rows[i];

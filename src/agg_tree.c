@@ -129,17 +129,22 @@ static int tree_add(struct kt_agg *a, const struct kt_query *q, const struct kt_
 	return 0;
 }
 
-static enum kt_sort tsort;
-static const struct kt_agg *tsort_agg;
+/* What tnode_cmp sorts by, passed through qsort_r (no file-level state). */
+struct tnode_order {
+	const struct kt_agg *a;
+	enum kt_sort sort;
+};
 
-static int tnode_cmp(const void *pa, const void *pb)
+static int tnode_cmp(const void *pa, const void *pb, void *ctx)
 {
-	const struct tnode *x = &tsort_agg->tn[*(const uint32_t *)pa];
-	const struct tnode *y = &tsort_agg->tn[*(const uint32_t *)pb];
+	const struct tnode_order *o = ctx;
+	const struct tnode *x = &o->a->tn[*(const uint32_t *)pa];
+	const struct tnode *y = &o->a->tn[*(const uint32_t *)pb];
+	enum kt_sort tsort = o->sort;
 
 	if (tsort == KT_SORT_NAME) {
-		const struct kt_sym_func *fx = kt_sym_func(tsort_agg->s, x->func);
-		const struct kt_sym_func *fy = kt_sym_func(tsort_agg->s, y->func);
+		const struct kt_sym_func *fx = kt_sym_func(o->a->s, x->func);
+		const struct kt_sym_func *fy = kt_sym_func(o->a->s, y->func);
 		int c = strcmp(fx && fx->name ? fx->name : "", fy && fy->name ? fy->name : "");
 
 		if (c)
@@ -157,6 +162,7 @@ static int emit(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
 {
 	struct tnode *t = &a->tn[node];
 	const struct kt_sym_func *f = kt_sym_func(a->s, t->func);
+	struct tnode_order order = {a, q->sort};
 	uint32_t nch = 0, *ch, i, c;
 	struct kt_row *row;
 	int32_t me;
@@ -189,9 +195,7 @@ static int emit(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
 	for (c = t->child; c != UINT32_MAX; c = a->tn[c].sibling)
 		if (a->tn[c].hits && a->tn[c].shown)
 			ch[i++] = c;
-	tsort = q->sort;
-	tsort_agg = a;
-	qsort(ch, nch, sizeof(*ch), tnode_cmp);
+	qsort_r(ch, nch, sizeof(*ch), tnode_cmp, &order);
 	if (q->reverse)
 		for (i = 0; i < nch / 2; i++) {
 			uint32_t tmp = ch[i];
@@ -205,10 +209,11 @@ static int emit(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
 	return err;
 }
 
-static int hotter(const void *pa, const void *pb)
+static int hotter(const void *pa, const void *pb, void *ctx)
 {
-	const struct tnode *x = &tsort_agg->tn[*(const uint32_t *)pa];
-	const struct tnode *y = &tsort_agg->tn[*(const uint32_t *)pb];
+	const struct kt_agg *a = ctx;
+	const struct tnode *x = &a->tn[*(const uint32_t *)pa];
+	const struct tnode *y = &a->tn[*(const uint32_t *)pb];
 	uint32_t ia = *(const uint32_t *)pa, ib = *(const uint32_t *)pb;
 
 	if (x->hits != y->hits)
@@ -244,8 +249,7 @@ static int pick_hottest(struct kt_agg *a, uint32_t limit)
 		if (t->hits && !(nch[t->parent] == 1 && t->hits == a->tn[t->parent].hits))
 			ids[n++] = i;
 	}
-	tsort_agg = a;
-	qsort(ids, n, sizeof(*ids), hotter);
+	qsort_r(ids, n, sizeof(*ids), hotter, a);
 	for (uint32_t i = 0; i < n && i + 1 < limit; i++)
 		a->tn[ids[i]].shown = 1;
 	for (uint32_t i = 1; i < a->ntn; i++) { /* straight runs follow their parent */

@@ -344,10 +344,16 @@ static int batch_report(struct app *a)
 	}
 	if (r < 0 && r != -ENOENT && r != -ENOMEM && r != -EINVAL) {
 		/* a write error: name the file and the way out */
+		char sp[KT_PATH_SHOWN + 1];
+
 		snprintf(a->err, sizeof(a->err), "%s: %s%s",
-			 a->opts->output ? a->opts->output : "standard output", strerror(-r),
+			 a->opts->output ? kt_short_path(a->opts->output, sp, sizeof(sp))
+					 : "standard output",
+			 strerror(-r),
 			 r == -ENOSPC || r == -EDQUOT ? "; free space or write the report elsewhere"
-						      : "");
+			 : r == -EFBIG ? " (the file size limit, ulimit -f); raise the limit or write "
+					 "less"
+				       : "");
 	}
 	return r < 0 ? -1 : 0;
 }
@@ -435,6 +441,9 @@ static int close_output(struct app *a, int ok)
 	return kt_atomic_commit(&a->out_file, a->err, sizeof(a->err));
 }
 
+/* The signalfd the loop reads. The signals are not blocked yet: loading (a FIFO that nobody
+ * writes, a huge kallsyms) must stay interruptible by SIGINT, SIGTERM and SIGHUP, which end it
+ * at once while nothing needs cleaning up (block_signals, once loaded). */
 static int setup_signals(sigset_t *mask)
 {
 	sigemptyset(mask);
@@ -442,10 +451,16 @@ static int setup_signals(sigset_t *mask)
 	sigaddset(mask, SIGTERM);
 	sigaddset(mask, SIGHUP);
 	sigaddset(mask, SIGWINCH);
-	if (sigprocmask(SIG_BLOCK, mask, NULL) < 0)
-		return -1;
 	signal(SIGPIPE, SIG_IGN);
+	/* a file-size limit (ulimit -f) is then EFBIG from write(), handled like a full disk */
+	signal(SIGXFSZ, SIG_IGN);
 	return signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+/* From here on a quit signal is read by the loop, which closes outputs and the terminal. */
+static int block_signals(const sigset_t *mask)
+{
+	return sigprocmask(SIG_BLOCK, mask, NULL);
 }
 
 static void fatal_signal(int sig)
@@ -756,6 +771,11 @@ int main(int argc, char **argv)
 	}
 	if (open_pipeline(&a) < 0 || drop_privileges(&a) < 0) {
 		fprintf(stderr, "kerntop: %s\n", a.err);
+		cleanup(&a);
+		return 1;
+	}
+	if (block_signals(&mask) < 0) {
+		fprintf(stderr, "kerntop: cannot set up signal handling (%s)\n", strerror(errno));
 		cleanup(&a);
 		return 1;
 	}

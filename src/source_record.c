@@ -39,7 +39,13 @@ struct kt_recorder {
 
 static int fail(struct kt_recorder *r, int e, const char *what)
 {
-	if (e == ENOSPC || e == EDQUOT)
+	if (e == EFBIG)
+		snprintf(r->msg, sizeof(r->msg),
+			 "%.300s: the file size limit (ulimit -f) is reached after %llu bytes; the "
+			 "recording is readable up to its last complete block: raise the limit or "
+			 "record shorter",
+			 r->path, (unsigned long long)r->written);
+	else if (e == ENOSPC || e == EDQUOT)
 		snprintf(r->msg, sizeof(r->msg),
 			 "%.300s: disk full after %llu bytes (%s); the recording is readable up to "
 			 "its last "
@@ -54,12 +60,18 @@ static int fail(struct kt_recorder *r, int e, const char *what)
 
 static int write_all(struct kt_recorder *r, struct iovec *iov, int n)
 {
+	uint64_t start = r->written;
+
 	while (n > 0) {
 		ssize_t w = writev(r->fd, iov, n);
 
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
+			/* Cut the part of this block that fit: the file then ends at its last
+			 * complete block, with no torn one (a full disk, a ulimit -f limit). */
+			if (r->written > start && ftruncate(r->fd, (off_t)start) == 0)
+				r->written = start;
 			return fail(r, errno, "write");
 		}
 		if (w == 0)
@@ -546,12 +558,14 @@ int kt_rec_open_as(const char *path, const struct kt_source_info *info, const ch
 	free(mods);
 	if (e) {
 		/* Nothing usable was written yet: say so, and remove the stub. */
-		if (e == -ENOSPC || e == -EDQUOT)
+		if (e == -ENOSPC || e == -EDQUOT || e == -EFBIG)
 			snprintf(
 			    err, errlen,
-			    "%.300s: disk full before the recording could start (%s); nothing was "
-			    "kept: free space or record to another filesystem",
-			    path, strerror(-e));
+			    "%.300s: %s before the recording could start (%s); nothing was "
+			    "kept: %s",
+			    path, e == -EFBIG ? "file size limit (ulimit -f) reached" : "disk full",
+			    strerror(-e),
+			    e == -EFBIG ? "raise the limit" : "free space or record to another filesystem");
 		else
 			snprintf(err, errlen, "%s; nothing was kept", r->msg);
 		close(r->fd);

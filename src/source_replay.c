@@ -1,5 +1,5 @@
 /* The replay source: a kerntop recording or `perf script` text (auto-detected from the first
- * bytes), mapped read-only and fed to the sink either paced by the recorded timestamps
+ * bytes), read into memory and fed to the sink either paced by the recorded timestamps
  * (--speed X) or as fast as possible in bounded batches (--speed max). */
 #include "config.h"
 
@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,7 +23,7 @@
 #define REPLAY_MAX_WAIT_MS 1000
 /* A paced replay skips a silence longer than this (wall time at the chosen speed). */
 #define REPLAY_MAX_GAP_NS 10e9
-/* A --replay of a pipe or other non-regular file is read whole, up to this size... */
+/* A --replay file or pipe is read whole, up to this size... */
 #define REPLAY_READ_MAX (4ull << 30)
 /* ...in steps of this size. */
 #define STREAM_STEP (64u << 10)
@@ -36,9 +35,8 @@ struct replay {
 	int is_rec;
 	struct kt_rrec rec;
 	struct kt_pscript ps;
-	char *data; /* the file: mapped, or malloc'd when owned */
+	char *data; /* the file, read whole (not mapped: a file cut meanwhile would be SIGBUS) */
 	size_t len;
-	int mapped;
 	char path[PATH_MAX];
 	char event[KT_REC_EVENT_MAX + 1];
 	char *kallsyms, *modules;
@@ -209,10 +207,7 @@ static void rp_free(struct kt_source *s)
 		kt_rrec_close(&r->rec);
 	else
 		kt_pscript_close(&r->ps);
-	if (r->mapped)
-		munmap(r->data, r->len);
-	else
-		free(r->data);
+	free(r->data);
 	free(r->kallsyms);
 	free(r->modules);
 	free(r);
@@ -251,11 +246,15 @@ static int sniff(const char *b, size_t n, const char *path, char *err, size_t er
 	return 0;
 }
 
-/* A pipe or device is read in bounded steps: the first ones are sniffed like a file, and text
- * stops at its first NUL byte, so /dev/zero fails at once instead of filling memory. */
-static int read_stream(struct replay *r, int fd, const char *path, char *err, size_t errlen)
+/* The file or pipe is read in bounded steps: the first ones are sniffed, and text stops at its
+ * first NUL byte, so /dev/zero or a huge sparse text file fails at once instead of filling
+ * memory or being scanned for minutes. A regular file is read, not mapped: one cut while it is
+ * replayed would raise SIGBUS on a mapping; read, it is simply the bytes that were there.
+ * size is a regular file's size (the first allocation), 0 for a pipe. */
+static int read_stream(struct replay *r, int fd, size_t size, const char *path, char *err,
+		       size_t errlen)
 {
-	size_t cap = STREAM_STEP, n = 0;
+	size_t cap = STREAM_STEP, n = 0, ncap;
 	char *b = malloc(cap + 1), *nb, *nul;
 	int sniffed = 0, text = 0, e;
 
@@ -271,11 +270,14 @@ static int read_stream(struct replay *r, int fd, const char *path, char *err, si
 				free(b);
 				return -EFBIG;
 			}
-			nb = realloc(b, cap * 2 + 1);
+			/* once sniffed, a regular file's buffer takes its size in one step (+1: the
+			 * read that sees the end needs room) */
+			ncap = sniffed && size >= cap * 2 && size < REPLAY_READ_MAX ? size + 1 : cap * 2;
+			nb = realloc(b, ncap + 1);
 			if (!nb)
 				goto oom;
 			b = nb;
-			cap *= 2;
+			cap = ncap;
 		}
 		got = read(fd, b + n, cap - n < STREAM_STEP ? cap - n : STREAM_STEP);
 		if (got < 0 && errno == EINTR)
@@ -321,66 +323,28 @@ oom:
 
 static int load(struct replay *r, const char *path, char *err, size_t errlen)
 {
-	char head[SNIFF_BYTES];
+	char sp[KT_PATH_SHOWN + 1];
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
-	ssize_t n;
 
+	/* A FIFO blocks here until a writer comes: the start is interruptible (main blocks the
+	 * quit signals for its signalfd only once everything is loaded). */
 	if (fd < 0) {
 		e = errno;
-		snprintf(err, errlen, "%s: cannot open replay file (%s)", path, strerror(e));
+		snprintf(err, errlen, "%s: cannot open replay file (%s)",
+			 kt_short_path(path, sp, sizeof(sp)), strerror(e));
 		return -e;
 	}
 	if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
 		e = S_ISDIR(st.st_mode) ? EISDIR : errno;
 		close(fd);
-		snprintf(err, errlen, "%s: cannot replay (%s)", path, strerror(e));
+		snprintf(err, errlen, "%s: cannot replay (%s)", kt_short_path(path, sp, sizeof(sp)),
+			 strerror(e));
 		return -e;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		e = read_stream(r, fd, path, err, errlen);
-		close(fd);
-		return e;
-	}
-	r->len = (size_t)st.st_size;
-	if (!r->len) {
-		close(fd);
-		return 0;
-	}
-	/* A huge sparse or zero-filled file would otherwise be mapped and scanned whole. */
-	n = pread(fd, head, sizeof(head), 0);
-	if (n < 0) {
-		e = errno;
-		close(fd);
-		snprintf(err, errlen, "%s: read failed (%s)", path, strerror(e));
-		return -e;
-	}
-	e = sniff(head, (size_t)n, path, err, errlen);
-	if (e == 0) {
-		void *m = mmap(NULL, r->len, PROT_READ, MAP_PRIVATE, fd, 0);
-
-		if (m == MAP_FAILED) {
-			e = -errno;
-			snprintf(err, errlen, "%s: cannot map (%s)", path, strerror(-e));
-		} else {
-			madvise(m, r->len, MADV_SEQUENTIAL);
-			r->data = m;
-			r->mapped = 1;
-		}
-	}
+	e = read_stream(r, fd, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, path, err, errlen);
 	close(fd);
 	return e;
-}
-
-static char *dup_text(const char *p, size_t n)
-{
-	char *c = malloc(n + 1);
-
-	if (c) {
-		memcpy(c, p, n);
-		c[n] = 0;
-	}
-	return c;
 }
 
 int kt_source_replay_open(const struct kt_source_opts *o, struct kt_source **out, char *err,
@@ -418,9 +382,9 @@ int kt_source_replay_open(const struct kt_source_opts *o, struct kt_source **out
 	r->max_stack = o->max_stack;
 	snprintf(r->event, sizeof(r->event), "%s", in->event);
 	if (in->kallsyms)
-		r->kallsyms = dup_text(in->kallsyms, in->kallsyms_len);
+		r->kallsyms = kt_memdup_text(in->kallsyms, in->kallsyms_len);
 	if (in->modules)
-		r->modules = dup_text(in->modules, in->modules_len);
+		r->modules = kt_memdup_text(in->modules, in->modules_len);
 	if ((in->kallsyms && !r->kallsyms) || (in->modules && !r->modules)) {
 		snprintf(err, errlen, "%s: out of memory", o->replay);
 		rp_free(&r->base);

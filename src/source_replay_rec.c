@@ -200,7 +200,7 @@ static void summarize(struct kt_rrec *d)
 		add_part(d->notice, sizeof(d->notice), &n, "; %s", d->stop);
 	else if (!d->have_end)
 		add_part(d->notice, sizeof(d->notice), &n,
-			 "; no end marker (kerntop did not exit cleanly)");
+			 "; no end marker (kerntop was killed, or its disk or size limit filled)");
 	if (d->bad_records)
 		add_part(d->notice, sizeof(d->notice), &n,
 			 "; %llu malformed record(s): rest of their block skipped",

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "kerntop/symbols.h"
+#include "kerntop/util.h"
 #include "symbols_impl.h"
 
 /* Debug info must come from the given file itself: no search, no debuginfod download. */
@@ -49,13 +50,9 @@ static int elf_open(const char *path, struct elf_info *ei, char *err, size_t err
 	Elf_Scn *scn = NULL, *dyn = NULL;
 
 	memset(ei, 0, sizeof(*ei));
-	ei->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (ei->fd < 0) {
-		int e = errno;
-
-		snprintf(err, errlen, "%s: cannot open (%s)", path, strerror(e));
-		return -e;
-	}
+	ei->fd = kt_open_regular(path, err, errlen);
+	if (ei->fd < 0)
+		return ei->fd;
 	elf_version(EV_CURRENT);
 	ei->elf = elf_begin(ei->fd, ELF_C_READ_MMAP, NULL);
 	if (!ei->elf || elf_kind(ei->elf) != ELF_K_ELF || !gelf_getehdr(ei->elf, &ei->eh) ||

@@ -72,17 +72,6 @@ static int read_text(const char *path, const char *opt, char **buf, size_t *len,
 	return 0;
 }
 
-static char *copy_buf(const char *b, size_t len)
-{
-	char *c = malloc(len + 1);
-
-	if (c) {
-		memcpy(c, b, len);
-		c[len] = 0;
-	}
-	return c;
-}
-
 /* The runtime address of a module's section from <sysroot>/sys/module/NAME/sections/SECT,
  * readable (by root) only when the modules came from the same sysroot's /proc/modules. */
 int sym_sysfs_section(const struct kt_symbols *s, uint32_t mod, const char *sect, uint64_t *addr)
@@ -426,7 +415,7 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 	/* modules first, so kallsyms [tags] find their ids */
 	if (o->modules_buf) {
 		if (o->modules_len) {
-			s->mbuf = copy_buf(o->modules_buf, o->modules_len);
+			s->mbuf = kt_memdup_text(o->modules_buf, o->modules_len);
 			if (!s->mbuf)
 				return -ENOMEM;
 			r = parse_modules(s, s->mbuf, o->modules_len);
@@ -464,7 +453,7 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 				 "the recording's kallsyms is empty; pass --kallsyms FILE");
 			return -ENODATA;
 		}
-		s->kbuf = copy_buf(o->kallsyms_buf, len);
+		s->kbuf = kt_memdup_text(o->kallsyms_buf, len);
 		if (!s->kbuf)
 			return -ENOMEM;
 	} else {
@@ -511,7 +500,7 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 	rpath[0] = 0;
 	if (o->builtin_ranges_buf) {
 		len = o->builtin_ranges_len;
-		s->rbuf = len ? copy_buf(o->builtin_ranges_buf, len) : NULL;
+		s->rbuf = len ? kt_memdup_text(o->builtin_ranges_buf, len) : NULL;
 		if (len && !s->rbuf)
 			return -ENOMEM;
 	} else if (o->builtin_ranges) {

@@ -15,6 +15,17 @@
 
 #include "kerntop/util.h"
 
+char *kt_memdup_text(const char *p, size_t n)
+{
+	char *c = malloc(n + 1);
+
+	if (c) {
+		memcpy(c, p, n);
+		c[n] = '\0';
+	}
+	return c;
+}
+
 int kt_contains_ci(const char *hay, const char *needle)
 {
 	size_t n = strlen(needle);
@@ -357,6 +368,11 @@ int kt_atomic_commit(struct kt_atomic *a, char *err, size_t errlen)
 			snprintf(err, errlen,
 				 "%s: no space left on the device; free space or write elsewhere",
 				 a->path);
+		else if (e == EFBIG)
+			snprintf(err, errlen,
+				 "%s: the file size limit (ulimit -f) is reached; nothing was kept: "
+				 "raise the limit or write less",
+				 a->path);
 		else
 			snprintf(err, errlen, "%s: write failed (%s)", a->path, strerror(e));
 		return -e;
@@ -374,18 +390,41 @@ void kt_atomic_abort(struct kt_atomic *a)
 	a->tmp[0] = 0;
 }
 
+int kt_open_regular(const char *path, char *err, size_t errlen)
+{
+	char sp[KT_PATH_SHOWN + 1];
+	struct stat st;
+	int fd, e;
+
+	/* O_NONBLOCK: opening a FIFO for reading would wait for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		e = errno;
+		snprintf(err, errlen, "%s: cannot open (%s)", kt_short_path(path, sp, sizeof(sp)),
+			 strerror(e));
+		return -e;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		close(fd);
+		snprintf(err, errlen, "%s: %s; give a regular file",
+			 kt_short_path(path, sp, sizeof(sp)),
+			 e == EISDIR ? "a directory" : "not a regular file (a FIFO, pipe or device)");
+		return -e;
+	}
+	fcntl(fd, F_SETFL, O_RDONLY);
+	return fd;
+}
+
 int kt_read_file(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errlen)
 {
 	char sp[KT_PATH_SHOWN + 1];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = kt_open_regular(path, err, errlen);
 	size_t cap = 1 << 16, n = 0;
 	char *b;
 
-	if (fd < 0) {
-		int e = errno;
-		snprintf(err, errlen, "%s: cannot open (%s)", kt_short_path(path, sp, sizeof(sp)), strerror(e));
-		return -e;
-	}
+	if (fd < 0)
+		return fd;
 	b = malloc(cap + 1);
 	if (!b) {
 		close(fd);

@@ -40,7 +40,11 @@ measure() { # measure DIR: one 8 s sampling of the load by both tools, into DIR
 		$NICE taskset -c "$c" dd if=/dev/zero of=/dev/null bs=512 2>/dev/null &
 		PIDS="$PIDS $!"
 	done
-	sleep 0.3
+	# the load is on once every dd runs (its exec done), however loaded the machine: bounded
+	for p in $PIDS; do
+		w=200
+		while [ "$w" -gt 0 ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" != dd ]; do sleep 0.05; w=$((w - 1)); done
+	done
 	# kerntop is perf record's workload: perf samples the whole machine (-a) from before
 	# kerntop starts until after it exits, however long start-up takes on a loaded machine
 	# (no fixed sleep). perf samples on CLOCK_MONOTONIC (-k), the clock of kerntop's live

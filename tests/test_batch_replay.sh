@@ -158,9 +158,12 @@ like "$(cat "$TMP/err")" 'already exists' "and says why"
 is "$(cat "$TMP/exists")" keep "the existing file is untouched"
 # A name taken while kerntop runs: the reports are kept under the temporary name (named in
 # the message), not discarded, and the other file is untouched.
-kt --speed 0.5 -d 0.1 --format json -o "$TMP/taken.json" 2>"$TMP/taken.err" &
+# The name is taken once the first report is in the temporary file (a condition, not a fixed
+# sleep); at --speed 0.1 the replay then still has about 2 s to go.
+kt --speed 0.1 -d 0.1 --format json -o "$TMP/taken.json" 2>"$TMP/taken.err" &
 kp=$!
-sleep 0.2
+w=600
+while [ "$w" -gt 0 ] && kill -0 $kp 2>/dev/null && ! [ -s "$(ls "$TMP"/.kerntop-*.tmp 2>/dev/null | head -1)" ]; do sleep 0.05; w=$((w - 1)); done
 echo other >"$TMP/taken.json"
 wait $kp
 is "$?" 1 "-o name taken during the run: exit 1"
@@ -182,7 +185,8 @@ rm -f "$TMP/pipe.rc" "$TMP/pipe.err"
 
 # --log in batch mode: a start line, one line per refresh with the figures a soak needs
 # (samples, lost, window memory, tasks, stacks, RSS), the final report's line, the end.
-kt -g --speed 1 -d 0.05 --format json --log "$TMP/b.log" >/dev/null 2>&1
+# (--speed 0.25: about 17 ticks of 50 ms, so at least two even on a starved machine)
+kt -g --speed 0.25 -d 0.05 --format json --log "$TMP/b.log" >/dev/null 2>&1
 is "$?" 0 "batch --log"
 is "$(stat -c %a "$TMP/b.log")" 600 "batch --log: mode 0600"
 check "batch --log: start, ticks with growing figures, final with all 217 samples, end" python3 - "$TMP/b.log" <<'PY'

@@ -13,7 +13,7 @@ run() {
 	name=$1
 	shift
 	rc=0
-	timeout -s KILL 60 "$KERNTOP" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null || rc=$?
+	timeout -s KILL "${LIMIT:-60}" "$KERNTOP" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null || rc=$?
 }
 err_of() { cat "$TMP/$1.err"; }
 
@@ -126,6 +126,93 @@ for opt in -o --log; do
 	is "$rc" 1 "$opt with a 3300-byte path in a missing directory: exit 1"
 	like "$(err_of longp)" "No such file or directory" "$opt with a long path: the reason is in the message"
 done
+
+# --- FIFOs and pipes that never close -----------------------------------------------------------
+# Symbol files that are FIFOs used to block in open() (nobody writes) with SIGINT, SIGTERM and
+# SIGHUP already blocked for the signalfd: only SIGKILL ended it. They are refused at once now.
+mkfifo "$TMP/sym.fifo"
+for opt in --kallsyms --modules --builtin-ranges --vmlinux; do
+	if [ "$opt" = --kallsyms ]; then
+		LIMIT=10 run fifo_$opt -b --speed max --replay "$UI/ui.perf" --modules "$UI/modules" $opt "$TMP/sym.fifo"
+	else
+		LIMIT=10 run fifo_$opt -b --speed max --replay "$UI/ui.perf" $SYM $opt "$TMP/sym.fifo"
+	fi
+	is "$rc" 1 "$opt on a FIFO nobody writes: refused at once (exit 1)"
+	like "$(err_of fifo_$opt)" "sym.fifo: not a regular file \(a FIFO, pipe or device\); give a regular file" "$opt on a FIFO: the message says why"
+done
+# /dev/stdin fed by a pipe whose writer stays (a writer holding a FIFO open, writing nothing)
+mkfifo "$TMP/stdin.fifo"
+sh -c 'trap "exit 0" TERM; exec 3>"$1"; while :; do sleep 1; done' w "$TMP/stdin.fifo" &
+wpid=$!
+rc=0
+timeout -s KILL 10 "$KERNTOP" -b --speed max --replay "$UI/ui.perf" --modules "$UI/modules" \
+	--kallsyms /dev/stdin <"$TMP/stdin.fifo" >/dev/null 2>"$TMP/stdin.err" || rc=$?
+kill -TERM $wpid 2>/dev/null
+wait $wpid 2>/dev/null
+is "$rc" 1 "--kallsyms /dev/stdin from a pipe that stays open: refused (exit 1)"
+like "$(cat "$TMP/stdin.err")" "not a regular file" "--kallsyms /dev/stdin: the message says why"
+# a NAME.ko under --module-dir that is a FIFO
+# (a symbolic link to one: the directory walk takes links, since distributions link .ko files)
+mkdir "$TMP/kos" && ln -s "$TMP/sym.fifo" "$TMP/kos/e1000e.ko"
+LIMIT=10 run fifo_ko -b --speed max --replay "$UI/ui.perf" $SYM --module-dir "$TMP/kos"
+ok $([ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; echo $?) "--module-dir with e1000e.ko a link to a FIFO: no hang (exit $rc)"
+like "$(err_of fifo_ko)" "1 ELF files without symbols or unreadable" "--module-dir: the FIFO .ko is counted as unreadable"
+
+# A --replay FIFO or pipe is read like a file (to its end, at most 4 GiB), so a writer that
+# never closes keeps kerntop waiting, but interruptibly: each quit signal ends it.
+wait_for() { # wait_for COMMAND...: up to 20 s for COMMAND to succeed
+	i=0
+	while ! "$@"; do
+		i=$((i + 1))
+		[ $i -lt 400 ] || return 1
+		sleep 0.05
+	done
+}
+has_fd_to() { ls -l "/proc/$1/fd" 2>/dev/null | grep -q -- "$2"; }
+gone() { ! kill -0 "$1" 2>/dev/null; }
+mkfifo "$TMP/replay.fifo"
+for sig in INT TERM HUP; do
+	# the writer holds the FIFO open and writes nothing (no fixed sleep: it waits on a signal)
+	sh -c 'trap "exit 0" TERM; exec 3>"$1"; while :; do sleep 1; done' w "$TMP/replay.fifo" &
+	wpid=$!
+	env --default-signal=INT "$KERNTOP" -b --replay "$TMP/replay.fifo" $SYM >/dev/null 2>&1 &
+	kpid=$!
+	wait_for has_fd_to $kpid replay.fifo
+	ok $? "--replay FIFO with a silent writer: kerntop waits on it (SIG$sig test)"
+	kill -$sig $kpid
+	if wait_for gone $kpid; then ok 0 "SIG$sig ends kerntop while it waits on the FIFO"; else
+		ok 1 "SIG$sig ends kerntop while it waits on the FIFO"; kill -KILL $kpid; fi
+	wait $kpid 2>/dev/null
+	kill -TERM $wpid 2>/dev/null
+	wait $wpid 2>/dev/null
+done
+# the same FIFO whose writer sends perf script text and closes: replayed in full
+cat "$UI/ui.perf" >"$TMP/replay.fifo" &
+LIMIT=20 run fifo_ok -b --speed max --format json --replay "$TMP/replay.fifo" $SYM
+wait
+like "$rc $(head -1 "$TMP/fifo_ok.out")" '^0 .*"samples": ?385,' "--replay FIFO whose writer closes: every sample"
+
+# --- a replayed file cut while it is read ---------------------------------------------------------
+# It was mapped: reading past the new end raised SIGBUS (exit 135). Now it is read whole first.
+cp "$UI/ui.perf" "$TMP/shrink.perf"
+"$KERNTOP" -b -d 0.3 -n 4 --format json --replay "$TMP/shrink.perf" $SYM >"$TMP/shrink.out" 2>"$TMP/shrink.err" &
+kpid=$!
+wait_for grep -q '"report":1,' "$TMP/shrink.out"
+: >"$TMP/shrink.perf"
+rc=0
+wait $kpid || rc=$?
+is "$rc" 0 "a replayed file cut to 0 bytes while replayed: exit 0 (no SIGBUS)"
+is "$(grep -c '"report":' "$TMP/shrink.out")" 4 "it reports to the end"
+
+# --- a file-size limit (ulimit -f) ------------------------------------------------------------
+# SIGXFSZ used to kill kerntop with no message, leaving the hidden temporary -o file behind.
+mkdir "$TMP/fsz"
+rc=0
+(ulimit -f 4 && exec "$KERNTOP" -b --speed max --format json --replay "$UI/ui.perf" $SYM -o "$TMP/fsz/r.json") \
+	>/dev/null 2>"$TMP/fsz.err" || rc=$?
+is "$rc" 1 "-o past ulimit -f: exit 1 (not killed by SIGXFSZ)"
+like "$(cat "$TMP/fsz.err")" "^kerntop: .*r.json: File too large \(the file size limit, ulimit -f\)" "-o past ulimit -f: the message says so"
+is "$(ls -A "$TMP/fsz")" "" "-o past ulimit -f: no file and no temporary file left"
 
 # --- the viewer on a terminal without cursor addressing -------------------------------------
 if command -v script >/dev/null 2>&1; then

@@ -112,6 +112,6 @@ like "$(field notice "$TMP/killed.out")" "end marker|truncated" "killed recordin
 "$KERNTOP" -b --replay "$TMP/killed" --speed max >"$TMP/killed.report" 2>"$TMP/killed.err"
 is "$?" 0 "kerntop -b --replay of the killed recording: exit 0"
 is "$(samples_line "$TMP/killed.report")" "$(field samples "$TMP/killed.out")" "killed recording: the report counts every flushed sample"
-like "$(cat "$TMP/killed.err")" "^kerntop: .*killed: replayed [0-9]+ samples; (no end marker \(kerntop did not exit cleanly\)|truncated)" \
+like "$(cat "$TMP/killed.err")" "^kerntop: .*killed: replayed [0-9]+ samples; (no end marker \(kerntop was killed, or its disk or size limit filled\)|truncated)" \
 	"killed recording: batch replay says on stderr that it was not closed"
 done_testing

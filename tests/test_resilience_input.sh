@@ -146,7 +146,7 @@ like "$(cat "$TMP/r-flip-tail.err")" "^kerntop: .*r-flip-tail: replayed $(want r
 like "$(head -1 "$TMP/r-flip-ks.err")" "^kerntop: .*r-flip-ks: the kallsyms block is damaged \(bad checksum at byte 75\): symbols come from this machine's /proc/kallsyms" \
 	"recording with a damaged kallsyms block: says the live kallsyms is used"
 like "$(tail -1 "$TMP/r-flip-ks.err")" "damaged kallsyms block" "recording with a damaged kallsyms block: the end notice repeats it"
-is "$(cat "$TMP/r-noend.err")" "kerntop: $TMP/r-noend: replayed 385 samples; no end marker (kerntop did not exit cleanly)" \
+is "$(cat "$TMP/r-noend.err")" "kerntop: $TMP/r-noend: replayed 385 samples; no end marker (kerntop was killed, or its disk or size limit filled)" \
 	"recording without an end marker (kill -9): the notice says so"
 run r-noend-text --replay "$TMP/r-flip-tail" $SYM --format text
 like "$(sed -n 's/^Samples: .*, skipped /skipped /p' "$TMP/r-noend-text.json")" "^skipped 1$" "text report header: skipped 1"

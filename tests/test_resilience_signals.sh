@@ -104,6 +104,13 @@ for sig in INT TERM; do
 	until_logged "resize 40x12" "$TMP/ui-$sig.log"
 	tm resize-window -t "$S" -x 100 -y 30 2>/dev/null
 	storm WINCH 300 "$kp"
+	# keys act only once the viewer is back at 100x30 (too small, they do nothing): the last
+	# size it logged, after the 40x12 one, must be 100x30
+	w=300
+	while [ "$w" -gt 0 ] && [ "$(grep -o 'resize [0-9]*x[0-9]*' "$TMP/ui-$sig.log" | tail -1)" != "resize 100x30" ]; do
+		sleep 0.1
+		w=$((w - 1))
+	done
 	ok "$(kill -0 "$kp" 2>/dev/null; echo $?)" "viewer: still running after the storms (its pid is alive)"
 	ok "$(grep -c 'resize 40x12' "$TMP/ui-$sig.log" >/dev/null; echo $?)" "viewer: the real resize reached it"
 	# still drawing and reading keys: a screen it was not on before (the old one may linger)

@@ -129,15 +129,21 @@ static void test_default(const int *cpus, int ncpus, pid_t *dd)
 	 * checked where it is known: the --user source alongside must see 70-110% of 997 Hz per
 	 * CPU, and this one exactly its kernel-mode share; the bound here only catches a source
 	 * that delivers a small fraction of the ticks. */
-	expect = 997.0 * ncpus * (double)(t1 - t0) / 1e9;
+	/* The span is the samples' own (first to last delivered), not the wall time around the
+	 * open and the pump: under memcheck the open alone takes a good part of a second, and
+	 * sampling starts at the first read. */
+	expect = 997.0 * ncpus * (double)(c.t_max - c.t_min) / 1e9;
 	got = (double)c.samples;
 	printf("# %llu samples in %.3f s, %.0f%% of 997 x %d CPUs\n", (unsigned long long)c.samples,
-	       (double)(t1 - t0) / 1e9, 100.0 * got / expect, ncpus);
+	       (double)(c.t_max - c.t_min) / 1e9, 100.0 * got / expect, ncpus);
 	ok(got >= 0.25 * expect && got <= 1.1 * expect, "default: total plausible for 997 Hz");
 	for (int i = 0; i < ncpus; i++) {
 		double per = (double)cu.per_cpu[cpus[i]];
+		double want = 997.0 * (double)(cu.t_max - cu.t_min) / 1e9;
 
-		if (per < 0.7 * expect / ncpus || per > 1.1 * expect / ncpus)
+		printf("# --user source alongside, cpu %d: %.0f%% of 997 Hz\n", cpus[i],
+		       100.0 * per / want);
+		if (per < 0.7 * want || per > 1.1 * want)
 			full = 0;
 	}
 	ok(full, "default: the --user source alongside sees 997 Hz on every busy CPU");
@@ -704,12 +710,20 @@ static void test_tcp_callchain(void)
 	r = kt_source_open(&o, &s, err, sizeof(err));
 	is_int(r, 0, "tcp: opens with -g");
 	if (r == 0) {
-		end = kt_now_ns() + 1000000000ull;
+		/* until enough chains went through tcp (bounded, 30 s): how much CPU the pump gets
+		 * depends on the machine's load, and under memcheck the pump (a fork of this
+		 * process) runs 20-50 times slower */
+		uint64_t start = kt_now_ns();
+
+		end = start + 30000000000ull;
 		while (kt_now_ns() < end) {
 			struct pollfd fds[NCPU];
 			int n = kt_source_pollfds(s, fds, NCPU);
 
 			kt_source_read(s, &k, &timeout, err, sizeof(err));
+			if (kt_now_ns() >= start + 1000000000ull && chains_tcp >= 50 && send_caller &&
+			    recv_caller)
+				break;
 			poll(fds, (nfds_t)n, timeout);
 		}
 		kt_source_read(s, &k, &timeout, err, sizeof(err));
@@ -721,11 +735,10 @@ static void test_tcp_callchain(void)
 	       "%llu tcp_recvmsg_locked<-tcp_recvmsg\n",
 	       (unsigned long long)c.samples, (unsigned long long)chains_tcp,
 	       (unsigned long long)send_caller, (unsigned long long)recv_caller);
-	/* The pump shares the CPUs with the dd loads and with whatever else the suite runs in
-	 * parallel (make -j2): alone it gets a third to a half of the samples, under a loaded
-	 * machine far less, so only a floor that a broken chain parser cannot reach is asserted. */
-	ok(chains_tcp * 50 >= c.samples,
-	   "tcp: at least 2% of the chains go through tcp send/receive");
+	/* The pump shares the CPUs with the dd loads: alone it gets a third to a half of the
+	 * samples, under memcheck far less, so the share is not asserted; a count that a broken
+	 * chain parser cannot reach is. */
+	ok(chains_tcp >= 50, "tcp: at least 50 chains go through tcp send/receive");
 	ok(send_caller + recv_caller > 0, "tcp: callers appear above the hot tcp functions");
 	is_int(c.leaf_mismatch, 0, "tcp: frames[0] is the ip");
 	free(ksyms);

@@ -94,6 +94,15 @@ int main(void)
 	test_dir_check();
 	test_atomic();
 	ok(kt_now_ns() > 0, "monotonic clock");
+	{
+		char *t = kt_memdup_text("abcdef", 3);
+
+		ok(t && strcmp(t, "abc") == 0, "kt_memdup_text: n bytes, then a NUL");
+		free(t);
+		t = kt_memdup_text("", 0);
+		ok(t && t[0] == '\0', "kt_memdup_text of 0 bytes: an empty string");
+		free(t);
+	}
 	if (system(NULL)) {
 		char cmd[600];
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

@@ -106,14 +106,15 @@ EOF
 	ui_replay 100 30
 	KERNTOP=$REAL
 	see "vmlinux" "viewer under memcheck: up" 20
+	# each screen drawn under memcheck before the next key (waited for, not slept)
 	keys Enter
-	sleep 0.3
+	see "^modules > [^ ]+ +[0-9]+/[0-9]+\$" "viewer under memcheck: functions" 20
 	keys Enter
-	sleep 0.3
+	see "^modules > [^ ]+ > " "viewer under memcheck: lines" 20
 	keys BSpace BSpace c
-	sleep 0.3
+	see "^modules > CPUs " "viewer under memcheck: CPU screen" 20
 	keys h
-	sleep 0.3
+	see "^kerntop keys" "viewer under memcheck: help" 20
 	keys Escape q
 	see "^EXIT=" "viewer under memcheck: quits" 20
 	like "$SCREEN" "EXIT=0" "viewer under memcheck: exit 0"

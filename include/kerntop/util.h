@@ -16,6 +16,10 @@
  * a NULL hay. */
 int kt_contains_ci(const char *hay, const char *needle);
 
+/* A malloc'd copy of n bytes of p with a NUL after them (a text buffer that may hold no NUL),
+ * or NULL when out of memory. The caller frees it. */
+char *kt_memdup_text(const char *p, size_t n);
+
 /* Paths longer than this are shown shortened in messages, so that a 4000-byte path does not
  * push the reason out of the message. */
 #define KT_PATH_SHOWN 160
@@ -74,7 +78,13 @@ int kt_atomic_commit(struct kt_atomic *a, char *err, size_t errlen);
 /* Drops the temp file; safe after a failed or successful commit. */
 void kt_atomic_abort(struct kt_atomic *a);
 
-/* Reads a whole file (up to max bytes) into a NUL-terminated malloc'd buffer. */
+/* Opens a regular file for reading; a FIFO, pipe, socket or device is refused (-EINVAL) at
+ * once, without blocking (a FIFO nobody writes would hang the start), a directory with
+ * -EISDIR. Returns the fd or -errno with a message naming path and the fix. */
+int kt_open_regular(const char *path, char *err, size_t errlen);
+
+/* Reads a whole regular file (up to max bytes) into a NUL-terminated malloc'd buffer (see
+ * kt_open_regular). */
 int kt_read_file(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errlen);
 
 #endif
