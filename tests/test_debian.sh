@@ -99,4 +99,14 @@ diff "$TMP/need" "$TMP/have" | sed -n 's/^</#   missing from Build-Depends:/p; s
 qs_pc=$(sed -n 's/^NEED_PC="\(.*\)"$/\1/p' "$top_srcdir/quickstart.sh" | tr ' ' '\n' | sort | tr '\n' ' ')
 is "$qs_pc" "$(sort -u "$TMP/pc" | tr '\n' ' ')" "quickstart.sh's NEED_PC is configure.ac's pkg-config modules"
 
+# README's table of dnf and pacman names is quickstart.sh's lists (what it prints without apt-get).
+qs() { sed -n "s/^$1=\"\\(.*\\)\"\$/\\1/p" "$top_srcdir/quickstart.sh"; }
+row() { # row build|tests COLUMN: the README table cell, without backquotes
+	sed -n "s/^| $1 | \(.*\) |\$/\1/p" "$top_srcdir/README.md" | awk -F ' [|] ' -v c="$2" '{ print $c }' | tr -d '`'
+}
+is "$(row build 1)" "$(qs DNF_PACKAGES)" "README's dnf build packages are quickstart.sh's DNF_PACKAGES"
+is "$(row tests 1)" "$(qs DNF_TEST_PACKAGES)" "README's dnf test packages are quickstart.sh's DNF_TEST_PACKAGES"
+is "$(row build 2)" "$(qs PACMAN_PACKAGES)" "README's pacman build packages are quickstart.sh's PACMAN_PACKAGES"
+is "$(row tests 2)" "$(qs PACMAN_TEST_PACKAGES)" "README's pacman test packages are quickstart.sh's PACMAN_TEST_PACKAGES"
+
 done_testing
