@@ -293,7 +293,8 @@ static int check_zoom(struct app *a)
 
 static void batch_log(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The IRQ-off notice of a batch run, once on stderr (the reports carry it each time). */
+/* The IRQ-off notice of a batch run, once in the --log; the text and JSON reports carry it
+ * each time. Not on stderr: scripts that read kerntop's stderr for errors keep working. */
 static void batch_irq_notice(struct app *a, const struct kt_report_ctx *c)
 {
 	struct kt_summary sum;
@@ -304,7 +305,6 @@ static void batch_irq_notice(struct app *a, const struct kt_report_ctx *c)
 	kt_agg_summary(a->agg, &c->filter, &sum);
 	if (kt_report_irq_notice(&sum, c->event, c->stacks, msg, sizeof(msg))) {
 		a->irq_noticed = 1;
-		fprintf(stderr, "kerntop: %s\n", msg);
 		batch_log(a, "notice: %s", msg);
 	}
 }

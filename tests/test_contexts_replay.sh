@@ -55,7 +55,9 @@ print(" ".join("%s:%d" % (f["name"], f["hits"]) for f in d["functions"] if f.get
 like "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("notice", ""))' "$TMP/j")" \
 	'^15% of kernel hits are in IRQ-enabling helpers: cpu-clock cannot fire with IRQs off.*--irq-owner' \
 	"the JSON notice explains the IRQ-off skew and names the fix"
-like "$(cat "$TMP/err")" '15% of kernel hits are in IRQ-enabling helpers' "batch mode says it on stderr too"
+is "$(cat "$TMP/err")" "" "nothing on stderr: the reports carry the notice"
+kt --replay "$C/contexts.perf" --format json --log "$TMP/log" >/dev/null
+like "$(cat "$TMP/log")" 'batch: notice: 15% of kernel hits are in IRQ-enabling helpers' "and the --log has it"
 
 # The same samples without call chains: nothing but idle (the leaf says it), user and unknown.
 kt --replay "$C/contexts-leaf.perf" --format json >"$TMP/jl" 2>"$TMP/err"
