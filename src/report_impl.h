@@ -10,6 +10,12 @@
 #include "kerntop/window.h"
 
 void kt_rep_json_str(FILE *out, const char *s);
+/* Buffer size for kt_rep_safe (longer names are cut). */
+#define KT_REP_SAFE_LEN 1024
+/* s for a terminal: s itself when clean, else a copy in buf with each control byte (C0, DEL,
+ * C1) and each byte that is not valid UTF-8 shown as '?'. Names come from kallsyms files,
+ * recordings and task names, which anyone may have filled with escape sequences. */
+const char *kt_rep_safe(const char *s, char *buf, size_t len);
 void kt_rep_json_num(FILE *out, double v);
 void kt_rep_csv_str(FILE *out, const char *s);
 void kt_rep_folded_frame(FILE *out, struct kt_agg *agg, uint32_t func);
