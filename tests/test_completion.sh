@@ -25,7 +25,7 @@ want=$("$K" --help | grep -oE '^ +(-[A-Za-z], )?--[a-z][a-z-]*( [A-Z][A-Z0-9_|a-
 	sed -E 's/^ +(-[A-Za-z], )?//; s/ [A-Z].*/=/' | sort | tr '\n' ' ' | sed 's/ $//')
 is "$(complete_line "$K" --)" "$want" "-- offers every long option of --help (= where a value follows)"
 nos=$(printf '%s\n' $want | grep -- '^--no-' | tr '\n' ' ' | sed 's/ $//')
-like "$nos" '^--no-color( --[a-z-]+)* --no-mouse' "--help has --no- options (at least --no-color, --no-mouse)"
+like "$nos" '(^| )--no-color( --[a-z-]+)* --no-mouse' "--help has --no- options (at least --no-color, --no-mouse)"
 is "$(complete_line "$K" --no-)" "$nos" "--no- offers exactly the --no- options"
 is "$(complete_line "$K" --rep)" "--replay=" "one candidate: --replay= (no space after it)"
 # the formats as --help lists them ("text (default), json, csv or folded")
