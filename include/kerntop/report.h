@@ -9,6 +9,7 @@
 
 #include "kerntop/agg.h"
 #include "kerntop/options.h"
+#include "kerntop/procstat.h"
 
 struct kt_window;
 struct kt_symbols;
@@ -36,6 +37,7 @@ struct kt_report_ctx {
 	int push;
 	uint64_t push_sent, push_failed, push_dropped;
 	const char *push_error;  /* the last failure, or NULL */
+	const struct kt_ps_view *ps; /* /proc/stat, softirqs, interrupts figures, or NULL */
 	int folded_context;      /* folded output: the context as the root frame ("[softirq NET_RX]") */
 	const char *const *annotate; /* nannotate --annotate FUNC or MODULE:FUNC: listings */
 	unsigned nannotate;
