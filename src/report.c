@@ -505,6 +505,15 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 		goto done;
 	}
 	kt_agg_summary(agg, &c->filter, &sum);
+	if (kt_rep_ps_idle_from_stat(c)) {
+		/* cycles stop on an idle CPU: only the kernel's own accounting knows the split */
+		const double *p = c->ps->pct;
+
+		sum.busy_pct = p[KT_PS_SYSTEM] + p[KT_PS_IRQ] + p[KT_PS_SOFTIRQ];
+		sum.idle_pct = p[KT_PS_IDLE] + p[KT_PS_IOWAIT];
+		sum.user_pct = p[KT_PS_USER] + p[KT_PS_NICE];
+		sum.unsampled_pct = sum.user_pct;
+	}
 	q.filter = c->filter;
 	q.limit = c->top;
 	q.view = KT_VIEW_MODULES;
@@ -537,12 +546,14 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 	switch (c->format) {
 	case KT_FORMAT_TEXT:
 		kt_rep_text_header(out, c, &sum);
+		kt_rep_ps_text_header(out, c);
 		fputs("\n", out);
 		kt_rep_text_table(out, agg, KT_VIEW_MODULES, &mods, "");
 		fputs("\nTop functions\n", out);
 		kt_rep_text_table(out, agg, KT_VIEW_TOPFUNCS, &funcs, "");
 		fputs("\nCPUs\n", out);
 		kt_rep_text_table(out, agg, KT_VIEW_CPUS, &cpus, "");
+		kt_rep_ps_text_cpus(out, c);
 		for (unsigned i = 0; i < z.n; i++)
 			zoom_text(out, agg, z.id[i], &z.res[i]);
 		if (c->stacks) {
@@ -556,9 +567,17 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 		break;
 	case KT_FORMAT_JSON:
 		kt_rep_json_header(out, c, &sum);
+		kt_rep_ps_json_header(out, c);
 		json_rows(out, agg, "modules", KT_VIEW_MODULES, &mods);
 		json_rows(out, agg, "functions", KT_VIEW_TOPFUNCS, &funcs);
-		json_rows(out, agg, "cpu", KT_VIEW_CPUS, &cpus);
+		fputs(",\"cpu\":[", out);
+		for (size_t i = 0; i < cpus.nrows; i++) {
+			fputs(i ? "," : "", out);
+			kt_rep_json_row_open(out, agg, KT_VIEW_CPUS, &cpus.rows[i]);
+			kt_rep_ps_json_cpu(out, c, cpus.rows[i].id);
+			fputc('}', out);
+		}
+		fputc(']', out);
 		/* "zoom" is the first -z module; "zooms" lists every one, in order */
 		if (z.n) {
 			fputs(",\"zoom\":", out);
@@ -587,6 +606,7 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 			csv_rows(out, agg, c, "zoom", KT_VIEW_FUNCS, &z.res[i]);
 		if (c->stacks)
 			csv_rows(out, agg, c, "context", KT_VIEW_CONTEXTS, &ctxs);
+		kt_rep_ps_csv(out, c);
 		break;
 	case KT_FORMAT_FOLDED:
 		break;

@@ -35,4 +35,12 @@ void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const stru
 /* report_annotate.c: the --annotate listings (text) or the "annotate" array (JSON). */
 void kt_rep_annotate(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c);
 
+/* The /proc figures (report_procstat.c); each writes nothing without them. */
+int kt_rep_ps_idle_from_stat(const struct kt_report_ctx *c);
+void kt_rep_ps_json_header(FILE *out, const struct kt_report_ctx *c);
+void kt_rep_ps_json_cpu(FILE *out, const struct kt_report_ctx *c, uint32_t cpu);
+void kt_rep_ps_text_header(FILE *out, const struct kt_report_ctx *c);
+void kt_rep_ps_text_cpus(FILE *out, const struct kt_report_ctx *c);
+void kt_rep_ps_csv(FILE *out, const struct kt_report_ctx *c);
+
 #endif
