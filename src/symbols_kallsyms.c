@@ -378,8 +378,8 @@ static void compose_notice(struct kt_symbols *s, const char *ksrc, const char *m
 		n += (size_t)snprintf(
 		    s->notice + n, cap - n,
 		    geteuid() == 0
-			? "%s: every address reads as 0 (kernel.kptr_restrict): sysctl "
-			  "kernel.kptr_restrict=0; kernel hits show as [unknown] buckets; "
+			? "%s: every address reads as 0 (kernel.kptr_restrict): run as root or "
+			  "sysctl kernel.kptr_restrict=0; kernel hits show as [unknown] buckets; "
 			/* not root: kptr_restrict=0 alone is not enough, the kernel also hides
 			 * the addresses while perf_event_paranoid is above 1 */
 			: "%s: every address reads as 0 (kernel.kptr_restrict, or "
