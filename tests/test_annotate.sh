@@ -172,6 +172,25 @@ check "recorded text: objdump's instructions, 6 + 2 hits" \
 	python3 "$TOOLS/annotate_check.py" "$TMP/rec.json" hot_loop 0 "$TMP/odv.txt" \
 	"$(printf %x $((0x$tbase + 0x$L5))):6,$(printf %x $((0x$tbase + 0x$L1))):2"
 
+# a module whose notes (/sys/module/NAME/notes) name another build id than its .ko
+MR="$TMP/mroot"
+mkdir -p "$MR/proc" "$MR/sys/module/hotmod/notes" "$TMP/bmods"
+ld -r --build-id=sha1 -o "$TMP/bmods/hotmod.ko" "$M/hotmod.ko"
+mid=$(readelf -n "$TMP/bmods/hotmod.ko" | awk '/Build ID/ { print $3 }')
+cp "$TMP/kallsyms" "$MR/proc/kallsyms"
+cp "$TMP/modules" "$MR/proc/modules"
+python3 "$TOOLS/mkelf.py" notes "$MR/sys/module/hotmod/notes/.note.gnu.build-id" ffeeddccbbaa99887766554433221100ffeeddcc
+"$KERNTOP" -b --replay "$TMP/s.perf" --speed max --sysroot "$MR" --module-dir "$TMP/bmods" --annotate hot_loop \
+	--format json >"$TMP/m.json" 2>"$TMP/m.err"
+like "$(field "$TMP/m.json" 'r["annotate"][0]["error"]')" \
+	"hotmod\.ko: build id ${mid%"${mid#????????????}"}\.\.\. does not match the running kernel's ffeeddccbbaa\.\.\. \(/sys/module/hotmod/notes/\.note\.gnu\.build-id\): give the ELF file of the running module" \
+	"a .ko with another build id than /sys/module/NAME/notes is refused"
+python3 "$TOOLS/mkelf.py" notes "$MR/sys/module/hotmod/notes/.note.gnu.build-id" "$mid"
+"$KERNTOP" -b --replay "$TMP/s.perf" --speed max --sysroot "$MR" --module-dir "$TMP/bmods" --annotate hot_loop \
+	--format json >"$TMP/m.json" 2>"$TMP/m.err"
+is "$(field "$TMP/m.json" 'r["annotate"][0]["source"]+" "+str(r["annotate"][0]["hits"])')" "module 9" \
+	"the same build id: text from the .ko"
+
 # a corrupt kcore: not a crash, a reason
 printf 'garbage' >"$R/proc/kcore"
 run_root

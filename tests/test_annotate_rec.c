@@ -121,7 +121,12 @@ static void roundtrip(void)
 	fseek(f, 0, SEEK_END);
 	off = ftell(f) - 40; /* inside the text: the END block is 16 + 4 varints after it */
 	fseek(f, off, SEEK_SET);
-	fputc(fgetc(f) ^ 0xff, f);
+	{
+		int c = fgetc(f);
+
+		fseek(f, off, SEEK_SET);
+		fputc(c ^ 0xff, f);
+	}
 	fclose(f);
 	s = open_rec(path, err, sizeof(err));
 	ok(s != NULL, "a damaged TEXT block: still replays");
