@@ -78,7 +78,10 @@ print("sum_pct %.1f" % sum(c["pct"] for c in ctx))
 # /proc/stat charges it to softirq too) against /proc/stat's over the same interval
 cap = d["covered_s"] * d["freq_hz"] * d["cpus"]
 print("kt_si %.2f" % (100.0 * sum(c["hits"] for c in ctx if c["kind"] == "softirq") / cap))
-print("stat_si %.2f" % d.get("softirq_pct", -1))
+# /proc/stat's share over the CPUs kerntop sampled (the copy's one CPU when pinned), as
+# kerntop's is: the mean of those CPUs' rows, or the machine's when the rows lack it
+rows = [c["softirq_pct"] for c in d["cpu"] if "softirq_pct" in c]
+print("stat_si %.2f" % (sum(rows) / len(rows) if rows else d.get("softirq_pct", -1)))
 print("netrx_per_s %.0f" % max([c.get("softirqs_per_s", {}).get("NET_RX", 0) for c in d["cpu"]] + [0]))
 print("covered_s %.3f proc_interval_s %.3f" % (d["covered_s"], d.get("proc_interval_s", -1)))
 for c in busy[:6]:
