@@ -36,7 +36,7 @@ int main(int argc, char **argv)
 	struct kt_source_stats st;
 	struct kt_source *s;
 	uint64_t n = 0, end, wakeups = 0;
-	struct kt_sink sink = {&n, count, NULL, NULL, NULL};
+	struct kt_sink sink = {&n, count, NULL, NULL, NULL, NULL};
 	char err[KT_ERRLEN];
 
 	if (argc > 2)

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Ingest cost of call chains: the same samples replayed with and without -g, in samples/s.
 #   bench/bench_stacks.sh [BUILD_DIR]   (env: BENCH_SAMPLES=1000000, BENCH_DIR=/tmp/kerntop-bench-stacks,
-#                                        BENCH_RUNS=3 (best of), KEEP=1 keeps the inputs)
+#                                        BENCH_RUNS=3 (best of), KEEP=1 keeps the inputs,
+#                                        BENCH_CPUS=2 and BENCH_DEPTH=0 (4..24 frames): the
+#                                        generator's machine, e.g. 256 CPUs of 32-frame chains)
 # 1. bench_stacks_gen.py writes N samples as `perf script` text with call chains (mean 13
 #    frames, 4000 distinct stacks, 700 functions in vmlinux and 2 modules) and the very same
 #    samples without the frame lines (the leaf on the sample line, as perf script prints a
@@ -17,16 +19,18 @@ build=${1:-${top_builddir:-$here/../build}}
 KERNTOP=${KERNTOP:-$build/kerntop}
 DUMP=$build/tests/test_replay_dump
 n=${BENCH_SAMPLES:-1000000}
+ncpus=${BENCH_CPUS:-2}
+depth=${BENCH_DEPTH:-0}
 runs=${BENCH_RUNS:-3}
 dir=${BENCH_DIR:-/tmp/kerntop-bench-stacks}
 [ -x "$KERNTOP" ] || { echo "bench_stacks: build $KERNTOP first" >&2; exit 2; }
 [ -x "$DUMP" ] || { echo "bench_stacks: build $DUMP first (make check builds it)" >&2; exit 2; }
 mkdir -p "$dir"
 
-if [ "$(cat "$dir/params" 2>/dev/null)" != "$n" ] || [ ! -s "$dir/g.txt" ] || [ ! -s "$dir/nog.txt" ]; then
+if [ "$(cat "$dir/params" 2>/dev/null)" != "$n $ncpus $depth" ] || [ ! -s "$dir/g.txt" ] || [ ! -s "$dir/nog.txt" ]; then
 	rm -f "$dir/g.ktrec" "$dir/nog.ktrec"
-	python3 "$here/bench_stacks_gen.py" "$dir" "$n"
-	echo "$n" >"$dir/params"
+	python3 "$here/bench_stacks_gen.py" "$dir" "$n" "$ncpus" "$depth"
+	echo "$n $ncpus $depth" >"$dir/params"
 fi
 for f in g nog; do
 	if [ ! -s "$dir/$f.ktrec" ]; then
@@ -81,6 +85,12 @@ nb=$(echo "$t_nog_ktrec - $r_nog_ktrec" | bc -l)
 if [ "$(echo "$gb > 0.005 && $nb > 0.005" | bc -l)" = 1 ]; then
 	echo "ratio with -g / without, beyond reading (recording): $(ratio "$nb" "$gb")"
 fi
+# The replay holds n / (ncpus * 997) s of a machine sampled at 997 Hz: ingesting it live would
+# take this share of one core (the reader included, as a live ring drain would be).
+span=$(echo "$n / ($ncpus * 997)" | bc -l)
+echo "as live at 997 Hz on $ncpus CPUs ($(printf '%.2f' "$span") s of samples):" \
+	"without -g $(echo "100 * $t_nog_ktrec / $span" | bc -l | xargs printf '%.1f')% of one core," \
+	"with -g $(echo "100 * $t_g_ktrec / $span" | bc -l | xargs printf '%.1f')%"
 frames=$(grep -c '^	' "$dir/g.txt" || true)
 echo "per frame: $(echo "($t_g_ktrec - $t_nog_ktrec) * 1000000000 / $frames" | bc -l | xargs printf '%.1f') ns of extra ingest for each of $frames frames"
 [ "${KEEP:-0}" = 1 ] || rm -f "$dir/g.txt" "$dir/nog.txt" "$dir/g.ktrec" "$dir/nog.ktrec" "$dir/params"

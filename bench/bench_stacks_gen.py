@@ -3,9 +3,12 @@
 text with call chains (g.txt) and without them (nog.txt: the leaf on the sample line, as
 perf script prints a recording made without -g), plus kallsyms and modules for them.
 
-usage: bench_stacks_gen.py DIR N
+usage: bench_stacks_gen.py DIR N [NCPUS [DEPTH]]
 Stacks: 4000 distinct chains of 4..24 frames (mean about 13) walked over a call graph of
 600 kernel functions and 2 modules, drawn with a Zipf-like weight, on 2 CPUs at 997 Hz.
+NCPUS spreads the samples over that many CPUs, each at 997 Hz (256: the scale issue's
+machine); DEPTH makes every chain exactly DEPTH frames (32: perf's default --max-stack is
+127, kerntop's 32).
 """
 import os
 import random
@@ -14,6 +17,8 @@ import sys
 
 def main():
     d, n = sys.argv[1], int(sys.argv[2])
+    ncpus = int(sys.argv[3]) if len(sys.argv) > 3 else 2
+    depth = int(sys.argv[4]) if len(sys.argv) > 4 else 0
     rnd = random.Random(42)
     base = 0xffffffff81000000
     funcs = []  # (addr, name, dso)
@@ -38,11 +43,12 @@ def main():
                for i in range(nf)]
     chains = []
     for _ in range(4000):
-        depth = rnd.randint(4, 24)
+        want = depth or rnd.randint(4, 24)
         f = rnd.randrange(0, 40)  # entry points
         walk = [f]
-        while len(walk) < depth and callees[f]:
-            f = rnd.choice(callees[f])
+        while len(walk) < want and (callees[f] or depth):
+            # a fixed depth past the deepest function recurses in it, as real code does
+            f = rnd.choice(callees[f]) if callees[f] else f
             walk.append(f)
         chains.append(walk[::-1])  # leaf first
     weights = [1.0 / (i + 1) for i in range(len(chains))]
@@ -62,7 +68,7 @@ def main():
         for i, c in enumerate(picks):
             comm, tid = tasks[c % 16]
             hdr = "%s %d/%d [%03d] %.6f:    1003009 cpu-clock:pppH: " % (
-                comm, tid, tid, i & 1, 1000 + (i >> 1) / 997.0)
+                comm, tid, tid, i % ncpus, 1000 + (i // ncpus) / 997.0)
             g.write(hdr + "\n" + lines_g[c] + "\n")
             ng.write(hdr + lines_leaf[c])
     os.rename(os.path.join(d, "g.txt.tmp"), os.path.join(d, "g.txt"))

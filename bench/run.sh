@@ -53,7 +53,7 @@ if [ "${BENCH_SKIP_LAYERS:-0}" != 1 ]; then
 		case $name in bench_proof*) continue ;; esac
 		case $name in
 		bench_ui*) args=("$K") ;;
-		bench_live_overhead*) args=("$B" "$SECS") ;;
+		bench_live_overhead*|bench_callgraph*) args=("$B" "$SECS") ;;
 		*) args=("$B") ;;
 		esac
 		echo

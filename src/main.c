@@ -18,6 +18,7 @@
 
 #include "kerntop/agg.h"
 #include "kerntop/options.h"
+#include "kerntop/procstat.h"
 #include "kerntop/report.h"
 #include "kerntop/settings.h"
 #include "kerntop/source.h"
@@ -35,6 +36,7 @@ struct app {
 	struct kt_window *win;
 	struct kt_agg *agg;
 	struct kt_ui *ui;
+	struct kt_procstat *proc; /* /proc/stat, softirqs, interrupts: read live, fed on replay */
 	FILE *out; /* batch output */
 	struct kt_atomic out_file;
 	uint64_t start_ns; /* source clock at start */
@@ -116,6 +118,13 @@ static void on_comm(void *ctx, int32_t pid, int32_t tid, const char *comm, uint6
 	struct app *a = ctx;
 
 	kt_window_comm(a->win, pid, tid, comm);
+}
+
+static void on_procstat(void *ctx, const struct kt_ps_snap *snap)
+{
+	struct app *a = ctx;
+
+	kt_procstat_feed(a->proc, snap);
 }
 
 static void on_lost(void *ctx, uint32_t cpu, uint64_t count, uint64_t t)
@@ -228,6 +237,11 @@ static int open_pipeline(struct app *a)
 		snprintf(a->err, sizeof(a->err), "cannot create the aggregator (%s)", strerror(-r));
 		return r;
 	}
+	r = kt_procstat_new(o->sysroot, info->max_cpu, &a->proc);
+	if (r < 0) {
+		snprintf(a->err, sizeof(a->err), "cannot create the /proc reader (%s)", strerror(-r));
+		return r;
+	}
 	kt_agg_set_irq_owner(a->agg, o->irq_owner);
 	a->start_ns = kt_source_now(a->src);
 	return 0;
@@ -277,7 +291,8 @@ static void report_ctx(struct app *a, struct kt_report_ctx *c)
 	c->skipped = st.skipped;
 	c->report_no = a->reports;
 	c->time_s = (double)(kt_source_now(a->src) - a->start_ns) / 1e9;
-	c->stacks = o->callchain || info->callchain;
+	c->stacks = info->callchain;
+	c->ps = kt_procstat_view(a->proc);
 	c->folded_context = o->folded_context;
 	kt_filter_all(&c->filter);
 }
@@ -557,6 +572,20 @@ static void replay_finished(struct app *a)
 	kt_ui_refresh(a->ui);
 }
 
+static void status_notice(struct app *a, const char *msg);
+
+/* Live: the /proc figures of this refresh, read once and written into a --record file. */
+static void proc_tick(struct app *a)
+{
+	char msg[KT_ERRLEN];
+
+	if (a->opts->replay)
+		return;
+	if (kt_procstat_read(a->proc, kt_source_now(a->src), msg, sizeof(msg)))
+		status_notice(a, msg);
+	kt_source_procstat(a->src, kt_procstat_latest(a->proc));
+}
+
 static double delay_s(const struct app *a)
 {
 	return a->ui ? kt_ui_delay(a->ui) : a->opts->delay_s;
@@ -575,6 +604,7 @@ static int run_loop(struct app *a, int sigfd)
 	sink.sample = on_sample;
 	sink.comm = on_comm;
 	sink.lost = on_lost;
+	sink.procstat = on_procstat;
 	for (;;) {
 		int n = 0, src_timeout = -1, timeout, r;
 		uint64_t now;
@@ -631,6 +661,7 @@ static int run_loop(struct app *a, int sigfd)
 				return -1;
 			if (!a->replay_done)
 				kt_window_advance(a->win, kt_source_now(a->src));
+			proc_tick(a);
 			if (kt_source_refresh(a->src, msg, sizeof(msg)) > 0)
 				status_notice(a, msg);
 			record_texts(a, 0);
@@ -665,7 +696,8 @@ static int check_period(const struct kt_options *o)
 	fprintf(stderr,
 		"kerntop: invalid value '%llu' for -c: %s samples at most every %u ns (the "
 		"kernel's timer floor); use -c %u or more, or -F HZ (see kerntop --help)\n",
-		(unsigned long long)o->period, o->event, KT_SOURCE_MIN_CLOCK_PERIOD,
+		(unsigned long long)o->period, strcmp(o->event, "auto") ? o->event : "cpu-clock",
+		KT_SOURCE_MIN_CLOCK_PERIOD,
 		KT_SOURCE_MIN_CLOCK_PERIOD);
 	return -1;
 }
@@ -676,6 +708,8 @@ static void cleanup(struct app *a)
 		fclose(a->log);
 	a->log = NULL;
 	kt_ui_free(a->ui);
+	kt_procstat_free(a->proc);
+	a->proc = NULL;
 	kt_agg_free(a->agg);
 	kt_window_free(a->win);
 	kt_sym_free(a->sym);
@@ -752,7 +786,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else {
-		struct kt_ui_env env = {a.agg, a.win, a.sym, a.src, &opts, &a.settings};
+		struct kt_ui_env env = {a.agg, a.win, a.sym, a.src, &opts, a.proc, &a.settings};
 
 		if (check_zoom(&a) < 0 || kt_ui_new(&env, &a.ui, a.err, sizeof(a.err)) < 0) {
 			fprintf(stderr, "kerntop: %s\n", a.err);
@@ -768,7 +802,13 @@ int main(int argc, char **argv)
 			  kt_format_name(opts.format), opts.delay_s, opts.iterations);
 	}
 	startup_notices(&a);
+	proc_tick(&a); /* the first reading: the first refresh has shares over its interval */
 	r = run_loop(&a, sigfd);
+	/* A last reading, so that the final report and the recording end with the figures up to
+	 * now; not right after a tick's: /proc/stat counts 10 ms ticks, a few ms hold none. */
+	if (r == 0 && kt_procstat_latest(a.proc) &&
+	    kt_source_now(a.src) - kt_procstat_latest(a.proc)->time_ns >= 250000000ull)
+		proc_tick(&a);
 	record_texts(&a, 1);
 	/* Stops sampling and closes a recording: a full disk on the last block is an error. */
 	{

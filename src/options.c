@@ -32,6 +32,7 @@ enum {
 	OPT_SNAPSHOT_DIR,
 	OPT_LOG,
 	OPT_KEEP_PRIVILEGES,
+	OPT_NO_CALL_GRAPH,
 	OPT_IRQ_OWNER,
 	OPT_FOLDED_CONTEXT,
 	OPT_ANNOTATE,
@@ -47,6 +48,7 @@ static const struct option long_options[] = {
     {"cpu", required_argument, NULL, 'C'},
     {"user", no_argument, NULL, 'u'},
     {"call-graph", no_argument, NULL, 'g'},
+    {"no-call-graph", no_argument, NULL, OPT_NO_CALL_GRAPH},
     {"max-stack", required_argument, NULL, OPT_MAX_STACK},
     {"irq-owner", no_argument, NULL, OPT_IRQ_OWNER},
     {"folded-context", no_argument, NULL, OPT_FOLDED_CONTEXT},
@@ -112,13 +114,16 @@ void kt_options_usage(FILE *out)
 	    "Live statistical kernel profiler: which module, function and line burns kernel CPU.\n"
 	    "\n"
 	    "Sampling:\n"
-	    "  -e, --event NAME        cpu-clock (default), task-clock, or cycles (falls back to\n"
-	    "                          cpu-clock with a notice where the PMU lacks it)\n"
+	    "  -e, --event NAME        auto (default), cpu-clock, task-clock or cycles\n"
+	    "                          auto: cycles where the PMU has it, else cpu-clock with a\n"
+	    "                          notice (cpu-clock with -c); cycles falls back the same way\n"
 	    "  -F, --freq HZ           samples per second per CPU (default 997)\n"
 	    "  -c, --count N           sample every N events instead of a frequency\n"
 	    "  -C, --cpu LIST          CPUs to sample, e.g. 0,2-3 (default: all online)\n"
 	    "  -u, --user              also count user-mode hits (one [user] row)\n"
-	    "  -g, --call-graph        sample kernel call chains (callers, flame graphs)\n"
+	    "  -g, --call-graph        sample kernel call chains (callers, stacks, flame graphs;\n"
+	    "                          the default: --no-call-graph turns them off)\n"
+	    "      --no-call-graph     sample the interrupted address only\n"
 	    "      --max-stack N       frames kept per call chain (default 32, at most 256)\n"
 	    "      --irq-owner         charge hits in IRQ-enabling helpers (pvm_irq_enable,\n"
 	    "                          _raw_spin_unlock_irqrestore ...) to their first caller\n"
@@ -308,9 +313,12 @@ static int parse_double(const char *s, double min, double max, double *out)
 static void set_defaults(struct kt_options *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->event = "cpu-clock";
+	o->event = "auto";
 	o->freq_hz = 997;
 	o->max_stack = 32;
+	/* chains by default, like bcc profile and the Pyroscope/Parca agents: the callers, the
+	 * stacks and the contexts need them, and they cost little (docs/sampling.md) */
+	o->callchain = 1;
 	o->speed = 1.0;
 	o->sysroot = "";
 	o->bucket = 64;
@@ -378,7 +386,10 @@ static int check_out_path(FILE *err, const char *opt, const char *path)
 
 static int check_event(const char *e)
 {
-	return strcmp(e, "cpu-clock") && strcmp(e, "task-clock") && strcmp(e, "cycles") ? -1 : 0;
+	return strcmp(e, "auto") && strcmp(e, "cpu-clock") && strcmp(e, "task-clock") &&
+		       strcmp(e, "cycles")
+		   ? -1
+		   : 0;
 }
 
 int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FILE *err)
@@ -400,7 +411,7 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 			return 0;
 		case 'e':
 			if (check_event(optarg))
-				return bad_value(err, c, optarg, "cpu-clock, task-clock or cycles");
+				return bad_value(err, c, optarg, "auto, cpu-clock, task-clock or cycles");
 			o->event = optarg;
 			break;
 		case 'F':
@@ -427,6 +438,9 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 			break;
 		case 'g':
 			o->callchain = 1;
+			break;
+		case OPT_NO_CALL_GRAPH:
+			o->callchain = 0;
 			break;
 		case OPT_MAX_STACK:
 			if (parse_u64(optarg, 1, 256, &u))
@@ -588,12 +602,12 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 		return 2;
 	}
 	if (o->format == KT_FORMAT_FOLDED && !o->callchain && !o->replay) {
-		fprintf(err, "kerntop: --format folded needs call chains: add -g\n");
+		fprintf(err, "kerntop: --format folded needs call chains: drop --no-call-graph\n");
 		return 2;
 	}
 	if (o->irq_owner && !o->callchain && !o->replay) {
 		fprintf(err,
-			"kerntop: --irq-owner needs call chains to find the callers: add -g\n");
+			"kerntop: --irq-owner needs call chains to find the callers: drop --no-call-graph\n");
 		return 2;
 	}
 	if (o->folded_context && (!o->batch || o->format != KT_FORMAT_FOLDED)) {

@@ -13,9 +13,14 @@ static const char *row_module(const struct kt_row *r)
 	return r->idle ? "[idle]" : (r->module ? r->module : "");
 }
 
+/* Names as a terminal may show them (kt_rep_safe), two per line at most. */
+#define SAFE(x) kt_rep_safe((x), safe1, sizeof(safe1))
+#define SAFE2(x) kt_rep_safe((x), safe2, sizeof(safe2))
+
 void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const struct kt_result *res,
 		       const char *indent)
 {
+	char safe1[KT_REP_SAFE_LEN], safe2[KT_REP_SAFE_LEN];
 	int w = kt_rep_name_width(res->rows, res->nrows, 8, 48);
 	double cpucap = res->sum.covered_s * res->sum.freq_hz;
 
@@ -26,8 +31,9 @@ void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const stru
 		for (size_t i = 0; i < res->nrows; i++) {
 			const struct kt_row *r = &res->rows[i];
 
-			fprintf(out, "%s%-*s %10llu %11.1f %6.2f%% %10.1f\n", indent, w, r->name,
-				(unsigned long long)r->hits, r->ms, r->pct_kernel, r->per_s);
+			fprintf(out, "%s%-*s %10llu %11.1f %6.2f%% %10.1f\n", indent, w,
+				SAFE(r->name), (unsigned long long)r->hits, r->ms, r->pct_kernel,
+				r->per_s);
 		}
 		break;
 	case KT_VIEW_FUNCS:
@@ -39,7 +45,7 @@ void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const stru
 			const struct kt_row *r = &res->rows[i];
 
 			fprintf(out, "%s%-*s %10llu %11.1f %6.2f%% %6.2f%% %10.1f%s\n", indent, w,
-				r->name, (unsigned long long)r->hits, r->ms, r->pct_kernel,
+				SAFE(r->name), (unsigned long long)r->hits, r->ms, r->pct_kernel,
 				r->pct_parent, r->per_s,
 				r->idle && v == KT_VIEW_FUNCS ? "  idle" : "");
 		}
@@ -56,7 +62,7 @@ void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const stru
 			const struct kt_row *r = &res->rows[i];
 
 			fprintf(out, "%s%-*s %-*s %10llu %11.1f %6.2f%% %10.1f\n", indent, w,
-				r->name, mw, row_module(r), (unsigned long long)r->hits, r->ms,
+				SAFE(r->name), mw, SAFE2(row_module(r)), (unsigned long long)r->hits, r->ms,
 				r->pct_kernel, r->per_s);
 		}
 		break;
@@ -72,7 +78,8 @@ void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const stru
 			    r->name, (unsigned long long)r->hits, (unsigned long long)r->kernel,
 			    (unsigned long long)r->user, (unsigned long long)r->idle_hits,
 			    cpucap > 0 ? (double)r->kernel / cpucap * 100.0 : 0,
-			    r->top_module ? r->top_module : "-", r->top_func ? r->top_func : "-");
+			    r->top_module ? SAFE(r->top_module) : "-",
+			    r->top_func ? SAFE2(r->top_func) : "-");
 		}
 		break;
 	case KT_VIEW_TASKS:
@@ -82,7 +89,7 @@ void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const stru
 			const struct kt_row *r = &res->rows[i];
 
 			fprintf(out, "%s%8d %8d %-*s %10llu %11.1f %6.2f%% %10.1f\n", indent,
-				r->pid, r->tid, w, r->name, (unsigned long long)r->hits, r->ms,
+				r->pid, r->tid, w, SAFE(r->name), (unsigned long long)r->hits, r->ms,
 				r->pct_kernel, r->per_s);
 		}
 		break;
@@ -95,7 +102,7 @@ void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const stru
 
 			fprintf(out, "%s%10llu %6.2f%%  %*s%s [%s]\n", indent,
 				(unsigned long long)r->hits, r->pct_parent, (int)r->depth * 2, "",
-				r->name, r->module ? r->module : "?");
+				SAFE(r->name), r->module ? SAFE2(r->module) : "?");
 		}
 		break;
 	case KT_VIEW_CONTEXTS:
@@ -105,7 +112,7 @@ void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const stru
 			const struct kt_row *r = &res->rows[i];
 
 			fprintf(out, "%s%-*s %10llu %11.1f %6.2f%% %8.2f%% %10.1f\n", indent, w,
-				r->name, (unsigned long long)r->hits, r->ms, r->pct_kernel,
+				SAFE(r->name), (unsigned long long)r->hits, r->ms, r->pct_kernel,
 				r->pct_machine, r->per_s);
 		}
 		break;
@@ -400,12 +407,14 @@ static void csv_rows(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *
 /* Resolves --zoom; a name that is no module gets the near names in the message. */
 static int zoom_module(struct kt_agg *agg, const char *zoom, uint32_t *id, char *err, size_t errlen)
 {
-	char near[256];
+	char near[256], safe1[KT_REP_SAFE_LEN], safe2[KT_REP_SAFE_LEN];
 
 	if (kt_agg_module_find(agg, zoom, id, near, sizeof(near)) == 0)
 		return 0;
+	/* the module names come from kallsyms or a recording: no escapes reach stderr */
 	if (near[0])
-		snprintf(err, errlen, "--zoom %s: no such module; did you mean: %s", zoom, near);
+		snprintf(err, errlen, "--zoom %.100s: no such module; did you mean: %s",
+			 SAFE(zoom), SAFE2(near));
 	else {
 		struct kt_symbols *s = kt_agg_symbols(agg);
 		size_t used = 0;
@@ -415,8 +424,8 @@ static int zoom_module(struct kt_agg *agg, const char *zoom, uint32_t *id, char 
 			used += (size_t)snprintf(near + used, sizeof(near) - used, "%s%s",
 						 used ? ", " : "", kt_agg_module_name(agg, i));
 		snprintf(err, errlen,
-			 "--zoom %s: no such module; known modules include: %s, [idle]", zoom,
-			 near);
+			 "--zoom %.100s: no such module; known modules include: %s, [idle]",
+			 SAFE(zoom), SAFE2(near));
 	}
 	return -ENOENT;
 }
@@ -458,8 +467,10 @@ static void zoom_text(FILE *out, struct kt_agg *agg, uint32_t zid, const struct 
 	struct kt_symbols *s = kt_agg_symbols(agg);
 	const struct kt_sym_module *m = kt_sym_module(s, zid);
 
+	char safe1[KT_REP_SAFE_LEN];
+
 	fprintf(out, "\nZoom: %s (%zu functions with hits%s, bucket size %u bytes)\n",
-		kt_agg_module_name(agg, zid), zoom->total_rows,
+		SAFE(kt_agg_module_name(agg, zid)), zoom->total_rows,
 		m && !m->nfuncs && zid != KT_AGG_IDLE_MODULE ? ", no symbols: address buckets" : "",
 		kt_sym_bucket(s));
 	kt_rep_text_table(out, agg, KT_VIEW_FUNCS, zoom, "");
@@ -494,6 +505,15 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 		goto done;
 	}
 	kt_agg_summary(agg, &c->filter, &sum);
+	if (kt_rep_ps_idle_from_stat(c)) {
+		/* cycles stop on an idle CPU: only the kernel's own accounting knows the split */
+		const double *p = c->ps->pct;
+
+		sum.busy_pct = p[KT_PS_SYSTEM] + p[KT_PS_IRQ] + p[KT_PS_SOFTIRQ];
+		sum.idle_pct = p[KT_PS_IDLE] + p[KT_PS_IOWAIT];
+		sum.user_pct = p[KT_PS_USER] + p[KT_PS_NICE];
+		sum.unsampled_pct = sum.user_pct;
+	}
 	q.filter = c->filter;
 	q.limit = c->top;
 	q.view = KT_VIEW_MODULES;
@@ -526,12 +546,14 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 	switch (c->format) {
 	case KT_FORMAT_TEXT:
 		kt_rep_text_header(out, c, &sum);
+		kt_rep_ps_text_header(out, c);
 		fputs("\n", out);
 		kt_rep_text_table(out, agg, KT_VIEW_MODULES, &mods, "");
 		fputs("\nTop functions\n", out);
 		kt_rep_text_table(out, agg, KT_VIEW_TOPFUNCS, &funcs, "");
 		fputs("\nCPUs\n", out);
 		kt_rep_text_table(out, agg, KT_VIEW_CPUS, &cpus, "");
+		kt_rep_ps_text_cpus(out, c);
 		for (unsigned i = 0; i < z.n; i++)
 			zoom_text(out, agg, z.id[i], &z.res[i]);
 		if (c->stacks) {
@@ -545,9 +567,17 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 		break;
 	case KT_FORMAT_JSON:
 		kt_rep_json_header(out, c, &sum);
+		kt_rep_ps_json_header(out, c);
 		json_rows(out, agg, "modules", KT_VIEW_MODULES, &mods);
 		json_rows(out, agg, "functions", KT_VIEW_TOPFUNCS, &funcs);
-		json_rows(out, agg, "cpu", KT_VIEW_CPUS, &cpus);
+		fputs(",\"cpu\":[", out);
+		for (size_t i = 0; i < cpus.nrows; i++) {
+			fputs(i ? "," : "", out);
+			kt_rep_json_row_open(out, agg, KT_VIEW_CPUS, &cpus.rows[i]);
+			kt_rep_ps_json_cpu(out, c, cpus.rows[i].id);
+			fputc('}', out);
+		}
+		fputc(']', out);
 		/* "zoom" is the first -z module; "zooms" lists every one, in order */
 		if (z.n) {
 			fputs(",\"zoom\":", out);
@@ -576,6 +606,7 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 			csv_rows(out, agg, c, "zoom", KT_VIEW_FUNCS, &z.res[i]);
 		if (c->stacks)
 			csv_rows(out, agg, c, "context", KT_VIEW_CONTEXTS, &ctxs);
+		kt_rep_ps_csv(out, c);
 		break;
 	case KT_FORMAT_FOLDED:
 		break;

@@ -7,6 +7,62 @@
 
 #include "report_impl.h"
 
+/* The length of the valid UTF-8 sequence at p (1 to 4 bytes), or 0 for an invalid byte. */
+static int utf8_len(const unsigned char *p)
+{
+	unsigned char c = p[0];
+	int n, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* no overlong forms, no surrogates, nothing above U+10FFFF */
+	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
+	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+const char *kt_rep_safe(const char *s, char *buf, size_t len)
+{
+	const unsigned char *p;
+	size_t o = 0;
+	int n;
+
+	if (!s)
+		return s;
+	for (p = (const unsigned char *)s; *p; p += n) {
+		n = utf8_len(p);
+		if (!n || *p < 0x20 || *p == 0x7f || (*p == 0xc2 && p[1] < 0xa0))
+			break;
+	}
+	if (!*p)
+		return s; /* the usual case: nothing to replace */
+	for (p = (const unsigned char *)s; *p && o + 5 < len; p += n) {
+		n = utf8_len(p);
+		/* C0 and C1 controls and invalid bytes (a lone 0x9b is CSI to some terminals) */
+		if (!n || *p < 0x20 || *p == 0x7f || (*p == 0xc2 && p[1] < 0xa0)) {
+			buf[o++] = '?';
+			n = n ? n : 1;
+			continue;
+		}
+		memcpy(buf + o, p, (size_t)n);
+		o += (size_t)n;
+	}
+	buf[o] = 0;
+	return buf;
+}
+
 void kt_rep_json_str(FILE *out, const char *s)
 {
 	if (!s) {
@@ -32,10 +88,22 @@ void kt_rep_json_str(FILE *out, const char *s)
 			fputs("\\r", out);
 			break;
 		default:
-			if (*p < 0x20)
+			if (*p < 0x20) {
 				fprintf(out, "\\u%04x", *p);
-			else
+			} else if (*p >= 0x80) {
+				/* JSON is UTF-8: a byte that is no valid sequence is written as the
+				 * code point of the same value (its Latin-1 reading) */
+				int n = utf8_len(p);
+
+				if (!n) {
+					fprintf(out, "\\u%04x", *p);
+				} else {
+					fwrite(p, 1, (size_t)n, out);
+					p += n - 1;
+				}
+			} else {
 				fputc(*p, out);
+			}
 		}
 	}
 	fputc('"', out);
@@ -69,6 +137,32 @@ void kt_rep_csv_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* A frame name's bytes: blanks, ';', control bytes and the quote and backslash (the frames
+ * also go into JSON strings) become '_', bytes that are not valid UTF-8 '?'. */
+static void frame_chars(FILE *out, const char *name, int brackets)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	int n;
+
+	for (; *p; p += n) {
+		n = utf8_len(p);
+		if (!n) {
+			fputc('?', out);
+			n = 1;
+		} else if (n > 1) {
+			fwrite(p, 1, (size_t)n, out);
+		} else if (brackets && (*p == '[' || *p == ']')) {
+			continue;
+		} else {
+			fputc(*p == ' ' || *p == ';' || *p < 0x20 || *p == 0x7f || *p == '"' ||
+				      *p == '\\'
+				  ? '_'
+				  : *p,
+			      out);
+		}
+	}
+}
+
 /* A folded-stack frame: the function name with spaces and ';' replaced, tagged with its
  * module the way flamegraph.pl understands (_[k] marks kernel code). */
 void kt_rep_folded_frame(FILE *out, struct kt_agg *agg, uint32_t func)
@@ -76,21 +170,16 @@ void kt_rep_folded_frame(FILE *out, struct kt_agg *agg, uint32_t func)
 	struct kt_symbols *s = kt_agg_symbols(agg);
 	const struct kt_sym_func *f = kt_sym_func(s, func);
 	const char *name = f && f->name ? f->name : "[unknown]";
-	const char *mod;
 
-	for (const char *p = name; *p; p++)
-		fputc(*p == ' ' || *p == ';' || *p == '\n' ? '_' : *p, out);
+	frame_chars(out, name, 0);
 	if (!f || f->module == KT_MOD_USER)
 		return;
 	if (f->module == KT_MOD_VMLINUX) {
 		fputs("_[k]", out);
 		return;
 	}
-	mod = kt_agg_module_name(agg, f->module);
 	fputs("_[", out);
-	for (const char *p = mod; *p; p++)
-		if (*p != '[' && *p != ']')
-			fputc(*p == ' ' || *p == ';' ? '_' : *p, out);
+	frame_chars(out, kt_agg_module_name(agg, f->module), 1);
 	fputc(']', out);
 }
 

@@ -10,6 +10,12 @@
 #include "kerntop/window.h"
 
 void kt_rep_json_str(FILE *out, const char *s);
+/* Buffer size for kt_rep_safe (longer names are cut). */
+#define KT_REP_SAFE_LEN 1024
+/* s for a terminal: s itself when clean, else a copy in buf with each control byte (C0, DEL,
+ * C1) and each byte that is not valid UTF-8 shown as '?'. Names come from kallsyms files,
+ * recordings and task names, which anyone may have filled with escape sequences. */
+const char *kt_rep_safe(const char *s, char *buf, size_t len);
 void kt_rep_json_num(FILE *out, double v);
 void kt_rep_csv_str(FILE *out, const char *s);
 void kt_rep_folded_frame(FILE *out, struct kt_agg *agg, uint32_t func);
@@ -28,5 +34,13 @@ void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const stru
 		       const char *indent);
 /* report_annotate.c: the --annotate listings (text) or the "annotate" array (JSON). */
 void kt_rep_annotate(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c);
+
+/* The /proc figures (report_procstat.c); each writes nothing without them. */
+int kt_rep_ps_idle_from_stat(const struct kt_report_ctx *c);
+void kt_rep_ps_json_header(FILE *out, const struct kt_report_ctx *c);
+void kt_rep_ps_json_cpu(FILE *out, const struct kt_report_ctx *c, uint32_t cpu);
+void kt_rep_ps_text_header(FILE *out, const struct kt_report_ctx *c);
+void kt_rep_ps_text_cpus(FILE *out, const struct kt_report_ctx *c);
+void kt_rep_ps_csv(FILE *out, const struct kt_report_ctx *c);
 
 #endif

@@ -273,6 +273,8 @@ static int take(struct kt_agg *agg, const struct kt_report_ctx *ctx, const struc
 		return -ENOMEM;
 	sn->agg = agg;
 	sn->c = *ctx;
+	/* the /proc view lives only until the next refresh: a snapshot written later has none */
+	sn->c.ps = NULL;
 	sn->c.filter.text = NULL; /* the caller's buffer: not kept */
 	sn->c.annotate_text = NULL;
 	if (ctx->annotate_text && !(sn->annot = strdup(ctx->annotate_text))) {

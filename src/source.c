@@ -71,6 +71,11 @@ int kt_source_finish(struct kt_source *s, char *err, size_t errlen)
 	return s ? kt_source_perf_finish(s, err, errlen) : 0;
 }
 
+int kt_source_procstat(struct kt_source *s, const struct kt_ps_snap *snap)
+{
+	return s && snap && s->ops->procstat ? s->ops->procstat(s, snap) : 0;
+}
+
 const char *kt_source_notice(const struct kt_source *s)
 {
 	return s->notice[0] ? s->notice : NULL;

@@ -16,6 +16,8 @@ struct kt_source_ops {
 		    size_t errlen);
 	uint64_t (*now)(const struct kt_source *s);
 	int (*refresh)(struct kt_source *s, char *msg, size_t msglen);
+	/* Records a /proc figures snapshot (live with --record); NULL: nothing to do. */
+	int (*procstat)(struct kt_source *s, const struct kt_ps_snap *snap);
 };
 
 /* Every source starts with this header; implementations embed it as their first member. */
@@ -53,6 +55,9 @@ int kt_rec_sample(struct kt_recorder *r, const struct kt_sample *s);
 int kt_rec_comm(struct kt_recorder *r, int32_t pid, int32_t tid, const char *comm, uint64_t t);
 int kt_rec_lost(struct kt_recorder *r, uint32_t cpu, uint64_t count, uint64_t t);
 int kt_rec_throttle(struct kt_recorder *r, uint32_t cpu, int throttled, uint64_t t);
+/* One /proc figures snapshot as its own PROCSTAT block (written at once, after the records
+ * before it). IRQ lines that would take the block past KT_REC_BLK_MAX are left out. */
+int kt_rec_procstat(struct kt_recorder *r, const struct kt_ps_snap *s);
 /* Writes one function's text bytes as a TEXT block (after the records so far). 0 or -errno. */
 int kt_rec_text(struct kt_recorder *r, uint64_t addr, const void *bytes, size_t len);
 /* Flushes the current block (called on each refresh so a crash loses at most one tick). */

@@ -33,6 +33,36 @@
 
 static const struct kt_source_ops perf_ops;
 
+const char *kt_perf_auto_event(int period_given, char *notice, size_t len)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	notice[0] = 0;
+	if (period_given)
+		return "cpu-clock";
+	/* Counting this process's own user cycles needs no privilege: it asks the PMU only
+	 * whether it has the event. */
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = kt_perf_sys_probe(&a);
+	if (fd >= 0) {
+		close(fd);
+		return "cycles";
+	}
+	snprintf(notice, len, "-e auto: no cycles event here (%s): sampling cpu-clock",
+		 errno == ENOENT      ? "no such hardware event"
+		 : errno == ENODEV    ? "no PMU"
+		 : errno == EOPNOTSUPP ? "not supported by the PMU"
+				      : strerror(errno));
+	return "cpu-clock";
+}
+
 static void path_in(const struct perf_source *p, const char *rel, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s", p->sysroot, rel);
@@ -494,7 +524,17 @@ int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, 
 	}
 	p->base.ops = &perf_ops;
 	snprintf(p->sysroot, sizeof(p->sysroot), "%s", o->sysroot ? o->sysroot : "");
-	setup_attr(p, o);
+	if (!o->event || !strcmp(o->event, "auto")) {
+		struct kt_source_opts ao = *o;
+		char note[160];
+
+		ao.event = kt_perf_auto_event(!o->freq_hz && o->period, note, sizeof(note));
+		if (note[0])
+			add_notice(p->base.notice, sizeof(p->base.notice), note);
+		setup_attr(p, &ao);
+	} else {
+		setup_attr(p, o);
+	}
 	p->pages = ring_pages(p);
 
 	/* Per-CPU tables are sized by the possible CPUs, so a CPU coming online later fits. */
@@ -776,6 +816,20 @@ static int perf_refresh(struct kt_source *s, char *msg, size_t msglen)
 	return msg[0] ? 1 : 0;
 }
 
+/* A write failure is kept and told at the next refresh, like the samples' own. */
+static int perf_procstat(struct kt_source *s, const struct kt_ps_snap *snap)
+{
+	struct perf_source *p = (struct perf_source *)s;
+	int r;
+
+	if (!p->rec || p->rec_err)
+		return 0;
+	r = kt_rec_procstat(p->rec, snap);
+	if (r < 0)
+		p->rec_err = r;
+	return r;
+}
+
 static const struct kt_source_ops perf_ops = {
     .name = "live",
     .free = perf_free,
@@ -783,4 +837,5 @@ static const struct kt_source_ops perf_ops = {
     .read = perf_read,
     .now = perf_now,
     .refresh = perf_refresh,
+    .procstat = perf_procstat,
 };

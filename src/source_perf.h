@@ -5,9 +5,16 @@
 
 #include <limits.h>
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "source_impl.h"
+
+/* -e auto: "cycles" where the PMU counts them (NMI-driven, it samples inside IRQ-off code),
+ * else "cpu-clock" with a one-line notice in notice. With -c (period_given) always
+ * "cpu-clock": the count keeps its meaning of nanoseconds whatever the machine. */
+const char *kt_perf_auto_event(int period_given, char *notice, size_t len);
 
 /* The kernel's hard pid limit on 64-bit (PID_MAX_LIMIT): sizes the seen-tid bitmap. */
 #define PERF_TID_LIMIT (4u * 1024 * 1024)
@@ -52,6 +59,9 @@ struct perf_source {
  * kt_perf_sys_mmap: maps len bytes of the event fd's ring, or MAP_FAILED with errno. */
 int kt_perf_sys_open(struct perf_event_attr *attr, int cpu);
 void *kt_perf_sys_mmap(size_t len, int fd);
+/* kt_perf_sys_probe: perf_event_open of a counting event on this process (pid 0, any CPU),
+ * which needs no privilege: -e auto asks the PMU with it whether it has cycles. */
+int kt_perf_sys_probe(struct perf_event_attr *attr);
 
 /* Bytes of one sample record with our sample_type: header, ip, pid/tid, time, cpu, period;
  * with a call chain add nr and up to max_stack frames (+ 2 context markers). */

@@ -34,6 +34,7 @@ struct kt_recorder {
 	uint64_t t, ip, period; /* delta state of the open block */
 	uint32_t cpu;
 	uint64_t nsamples, ncomm, nlost, nthrottle;
+	uint8_t *psbuf; /* a PROCSTAT block being encoded (KT_REC_BLK_MAX, allocated once) */
 };
 
 static int fail(struct kt_recorder *r, int e, const char *what)
@@ -256,6 +257,83 @@ int kt_rec_throttle(struct kt_recorder *r, uint32_t cpu, int throttled, uint64_t
 	return 0;
 }
 
+/* Worst case of n varints plus a name of len bytes and its length byte. */
+#define VARS(n) ((size_t)(n) * 10)
+
+static uint8_t *put_name(uint8_t *p, const char *s, size_t max)
+{
+	size_t n = strnlen(s, max - 1);
+
+	*p++ = (uint8_t)n;
+	memcpy(p, s, n);
+	return p + n;
+}
+
+int kt_rec_procstat(struct kt_recorder *r, const struct kt_ps_snap *s)
+{
+	uint32_t n = s->max_cpu, rows = 0, nirq = 0;
+	uint8_t *p, *end, *at;
+	struct iovec iov;
+
+	if (!r)
+		return 0;
+	if (r->error || write_buf(r) < 0)
+		return r->error;
+	if (!r->psbuf && !(r->psbuf = malloc(KT_REC_BLK_MAX)))
+		return fail(r, ENOMEM, "allocation");
+	p = r->psbuf + KT_REC_BLK_HDR;
+	end = r->psbuf + KT_REC_BLK_MAX;
+	/* time, have, the stat rows and the softirqs fit: at most 8192 CPUs * 10 varints */
+	for (uint32_t c = 0; c < n; c++)
+		rows += s->online[c];
+	if (VARS(3 + KT_PS_NSTAT + (size_t)rows * (1 + KT_PS_NSTAT)) +
+		VARS((size_t)KT_PS_MAX_VEC * n) + KT_PS_MAX_VEC * KT_PS_VEC_NAME + 64 >
+	    (size_t)(end - p))
+		return 0; /* more CPUs than a block can hold: not recorded */
+	p = kt_put_var(p, s->time_ns);
+	p = kt_put_var(p, s->have & 7u);
+	if (s->have & KT_PS_HAVE_STAT) {
+		for (int i = 0; i < KT_PS_NSTAT; i++)
+			p = kt_put_var(p, s->total[i]);
+		p = kt_put_var(p, rows);
+		for (uint32_t c = 0; c < n; c++) {
+			if (!s->online[c])
+				continue;
+			p = kt_put_var(p, c);
+			for (int i = 0; i < KT_PS_NSTAT; i++)
+				p = kt_put_var(p, s->stat[(size_t)c * KT_PS_NSTAT + i]);
+		}
+	}
+	if (s->have & KT_PS_HAVE_SOFTIRQS) {
+		p = kt_put_var(p, s->nvec);
+		for (uint32_t v = 0; v < s->nvec; v++) {
+			p = put_name(p, s->vec[v], KT_PS_VEC_NAME);
+			for (uint32_t c = 0; c < n; c++)
+				p = kt_put_var(p, s->softirq[(size_t)v * n + c]);
+		}
+	}
+	if (s->have & KT_PS_HAVE_INTERRUPTS) {
+		/* the line count goes in front once known: reserve its (short) varint */
+		at = p;
+		p += 2;
+		while (nirq < s->nirq && nirq < KT_PS_MAX_IRQ &&
+		       (size_t)(end - p) > 2 + KT_PS_IRQ_NAME + KT_PS_IRQ_DESC + VARS(n)) {
+			p = put_name(p, s->irq[nirq].name, KT_PS_IRQ_NAME);
+			p = put_name(p, s->irq[nirq].desc, KT_PS_IRQ_DESC);
+			for (uint32_t c = 0; c < n; c++)
+				p = kt_put_var(p, s->irqcnt[(size_t)nirq * n + c]);
+			nirq++;
+		}
+		/* two-byte varint, KT_PS_MAX_IRQ < 16384 */
+		at[0] = (uint8_t)(nirq | 0x80);
+		at[1] = (uint8_t)(nirq >> 7);
+	}
+	blk_header(r->psbuf, KT_BLK_PROCSTAT, (uint32_t)(p - r->psbuf - KT_REC_BLK_HDR), 1,
+		   r->psbuf + KT_REC_BLK_HDR);
+	iov = (struct iovec){r->psbuf, (size_t)(p - r->psbuf)};
+	return write_all(r, &iov, 1);
+}
+
 int kt_rec_flush(struct kt_recorder *r, char *err, size_t errlen)
 {
 	if (!r)
@@ -317,6 +395,7 @@ int kt_rec_close(struct kt_recorder *r, char *err, size_t errlen)
 	if (e)
 		snprintf(err, errlen, "%s", r->msg);
 	free(r->buf);
+	free(r->psbuf);
 	free(r);
 	return e;
 }

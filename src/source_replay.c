@@ -91,6 +91,10 @@ static void deliver(struct replay *r, const struct kt_rp_event *ev, const struct
 		if (k->throttle)
 			k->throttle(k->ctx, ev->cpu, ev->throttled, ev->time_ns);
 		break;
+	case KT_EV_PROCSTAT:
+		if (k->procstat)
+			k->procstat(k->ctx, ev->ps);
+		break;
 	}
 	if (ev->time_ns > r->clock)
 		r->clock = ev->time_ns;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kerntop/procstat.h"
 #include "kerntop/sample.h"
 #include "kerntop/source.h"
 
@@ -36,6 +37,7 @@ enum {
 	KT_BLK_COMM = 4,
 	KT_BLK_LOST = 5,
 	KT_BLK_THROTTLE = 6,
+	KT_BLK_PROCSTAT = 7, /* one /proc figures snapshot (issue 13) */
 	KT_BLK_TEXT = 8, /* one function's text bytes: u64 addr, then the bytes (annotate) */
 	KT_BLK_END = 16,
 };
@@ -128,7 +130,7 @@ static inline const uint8_t *kt_get_var(const uint8_t *p, const uint8_t *end, ui
 }
 
 /* One decoded event, valid until the next call of the decoder. */
-enum { KT_EV_NONE, KT_EV_SAMPLE, KT_EV_COMM, KT_EV_LOST, KT_EV_THROTTLE };
+enum { KT_EV_NONE, KT_EV_SAMPLE, KT_EV_COMM, KT_EV_LOST, KT_EV_THROTTLE, KT_EV_PROCSTAT };
 
 struct kt_rp_event {
 	int type;
@@ -139,6 +141,7 @@ struct kt_rp_event {
 	uint32_t cpu;         /* KT_EV_LOST, KT_EV_THROTTLE */
 	uint64_t count;
 	int throttled;
+	const struct kt_ps_snap *ps; /* KT_EV_PROCSTAT, owned by the decoder */
 };
 
 /* What a decoder learned about the source from the file. */
@@ -178,6 +181,8 @@ struct kt_rrec {
 	char comm[256];
 	struct kt_rp_info info;
 	uint64_t frames[KT_MAX_STACK];
+	struct kt_ps_snap *ps;  /* PROCSTAT records decode into it (allocated at the first) */
+	uint64_t procstat;      /* PROCSTAT records delivered */
 };
 
 int kt_rrec_is_recording(const void *buf, size_t len);

@@ -368,6 +368,7 @@ static int next_block(struct kt_rrec *d)
 		case KT_BLK_COMM:
 		case KT_BLK_LOST:
 		case KT_BLK_THROTTLE:
+		case KT_BLK_PROCSTAT:
 			return 1;
 		case KT_BLK_END: {
 			uint64_t n;
@@ -527,20 +528,111 @@ static int decode_other(struct kt_rrec *d, struct kt_rp_event *ev)
 	return 1;
 }
 
+/* A length-prefixed name of at most max - 1 printable bytes into out. */
+static const uint8_t *get_name(const uint8_t *p, const uint8_t *end, char *out, size_t max)
+{
+	if (p >= end || *p >= max || (size_t)(end - p) < 1u + *p)
+		return NULL;
+	for (unsigned i = 0; i < *p; i++)
+		out[i] = p[1 + i] < 0x20 || p[1 + i] > 0x7e ? '?' : (char)p[1 + i];
+	out[*p] = 0;
+	return p + 1 + *p;
+}
+
+/* One /proc figures snapshot (docs/recording-format.md, PROCSTAT); its CPUs are the header's
+ * max_cpu, so the snapshot is sized once. */
+static int decode_procstat(struct kt_rrec *d, struct kt_rp_event *ev)
+{
+	const uint8_t *p = d->p, *end = d->end;
+	struct kt_ps_snap *s;
+	uint64_t v, n;
+	uint32_t mc = d->info.max_cpu;
+
+	if (!d->ps && !(d->ps = kt_ps_snap_new(mc)))
+		return record_error(d);
+	s = d->ps;
+	memset(ev, 0, sizeof(*ev));
+	if (!(p = kt_get_var(p, end, &v)))
+		return record_error(d);
+	s->time_ns = v;
+	if (!(p = kt_get_var(p, end, &v)) || v > 7)
+		return record_error(d);
+	s->have = (uint32_t)v;
+	s->nvec = s->nirq = 0;
+	memset(s->online, 0, mc);
+	memset(s->stat, 0, (size_t)mc * KT_PS_NSTAT * sizeof(*s->stat));
+	if (s->have & KT_PS_HAVE_STAT) {
+		for (int i = 0; i < KT_PS_NSTAT; i++)
+			if (!(p = kt_get_var(p, end, &s->total[i])))
+				return record_error(d);
+		if (!(p = kt_get_var(p, end, &n)) || n > mc)
+			return record_error(d);
+		for (uint64_t r = 0; r < n; r++) {
+			if (!(p = kt_get_var(p, end, &v)) || v >= mc)
+				return record_error(d);
+			s->online[v] = 1;
+			for (int i = 0; i < KT_PS_NSTAT; i++)
+				if (!(p = kt_get_var(p, end, &s->stat[v * KT_PS_NSTAT + i])))
+					return record_error(d);
+		}
+	}
+	if (s->have & KT_PS_HAVE_SOFTIRQS) {
+		if (!(p = kt_get_var(p, end, &n)) || n > KT_PS_MAX_VEC)
+			return record_error(d);
+		for (uint32_t i = 0; i < n; i++) {
+			if (!(p = get_name(p, end, s->vec[i], KT_PS_VEC_NAME)))
+				return record_error(d);
+			for (uint32_t c = 0; c < mc; c++)
+				if (!(p = kt_get_var(p, end, &s->softirq[(size_t)i * mc + c])))
+					return record_error(d);
+		}
+		s->nvec = (uint32_t)n;
+	}
+	if (s->have & KT_PS_HAVE_INTERRUPTS) {
+		if (!(p = kt_get_var(p, end, &n)) || n > KT_PS_MAX_IRQ)
+			return record_error(d);
+		for (uint32_t i = 0; i < n; i++) {
+			if (!(p = get_name(p, end, s->irq[i].name, KT_PS_IRQ_NAME)) ||
+			    !(p = get_name(p, end, s->irq[i].desc, KT_PS_IRQ_DESC)))
+				return record_error(d);
+			for (uint32_t c = 0; c < mc; c++)
+				if (!(p = kt_get_var(p, end, &s->irqcnt[(size_t)i * mc + c])))
+					return record_error(d);
+		}
+		s->nirq = (uint32_t)n;
+	}
+	d->p = p;
+	d->procstat++;
+	ev->type = KT_EV_PROCSTAT;
+	ev->time_ns = s->time_ns;
+	ev->ps = s;
+	return 1;
+}
+
 int kt_rrec_next(struct kt_rrec *d, struct kt_rp_event *ev)
 {
 	for (;;) {
+		int r;
+
 		if (d->p >= d->end && !next_block(d))
 			return 0;
 		if (d->p >= d->end)
 			continue;
-		if ((d->type == KT_BLK_SAMPLES ? decode_sample(d, ev) : decode_other(d, ev)) == 1)
+		if (d->type == KT_BLK_SAMPLES)
+			r = decode_sample(d, ev);
+		else if (d->type == KT_BLK_PROCSTAT)
+			r = decode_procstat(d, ev);
+		else
+			r = decode_other(d, ev);
+		if (r == 1)
 			return 1;
 	}
 }
 
 void kt_rrec_close(struct kt_rrec *d)
 {
+	kt_ps_snap_free(d->ps);
+	d->ps = NULL;
 	free(d->info.cpus);
 	free(d->info.texts);
 	d->info.cpus = NULL;

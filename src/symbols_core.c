@@ -57,6 +57,41 @@ int sym_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
+static uint32_t name_hash(const char *str)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+	for (; *str; str++)
+		h = (h ^ (unsigned char)*str) * 1099511628211ull;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Puts module id into the name index, growing it to stay at most half full. */
+static int mhash_add(struct kt_symbols *s, uint32_t id)
+{
+	uint32_t i;
+
+	if (!s->mhash || (s->nmods + 1) * 2 > s->mhmask + 1) {
+		uint32_t cap = s->mhash ? (s->mhmask + 1) * 2 : 64;
+		uint32_t *nh = calloc(cap, sizeof(*nh));
+
+		if (!nh)
+			return -ENOMEM;
+		for (uint32_t m = 0; m < s->nmods; m++) {
+			for (i = name_hash(s->mods[m].name) & (cap - 1); nh[i]; i = (i + 1) & (cap - 1))
+				;
+			nh[i] = m + 1;
+		}
+		free(s->mhash);
+		s->mhash = nh;
+		s->mhmask = cap - 1;
+	}
+	for (i = name_hash(s->mods[id].name) & s->mhmask; s->mhash[i]; i = (i + 1) & s->mhmask)
+		;
+	s->mhash[i] = id + 1;
+	return 0;
+}
+
 int sym_add_module(struct kt_symbols *s, const char *name, uint64_t base, uint64_t size)
 {
 	struct kt_sym_module *m;
@@ -81,6 +116,8 @@ int sym_add_module(struct kt_symbols *s, const char *name, uint64_t base, uint64
 	m->name = name;
 	m->base = base;
 	m->size = size;
+	if (mhash_add(s, s->nmods) < 0)
+		return -ENOMEM;
 	return (int)s->nmods++;
 }
 
@@ -299,6 +336,7 @@ void kt_sym_free(struct kt_symbols *s)
 		free(c);
 	}
 	free(s->mods);
+	free(s->mhash);
 	free(s->mpriv);
 	free(s->funcs);
 	free(s->locs);
@@ -352,9 +390,14 @@ const struct kt_sym_module *kt_sym_module(const struct kt_symbols *s, uint32_t m
 
 int kt_sym_module_find(const struct kt_symbols *s, const char *name)
 {
-	for (uint32_t i = 0; i < s->nmods; i++)
-		if (!strcmp(s->mods[i].name, name))
-			return (int)i;
+	uint32_t i, m;
+
+	if (!s->mhash)
+		return -1;
+	/* the first id with the name, as the linear search gave: ids grow along the probe */
+	for (i = name_hash(name) & s->mhmask; (m = s->mhash[i]) != 0; i = (i + 1) & s->mhmask)
+		if (!strcmp(s->mods[m - 1].name, name))
+			return (int)(m - 1);
 	return -1;
 }
 

@@ -106,6 +106,10 @@ struct kt_symbols {
 	struct kt_sym_module *mods;
 	struct mod_priv *mpriv;
 	uint32_t nmods, capmods;
+	/* module names -> id + 1 (0: empty), at most half full: a kallsyms with 100k [tags]
+	 * must not be a linear search per new tag */
+	uint32_t *mhash;
+	uint32_t mhmask;
 
 	struct kt_sym_func *funcs;
 	uint32_t nfuncs, capfuncs;

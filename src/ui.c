@@ -263,6 +263,8 @@ static void requery_all(struct kt_ui *ui)
 	f.text = NULL;
 	f.task = ui_task_id(ui);
 	kt_agg_summary(ui->env.agg, &f, &ui->sum);
+	/* the /proc figures are taken with the rest, so a pause freezes them too */
+	kt_ps_view_copy(ui->ps, ui->env.proc ? kt_procstat_view(ui->env.proc) : NULL);
 	irq_notice(ui);
 	memset(&ui->stats, 0, sizeof(ui->stats));
 	ui->stats_now = 0;
@@ -513,13 +515,17 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 	ui_settings_init(ui);
 	ui->max_cpu = env->agg ? kt_agg_params(env->agg)->max_cpu : 0;
 	ui->cpuset = calloc(KT_CPUSET_WORDS(ui->max_cpu) + 1, sizeof(*ui->cpuset));
-	if (!ui->cpuset) {
+	ui->ps = kt_ps_view_new(ui->max_cpu);
+	if (!ui->cpuset || !ui->ps) {
 		snprintf(err, errlen, "viewer: out of memory");
+		kt_ps_view_free(ui->ps);
+		free(ui->cpuset);
 		free(ui);
 		return -ENOMEM;
 	}
 	/* an unwritable --log is refused before the terminal is taken, as in batch mode */
 	if (env->opts->log && !(ui->log = kt_log_open(env->opts->log, err, errlen))) {
+		kt_ps_view_free(ui->ps);
 		free(ui->cpuset);
 		free(ui);
 		return -EACCES;
@@ -595,6 +601,7 @@ void kt_ui_free(struct kt_ui *ui)
 	ui_screen_free(ui->pending);
 	kt_report_snapshot_free(ui->frozen);
 	kt_result_free(&ui->cpus);
+	kt_ps_view_free(ui->ps);
 	free(ui->cpuset);
 	if (ui->epfd >= 0)
 		close(ui->epfd);

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "kerntop/symbols.h"
+#include "kerntop/procstat.h"
 #include "ui_impl.h"
 
 static void col_ctx(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
@@ -48,6 +49,46 @@ static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 	return UI_R_POP;
 }
 
+/* Without chains, what the kernel itself accounted instead (/proc/stat, /proc/softirqs):
+ * the machine's hi si st, its busiest vectors, then one line per CPU, in lines [y, end). */
+static void draw_accounted(struct kt_ui *ui, int y, int end)
+{
+	const struct kt_ps_view *v = ui_ps(ui);
+	char line[512], top[256];
+
+	if (!v || y + 1 >= end)
+		return;
+	if (v->stat_valid) {
+		snprintf(line, sizeof(line),
+			 "instead, the kernel's own accounting over the last %.1f s: hi %.1f%%  si "
+			 "%.1f%%  st %.1f%%  sy %.1f%%",
+			 v->interval_s, v->pct[KT_PS_IRQ], v->pct[KT_PS_SOFTIRQ], v->pct[KT_PS_STEAL],
+			 v->pct[KT_PS_SYSTEM]);
+		move(++y, 0);
+		clrtoeol();
+		mvaddnstr(y, 2, line, ui->cols - 2);
+	}
+	kt_ps_fmt_softirqs(v, -1, 5, top, sizeof(top));
+	if (top[0] && y + 1 < end) {
+		snprintf(line, sizeof(line), "softirqs: %s", top);
+		move(++y, 0);
+		clrtoeol();
+		mvaddnstr(y, 2, line, ui->cols - 2);
+	}
+	for (uint32_t c = 0; c < v->max_cpu && y + 1 < end; c++) {
+		int n;
+
+		if (!v->cpu[c].valid)
+			continue;
+		n = snprintf(line, sizeof(line), "cpu%u: si %.1f%%  hi %.1f%%  ", c,
+			     v->cpu[c].pct[KT_PS_SOFTIRQ], v->cpu[c].pct[KT_PS_IRQ]);
+		kt_ps_fmt_softirqs(v, (int)c, 3, line + n, sizeof(line) - (size_t)n);
+		move(++y, 0);
+		clrtoeol();
+		mvaddnstr(y, 4, line, ui->cols - 4);
+	}
+}
+
 static void draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 {
 	const struct kt_source_info *info = ui->env.src ? kt_source_info(ui->env.src) : NULL;
@@ -65,6 +106,7 @@ static void draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 		  "contexts need call chains: start kerntop with -g (--call-graph), or replay a "
 		  "recording made with -g; without them a sample is only idle, user or unknown",
 		  ui->cols - 2);
+	draw_accounted(ui, my, y + h);
 }
 
 const struct ui_screen_ops ui_contexts_ops = {

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "kerntop/procstat.h"
 #include "kerntop/source.h"
 #include "ui_impl.h"
 
@@ -59,13 +60,30 @@ uint32_t ui_cpus_sampled_nth(const struct kt_ui *ui, uint32_t i)
 	return i;
 }
 
-/* Shares of the CPU's capacity; without user sampling, user is what kernel and idle leave. */
+/* The kernel's own accounting of the CPU over the last refresh (/proc/stat), or NULL. */
+static const struct kt_ps_cpu *stat_of(const struct kt_ui *ui, uint32_t cpu)
+{
+	const struct kt_ps_view *v = ui_ps(ui);
+
+	return v && v->stat_valid && cpu < v->max_cpu && v->cpu[cpu].valid ? &v->cpu[cpu] : NULL;
+}
+
+/* Shares of the CPU's capacity; without user sampling, user is what kernel and idle leave.
+ * With cycles (no samples on an idle CPU) the split is the kernel's own, from /proc/stat. */
 static void split(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
 		  double *k, double *u, double *i)
 {
 	double cap = s->res.sum.covered_s * s->res.sum.freq_hz;
+	const struct kt_source_info *info = ui->env.src ? kt_source_info(ui->env.src) : NULL;
+	const struct kt_ps_cpu *st = stat_of(ui, r->id);
 
 	*k = *u = *i = 0;
+	if (st && info && info->event && !strcmp(info->event, "cycles")) {
+		*k = st->pct[KT_PS_SYSTEM] + st->pct[KT_PS_IRQ] + st->pct[KT_PS_SOFTIRQ];
+		*i = st->pct[KT_PS_IDLE] + st->pct[KT_PS_IOWAIT];
+		*u = st->pct[KT_PS_USER] + st->pct[KT_PS_NICE];
+		return;
+	}
 	if (cap <= 0)
 		return;
 	*k = (double)r->kernel * 100.0 / cap;
@@ -124,6 +142,61 @@ static void col_topfunc(const struct kt_ui *ui, const struct ui_screen *s, const
 	snprintf(buf, len, "%s", r->top_func ? r->top_func : "");
 }
 
+static void col_stat(const struct kt_ui *ui, const struct kt_row *r, int which, char *buf,
+		     size_t len)
+{
+	const struct kt_ps_cpu *c = stat_of(ui, r->id);
+
+	if (c)
+		ui_fmt_pct(c->pct[which], buf, len);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void col_sy(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		   char *buf, size_t len)
+{
+	col_stat(ui, r, KT_PS_SYSTEM, buf, len);
+}
+
+static void col_hi(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		   char *buf, size_t len)
+{
+	col_stat(ui, r, KT_PS_IRQ, buf, len);
+}
+
+static void col_si(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		   char *buf, size_t len)
+{
+	col_stat(ui, r, KT_PS_SOFTIRQ, buf, len);
+}
+
+static void col_st(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		   char *buf, size_t len)
+{
+	col_stat(ui, r, KT_PS_STEAL, buf, len);
+}
+
+static void col_softirqs(const struct kt_ui *ui, const struct ui_screen *s,
+			 const struct kt_row *r, char *buf, size_t len)
+{
+	const struct kt_ps_view *v = ui_ps(ui);
+
+	buf[0] = 0;
+	if (v && r->id < v->max_cpu)
+		kt_ps_fmt_softirqs(v, (int)r->id, 3, buf, len);
+}
+
+static void col_irqs(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		     char *buf, size_t len)
+{
+	const struct kt_ps_view *v = ui_ps(ui);
+
+	buf[0] = 0;
+	if (v && r->id < v->max_cpu)
+		kt_ps_fmt_irqs(v, r->id, buf, len);
+}
+
 static void cell_bar(struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r, int y,
 		     int x, int w)
 {
@@ -144,6 +217,14 @@ static const struct ui_col cols[] = {
     {"Idle", 7, 0, -1, 0, 0, col_i, NULL},
     {"Top module", 12, 3, -1, 0, 1, col_topmod, NULL},
     {"Top function", 14, 0, -1, 1, 1, col_topfunc, NULL},
+    /* kernel-accounted, from /proc/stat, /proc/softirqs, /proc/interrupts: first to go on a
+     * narrower terminal, so the bar keeps its width */
+    {"sy", 6, 5, -1, 0, 0, col_sy, NULL},
+    {"hi", 6, 5, -1, 0, 0, col_hi, NULL},
+    {"si", 6, 5, -1, 0, 0, col_si, NULL},
+    {"st", 6, 5, -1, 0, 0, col_st, NULL},
+    {"Top softirqs", 24, 5, -1, 1, 1, col_softirqs, NULL},
+    {"Busiest IRQs", 24, 6, -1, 1, 1, col_irqs, NULL},
 };
 
 static void enter(struct kt_ui *ui, struct ui_screen *s)

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "kerntop/procstat.h"
 #include "kerntop/source.h"
 #include "kerntop/symbols.h"
 #include "kerntop/window.h"
@@ -27,6 +28,13 @@ uint64_t ui_source_now(const struct kt_ui *ui)
 	if (ui->paused && ui->stats_now)
 		return ui->stats_now;
 	return ui->env.src ? kt_source_now(ui->env.src) : 0;
+}
+
+const struct kt_ps_view *ui_ps(const struct kt_ui *ui)
+{
+	const struct kt_ps_view *v = ui->ps;
+
+	return v && (v->stat_valid || v->softirqs_valid || v->interrupts_valid) ? v : NULL;
 }
 
 int ui_header_height(const struct kt_ui *ui)
@@ -227,18 +235,40 @@ static void draw_figures(struct kt_ui *ui)
 	const struct kt_source_stats *st = &ui->stats;
 	struct hline L = {.n = 0};
 	uint64_t lost = st->lost > m->lost ? st->lost : m->lost;
+	const struct kt_source_info *info = ui->env.src ? kt_source_info(ui->env.src) : NULL;
+	const struct kt_ps_view *ps = ui_ps(ui);
+	int from_stat = ps && ps->stat_valid && info && info->event && !strcmp(info->event, "cycles");
 
-	snprintf(hadd(&L, "kernel ", ui_attr(ui, UI_C_KERNEL, A_BOLD), 0, 0)->text, 16, "%.1f%%",
-		 m->busy_pct);
-	snprintf(hadd(&L, "  idle ", ui_attr(ui, UI_C_IDLE, A_BOLD), 0, 0)->text, 16, "%.1f%%",
-		 m->idle_pct);
+	if (from_stat) {
+		/* cycles stop on an idle CPU: the split is the kernel's own accounting */
+		snprintf(hadd(&L, "kernel ", ui_attr(ui, UI_C_KERNEL, A_BOLD), 0, 0)->text, 16,
+			 "%.1f%%", ps->pct[KT_PS_SYSTEM] + ps->pct[KT_PS_IRQ] + ps->pct[KT_PS_SOFTIRQ]);
+		snprintf(hadd(&L, "  idle ", ui_attr(ui, UI_C_IDLE, A_BOLD), 0, 0)->text, 16,
+			 "%.1f%%", ps->pct[KT_PS_IDLE] + ps->pct[KT_PS_IOWAIT]);
+		snprintf(hadd(&L, "  user ", ui_attr(ui, UI_C_USER, A_BOLD), 0, 0)->text, 16,
+			 "%.1f%%", ps->pct[KT_PS_USER] + ps->pct[KT_PS_NICE]);
+		snprintf(hadd(&L, " ", A_NORMAL, 3, 0)->text, 16, "(/proc/stat)");
+	} else {
+		snprintf(hadd(&L, "kernel ", ui_attr(ui, UI_C_KERNEL, A_BOLD), 0, 0)->text, 16,
+			 "%.1f%%", m->busy_pct);
+		snprintf(hadd(&L, "  idle ", ui_attr(ui, UI_C_IDLE, A_BOLD), 0, 0)->text, 16,
+			 "%.1f%%", m->idle_pct);
+	}
 	/* ~: user mode not sampled (no -u), what kernel and idle leave: user time, mostly */
-	if (m->user_sampled)
+	if (!from_stat && m->user_sampled)
 		snprintf(hadd(&L, "  user ", ui_attr(ui, UI_C_USER, A_BOLD), 0, 0)->text, 16,
 			 "%.1f%%", m->user_pct);
-	else
+	else if (!from_stat)
 		snprintf(hadd(&L, "  user ", ui_attr(ui, UI_C_USER, A_BOLD), 0, 0)->text, 16,
 			 "~%.1f%%", m->unsampled_pct);
+	/* hi si st: the kernel's accounting, shown only when there is some (like top) */
+	for (int i = KT_PS_IRQ; ps && ps->stat_valid && i <= KT_PS_STEAL; i++) {
+		static const char *const pre[] = {"  hi ", "  si ", "  st "};
+
+		if (ps->pct[i] >= 0.05)
+			snprintf(hadd(&L, pre[i - KT_PS_IRQ], A_BOLD, 3, 0)->text, 16, "%.1f%%",
+				 ps->pct[i]);
+	}
 	snprintf(hadd(&L, "  ", A_NORMAL, 1, 0)->text, 32, "%.0f samples/s", m->samples_per_s);
 	snprintf(hadd(&L, "  ", A_NORMAL, 2, 0)->text, 48, "%llu hits in %.1fs",
 		 (unsigned long long)m->samples, m->covered_s);

@@ -176,6 +176,7 @@ struct ui_prompt {
 
 struct kt_ui {
 	struct kt_ui_env env;
+	struct kt_ps_view *ps; /* the /proc figures of the last query (frozen while paused) */
 	const struct kt_options *opts;
 	SCREEN *term;
 	int epfd, timerfd;
@@ -266,6 +267,8 @@ int ui_col_hidden(const struct kt_ui *ui, const struct ui_col *c);
 
 /* ui_header.c */
 int ui_header_height(const struct kt_ui *ui);
+/* The /proc figures shown now (the copy taken at the last query), or NULL when there are none. */
+const struct kt_ps_view *ui_ps(const struct kt_ui *ui);
 /* The source's clock as shown: live, or that of the frozen tick while paused. */
 uint64_t ui_source_now(const struct kt_ui *ui);
 void ui_draw_header(struct kt_ui *ui);

@@ -33,7 +33,8 @@ is "$(dpkg-deb -f "$deb" Package Version | tr '\n' ' ')" "Package: kerntop Versi
 
 lintian --tag-display-limit 0 "$W/kerntop_${version}_${arch}.changes" >"$W/lintian.log" 2>&1
 is "$(grep -c '^E:' "$W/lintian.log")" 0 "lintian reports no error"
-sed 's/^/#   lintian: /' "$W/lintian.log"
+grep -E '^[EWINPX]: ' "$W/lintian.log" | sed 's/^/#   lintian: /'
+echo "#   lintian: $(grep -c '^E:' "$W/lintian.log") errors, $(grep -c '^W:' "$W/lintian.log") warnings"
 # The warnings we keep, each explained in docs/packaging.md; anything else is new.
 kept=$(sed -n 's/^- `\([a-z0-9-]*\)`.*/\1/p' "$top_srcdir/docs/packaging.md" | sort -u)
 new=$(sed -n 's/^W: [^:]*: \([a-z0-9-]*\).*/\1/p' "$W/lintian.log" | sort -u |
@@ -47,6 +48,7 @@ check "the package ships /usr/bin/kerntop" test -x "$R/usr/bin/kerntop"
 check "the package ships the man page" test -s "$R/usr/share/man/man1/kerntop.1.gz"
 check "the package ships the bash completion" test -s "$R/usr/share/bash-completion/completions/kerntop"
 check "the package ships the README" test -s "$R/usr/share/doc/kerntop/README.md.gz"
+check "the settings file's format (docs/settings.md)" sh -c "test -s '$R/usr/share/doc/kerntop/settings.md' || test -s '$R/usr/share/doc/kerntop/settings.md.gz'"
 check "and the copyright file" test -s "$R/usr/share/doc/kerntop/copyright"
 
 K="$R/usr/bin/kerntop"

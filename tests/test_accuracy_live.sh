@@ -15,6 +15,9 @@
 # with at least 2 % of kerntop's (up to 8: both directions, so a function only one tool puts on
 # top is compared too), and the kernel totals of both tools (both must see the same load).
 . "${top_srcdir:-..}/tests/lib.sh"
+# the alias grouping both accuracy tests share (tests/tools/kallsyms_alias.py)
+PYTHONPATH="$top_srcdir/tests/tools${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH
 
 command -v perf >/dev/null 2>&1 || skip_all "perf is not installed"
 command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
@@ -75,18 +78,10 @@ python3 - "$1" "$2" /proc/kallsyms <<'PY'
 import json, math, re, sys
 from collections import Counter
 sym_txt, kt_json, kallsyms = sys.argv[1:4]
-# Aliases (two names at one address): both tools may pick different ones.
-by_addr = {}
-for l in open(kallsyms, errors="replace"):
-    f = l.split()
-    if len(f) >= 3 and f[1] in "tTwW":
-        by_addr.setdefault(f[0], set()).add(f[2])
-canon = {}
-for names in by_addr.values():
-    if len(names) > 1:
-        c = min(names)
-        for n in names:
-            canon[n] = min(c, canon.get(n, c))
+# Aliases (two names at one address): both tools may pick different ones; both sides map to
+# the group's smallest name (tests/tools/kallsyms_alias.py, shared with test_accuracy_replay).
+from kallsyms_alias import alias_map
+canon = alias_map(kallsyms)
 perf = Counter()
 for l in open(sym_txt, errors="replace"):
     m = re.match(r"\s*(\d+)\s+\[k\] (\S+)", l)

@@ -21,6 +21,9 @@
 # kernel's modules, so the expected table is counted by the test itself from each line's dso
 # field (and sym field for the functions): exact agreement again.
 . "${top_srcdir:-..}/tests/lib.sh"
+# the alias grouping both accuracy tests share (tests/tools/kallsyms_alias.py)
+PYTHONPATH="$top_srcdir/tests/tools${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH
 
 command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
 
@@ -118,24 +121,19 @@ assert d["samples"] == n, (d["samples"], n)
 assert n > 1000, n
 PY
 
+check "alias groups: names sharing an address, even through a chain, map to the smallest" \
+	python3 "$top_srcdir/tests/tools/kallsyms_alias.py"
+
 # The comparison itself: one python program, one line of output per mismatch.
 cat >"$TMP/cmp.py" <<'PY'
 import json, re, sys
 from collections import Counter
 dso_txt, sym_txt, dsosym_txt, kt_json, what, kallsyms = sys.argv[1:7]
 
-# Alias groups: every name sharing an address with another maps to the group's smallest name.
-by_addr = {}
-for l in open(kallsyms, errors="replace"):
-    f = l.split()
-    if len(f) >= 3 and f[1] in "tTwW":
-        by_addr.setdefault(f[0], set()).add(f[2])
-canon = {}
-for names in by_addr.values():
-    if len(names) > 1:
-        c = min(names | {canon.get(n, n) for n in names})
-        for n in names:
-            canon[n] = min(c, canon.get(n, c))
+# Alias groups: every name sharing an address with another maps to the group's smallest name
+# (tests/tools/kallsyms_alias.py, shared with test_accuracy_live.sh).
+from kallsyms_alias import alias_map
+canon = alias_map(kallsyms)
 def alias(n):
     return canon.get(n, n)
 

@@ -41,6 +41,34 @@ r1, r2 = (json.loads(l) for l in lines)
 assert r2["time"] > r1["time"] and r2["samples"] >= r1["samples"] * 0.5
 PY
 
+# The kernel-accounted figures of each report: /proc/stat shares of the machine and of each
+# CPU summing to 100, a rate for every /proc/softirqs vector; -e auto said what it chose.
+check "kernel-accounted figures: /proc/stat shares sum to 100, every softirq vector has a rate" \
+	python3 - "$TMP/live.json" <<'PY'
+import json, sys
+vecs = [l.split(":")[0].strip() for l in open("/proc/softirqs").read().splitlines()[1:] if ":" in l]
+for l in open(sys.argv[1]).read().splitlines():
+    d = json.loads(l)
+    assert abs(sum(d["proc_stat"].values()) - 100) < 0.01, d["proc_stat"]
+    assert d["softirq_pct"] == d["proc_stat"]["si"] and d["irq_pct"] == d["proc_stat"]["hi"]
+    assert sorted(d["softirqs_per_s"]) == sorted(vecs), (d["softirqs_per_s"], vecs)
+    assert 0 < d["proc_interval_s"] < 5, d["proc_interval_s"]
+    for c in d["cpu"]:
+        assert abs(sum(c["proc_stat"].values()) - 100) < 0.01, c
+        assert sum(c["softirqs_per_s"].values()) >= 0 and len(c["top_irqs"]) <= 3
+    # the dd load keeps the local timer ticking on every CPU
+    assert sum(sum(i["per_s"] for i in c["top_irqs"]) for c in d["cpu"]) > 0
+PY
+ev=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["event"])' "$TMP/live.json")
+if [ "$ev" = cpu-clock ]; then
+	like "$(cat "$TMP/err")" '^kerntop: -e auto: no cycles event here \(.*\): sampling cpu-clock$' \
+		"-e auto on a machine without cycles: cpu-clock, with a one-line notice"
+	is "$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["idle_source"])' "$TMP/live.json")" \
+		samples "cpu-clock: the split comes from the samples"
+else
+	is "$ev $(grep -c 'no cycles event' "$TMP/err")" "cycles 0" "-e auto where the PMU has cycles: cycles, no notice"
+fi
+
 # SIGINT once two reports are in the -o temp file (whole lines counted, a bounded wait: on a
 # loaded machine start-up alone takes most of a second, so a fixed sleep is not enough).
 "$KERNTOP" -b -d 0.3 --format json -o "$TMP/sigint.json" 2>"$TMP/err" &

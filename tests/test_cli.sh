@@ -3,7 +3,7 @@
 
 out=$("$KERNTOP" --help 2>&1); rc=$?
 is "$rc" 0 "--help exits 0"
-for opt in --event --freq --count --cpu --user --call-graph --max-stack --record --replay --speed \
+for opt in --event --freq --count --cpu --user --call-graph --no-call-graph --max-stack --record --replay --speed \
 	--sysroot --kallsyms --modules --builtin-ranges --vmlinux --module-dir --bucket --idle-symbols \
 	--window --cumulative --delay --batch --iterations --output --zoom --annotate --top --format \
 	--no-color --no-mouse --snapshot-dir --no-config --log --keep-privileges --irq-owner --folded-context \
@@ -58,8 +58,8 @@ usage "flag given a value (abbreviated)" "^kerntop: option --cumulative takes no
 usage "flag given an empty value" "^kerntop: option --batch takes no value" --batch=
 usage "-F with -c" "exclude each other" -F 99 -c 1000
 usage "stray argument" "unexpected argument 'foo'" foo
-usage "folded without -g" "needs call chains" -b --format folded
-usage "--irq-owner without -g" "needs call chains to find the callers: add -g" -b --irq-owner
+usage "folded with --no-call-graph" "needs call chains: drop --no-call-graph" -b --no-call-graph --format folded
+usage "--irq-owner with --no-call-graph" "needs call chains to find the callers: drop --no-call-graph" -b --no-call-graph --irq-owner
 usage "--folded-context without folded" "applies to batch folded output" -b --folded-context
 
 done_testing

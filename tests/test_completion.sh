@@ -25,7 +25,7 @@ want=$("$K" --help | grep -oE '^ +(-[A-Za-z], )?--[a-z][a-z-]*( [A-Z][A-Z0-9_|a-
 	sed -E 's/^ +(-[A-Za-z], )?//; s/ [A-Z].*/=/' | sort | tr '\n' ' ' | sed 's/ $//')
 is "$(complete_line "$K" --)" "$want" "-- offers every long option of --help (= where a value follows)"
 nos=$(printf '%s\n' $want | grep -- '^--no-' | tr '\n' ' ' | sed 's/ $//')
-like "$nos" '^--no-color( --[a-z-]+)* --no-mouse' "--help has --no- options (at least --no-color, --no-mouse)"
+like "$nos" '(^| )--no-color( --[a-z-]+)* --no-mouse' "--help has --no- options (at least --no-color, --no-mouse)"
 is "$(complete_line "$K" --no-)" "$nos" "--no- offers exactly the --no- options"
 is "$(complete_line "$K" --rep)" "--replay=" "one candidate: --replay= (no space after it)"
 # the formats as --help lists them ("text (default), json, csv or folded")
@@ -35,7 +35,7 @@ like "$formats" '^csv folded json( [a-z]+)* text' "--help lists the formats (at 
 is "$(complete_line "$K" --format "")" "$formats" "--format values from --help"
 is "$(complete_line "$K" --format j)" "json" "--format j"
 is "$(complete_line "$K" --format=c)" "csv" "--format=c (the = form)"
-is "$(complete_line "$K" -e "")" "cpu-clock cycles task-clock" "-e events"
+is "$(complete_line "$K" -e "")" "auto cpu-clock cycles task-clock" "-e events"
 is "$(complete_line "$K" --event c)" "cpu-clock cycles" "--event c"
 is "$(complete_line "$K" --speed "")" "max" "--speed X|max offers max"
 is "$(complete_line "$K" -F "")" "" "-F HZ: a number, nothing offered"

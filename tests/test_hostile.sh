@@ -16,6 +16,16 @@ run() {
 	timeout -s KILL "${LIMIT:-60}" "$KERNTOP" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null || rc=$?
 }
 err_of() { cat "$TMP/$1.err"; }
+wait_for() { # wait_for COMMAND...: up to 20 s for COMMAND to succeed
+	i=0
+	while ! "$@"; do
+		i=$((i + 1))
+		[ $i -lt 400 ] || return 1
+		sleep 0.05
+	done
+}
+has_fd_to() { ls -l "/proc/$1/fd" 2>/dev/null | grep -q -- "$2"; }
+gone() { ! kill -0 "$1" 2>/dev/null || grep -q '^State:.*zombie' "/proc/$1/status" 2>/dev/null; }
 
 # --- arguments ----------------------------------------------------------------------------
 # strtoull skips blanks and negates: ' -18446744073709551615' used to be accepted as 1.
@@ -160,16 +170,6 @@ like "$(err_of fifo_ko)" "1 ELF files without symbols or unreadable" "--module-d
 
 # A --replay FIFO or pipe is read like a file (to its end, at most 4 GiB), so a writer that
 # never closes keeps kerntop waiting, but interruptibly: each quit signal ends it.
-wait_for() { # wait_for COMMAND...: up to 20 s for COMMAND to succeed
-	i=0
-	while ! "$@"; do
-		i=$((i + 1))
-		[ $i -lt 400 ] || return 1
-		sleep 0.05
-	done
-}
-has_fd_to() { ls -l "/proc/$1/fd" 2>/dev/null | grep -q -- "$2"; }
-gone() { ! kill -0 "$1" 2>/dev/null; }
 mkfifo "$TMP/replay.fifo"
 for sig in INT TERM HUP; do
 	# the writer holds the FIFO open and writes nothing (no fixed sleep: it waits on a signal)
@@ -213,6 +213,74 @@ rc=0
 is "$rc" 1 "-o past ulimit -f: exit 1 (not killed by SIGXFSZ)"
 like "$(cat "$TMP/fsz.err")" "^kerntop: .*r.json: File too large \(the file size limit, ulimit -f\)" "-o past ulimit -f: the message says so"
 is "$(ls -A "$TMP/fsz")" "" "-o past ulimit -f: no file and no temporary file left"
+
+# --- loading: many modules, interruptible ------------------------------------------------------
+# Each new [module] tag of a kallsyms was a linear search of the modules: 100k distinct tags took
+# 30 s here (quadratic), 200k about 2 minutes, with SIGINT blocked. The name index makes it
+# linear (about 1 s for 200k). The 60 s limit is a hang guard with a wide margin, not a timing.
+python3 - "$TMP/many.kallsyms" "$TMP/many.modules" <<'PY'
+import sys
+n = 200000
+with open(sys.argv[1], "w") as f:
+    f.write("ffffffff81000000 T _stext\nffffffff81000800 T default_idle\n"
+            "ffffffff81001000 T copy_user_generic\nffffffff81100000 T _etext\n")
+    for i in range(n):
+        f.write("%x t fn%d\t[m%d]\n" % (0xffffffffd0000000 + i * 0x1000, i, i))
+with open(sys.argv[2], "w") as f:
+    f.write("e1000e 65536 0 - Live 0xffffffffc0100000\n")
+PY
+LIMIT=60 run many -b --speed max --format json --replay "$UI/ui.perf" --kallsyms "$TMP/many.kallsyms" --modules "$TMP/many.modules"
+is "$rc" 0 "a kallsyms with 200000 distinct [module] tags loads (exit $rc, a hang guard of 60 s)"
+like "$(head -1 "$TMP/many.out")" '"samples": ?385,' "and the replay has every sample"
+# the same symbols inside a kerntop recording (its kallsyms block)
+"$top_builddir/tests/test_replay_dump" --convert "$UI/ui.perf" "$TMP/many.rec" "$TMP/many.kallsyms" >/dev/null 2>&1
+LIMIT=60 run manyrec -b --speed max --format json --replay "$TMP/many.rec"
+is "$rc" 0 "a recording whose kallsyms has 200000 [module] tags loads (exit $rc)"
+like "$(head -1 "$TMP/manyrec.out")" '"samples": ?385,' "and replays every sample"
+# SIGINT while it loads (paced: loaded, it would run 8 s more unless the signal is taken)
+env --default-signal=INT "$KERNTOP" -b --replay "$TMP/many.rec" >/dev/null 2>&1 &
+kpid=$!
+is_kerntop() { grep -q kerntop "/proc/$1/cmdline" 2>/dev/null; }
+wait_for is_kerntop $kpid
+kill -INT $kpid
+if wait_for gone $kpid; then ok 0 "SIGINT during the load of a 200000-module recording ends kerntop"; else
+	ok 1 "SIGINT during the load of a 200000-module recording ends kerntop"; kill -KILL $kpid; fi
+wait $kpid 2>/dev/null
+
+# --- escapes in names -----------------------------------------------------------------------------
+# Symbol and module names from a kallsyms file or a recording reached the terminal raw in batch
+# text tables and in the --zoom "known modules" message; JSON got invalid UTF-8.
+python3 - "$UI/kallsyms" "$TMP/esc.kallsyms" <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read()
+b = b.replace(b" copy_user_generic\n", b" copy\x1b]0;owned\x07\x1b[2J_generic\n")
+b = b.replace(b" tcp_sendmsg\n", b" tcp\xff\x9b31m_sendmsg\n")
+b = b.replace(b"[e1000e]", b"[e1000e\x1b[5m]")
+open(sys.argv[2], "wb").write(b)
+PY
+printf 'e1000e\033[5m 65536 0 - Live 0xffffffffc0100000\nnosym 8192 0 - Live 0xffffffffc0200000\n' >"$TMP/esc.modules"
+ESCSYM="--kallsyms $TMP/esc.kallsyms --modules $TMP/esc.modules"
+no_ctl() { # no_ctl FILE: no ESC, BEL, CSI (0x9b) byte in FILE
+	! LC_ALL=C grep -q "$(printf '[\033\007\233]')" "$1"
+}
+run esctext -b --speed max --replay "$UI/ui.perf" $ESCSYM -z vmlinux -z "$(printf 'e1000e\033[5m')"
+is "$rc" 0 "names with escapes: the text report is written"
+check "text report: no escape, BEL or CSI byte" no_ctl "$TMP/esctext.out"
+like "$(cat "$TMP/esctext.out")" 'copy\?\]0;owned\?\?\[2J_generic' "text report: the name is shown with ? for control bytes"
+like "$(cat "$TMP/esctext.out")" 'tcp\?\?31m_sendmsg' "text report: invalid UTF-8 bytes shown as ?"
+like "$(cat "$TMP/esctext.out")" 'Zoom: e1000e\?\[5m' "text report: the zoomed module name too"
+run esczoom -b --speed max --replay "$UI/ui.perf" $ESCSYM -z qqqqqqqqqqqq
+is "$rc" 1 "an unknown --zoom: exit 1"
+check "the known-modules message has no escape byte" no_ctl "$TMP/esczoom.err"
+like "$(err_of esczoom)" 'known modules include: .*e1000e\?\[5m' "the known-modules message shows the module with ?"
+run escjson -b --speed max --format json --replay "$UI/ui.perf" $ESCSYM
+is "$rc" 0 "names with escapes: the JSON report is written"
+check "JSON is valid UTF-8 and parses" python3 -c 'import json,sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' "$TMP/escjson.out"
+check "JSON escapes the control bytes and keeps the invalid bytes as \\u00ff, \\u009b" python3 -c '
+import json, sys
+names = {f["name"] for f in json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))["functions"]}
+assert "copy\x1b]0;owned\x07\x1b[2J_generic" in names, names
+assert "tcp\xff\x9b31m_sendmsg" in names, names' "$TMP/escjson.out"
 
 # --- the viewer on a terminal without cursor addressing -------------------------------------
 if command -v script >/dev/null 2>&1; then

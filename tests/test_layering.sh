@@ -8,7 +8,7 @@
 # rank of a public header (include/kerntop/NAME): its layer's place in the data flow
 rank() {
 	case "$1" in
-	sample.h|util.h) echo 0 ;;
+	sample.h|util.h|procstat.h) echo 0 ;;
 	source.h|symbols.h) echo 1 ;;
 	window.h) echo 2 ;;
 	agg.h|options.h|settings.h) echo 3 ;;
@@ -28,7 +28,7 @@ family() {
 }
 rank_of_family() {
 	case "$1" in
-	util|options) echo 0 ;;
+	util|options|procstat) echo 0 ;;
 	source|symbols) echo 1 ;;
 	window) echo 2 ;;
 	agg|settings) echo 3 ;;

@@ -66,6 +66,14 @@ ok $([ "$(field with_frames "$TMP/dump.out")" -gt $((rec / 2)) ]; echo $?) "most
 is "$?" 0 "kerntop -b --replay of the recording"
 is "$(samples_line "$TMP/replay.out")" "$rec" "replay through the whole pipeline: same sample count"
 like "$(cat "$TMP/replay.out")" "Source: +replay $TMP/rec" "report names the replayed file"
+# The /proc readings of every refresh went in as PROCSTAT blocks and come back at their times.
+"$KERNTOP" -b --replay "$TMP/rec" --speed max --format json >"$TMP/replay.json" 2>"$TMP/replay.err"
+check "replay has the recorded /proc figures (PROCSTAT blocks)" python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+assert abs(sum(d["proc_stat"].values()) - 100) < 0.01, d
+assert "NET_RX" in d["softirqs_per_s"] and d["proc_interval_s"] > 0, d
+assert all("softirq_pct" in c for c in d["cpu"]), d["cpu"]' "$TMP/replay.json"
 
 # Folded output in batch mode is one profile written at the end, over the whole run: after -n
 # ticks (once -n reports concatenated, repeating every stack) and on SIGINT. The recording of
@@ -79,7 +87,7 @@ n3=$(python3 "$FC" "$TMP/f3.folded" | sed -n 's/.*samples=\([0-9]*\).*/\1/p')
 # last tick's (an exact count, whatever the machine's load).
 is "${n3:-0}" "$(rec_samples "$TMP/frec")" "live -n 3 folded covers the whole 1.2 s run ($n3 samples, as many as recorded)"
 ok $([ "${n3:-0}" -gt 0 ]; echo $?) "live -n 3 folded: samples"
-"$KERNTOP" -b --replay "$TMP/frec" --speed max --format folded >"$TMP/frec.folded" 2>&1
+"$KERNTOP" -b --replay "$TMP/frec" --speed max --format folded >"$TMP/frec.folded" 2>"$TMP/frec.err"
 is "$(sort "$TMP/frec.folded" | md5sum)" "$(sort "$TMP/f3.folded" | md5sum)" "its recording replays to the same profile"
 "$KERNTOP" -g -b -d 0.3 --format folded --log "$TMP/fint.log" >"$TMP/fint.folded" 2>"$TMP/fint.err" &
 KT=$!
@@ -104,6 +112,6 @@ like "$(field notice "$TMP/killed.out")" "end marker|truncated" "killed recordin
 "$KERNTOP" -b --replay "$TMP/killed" --speed max >"$TMP/killed.report" 2>"$TMP/killed.err"
 is "$?" 0 "kerntop -b --replay of the killed recording: exit 0"
 is "$(samples_line "$TMP/killed.report")" "$(field samples "$TMP/killed.out")" "killed recording: the report counts every flushed sample"
-like "$(tail -1 "$TMP/killed.err")" "^kerntop: .*killed: replayed [0-9]+ samples; (no end marker \(kerntop was killed, or its disk or size limit filled\)|truncated)" \
+like "$(cat "$TMP/killed.err")" "^kerntop: .*killed: replayed [0-9]+ samples; (no end marker \(kerntop was killed, or its disk or size limit filled\)|truncated)" \
 	"killed recording: batch replay says on stderr that it was not closed"
 done_testing

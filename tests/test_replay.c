@@ -181,7 +181,7 @@ static void test_round_trip(void)
 
 	synth_init(&c.g, n, 2000000000ull);
 	c.callchain = 1;
-	k = (struct kt_sink){&c, ck_sample, ck_comm, ck_lost, ck_throttle};
+	k = (struct kt_sink){&c, ck_sample, ck_comm, ck_lost, ck_throttle, NULL};
 	e = s->ops->read(s, &k, &to, err, sizeof(err));
 	is_int(e, 0, "speed max: first read returns a batch");
 	is_int(c.samples, 65536, "speed max: batch is bounded to 65536 samples");
@@ -559,7 +559,7 @@ static void test_pacing(void)
 	if (!s)
 		return;
 	synth_init(&c.g, 1000, 1000000000ull);
-	k = (struct kt_sink){&c, ck_sample, ck_comm, ck_lost, ck_throttle};
+	k = (struct kt_sink){&c, ck_sample, ck_comm, ck_lost, ck_throttle, NULL};
 	/* The clock is the manual one of tests/seam/clock_manual.c: it moves only by the waits
 	 * the replay asks for, so the time measured is the replay's pacing, not this machine's
 	 * speed (a loaded machine or memcheck made a wall-time bound flaky). */
@@ -661,7 +661,7 @@ static void col_comm(void *ctx, int32_t pid, int32_t tid, const char *comm, uint
 static void test_perf_script_fixtures(void)
 {
 	static struct col c;
-	struct kt_sink k = {&c, col_sample, col_comm, NULL, NULL};
+	struct kt_sink k = {&c, col_sample, col_comm, NULL, NULL, NULL};
 	char err[KT_ERRLEN];
 	struct kt_source *s;
 	int e;

@@ -3,7 +3,10 @@
  *   test_replay_dump [-s SPEED] [-m MAXSTACK] [-t] FILE
  *   test_replay_dump --synth OUT NSAMPLES [SECONDS]
  *   test_replay_dump --convert IN OUT [KALLSYMS [N]]   (re-record a replay, e.g. perf script
- *     text; with N, a throttle record after every Nth sample, at its time) */
+ *     text; with N, a throttle record after every Nth sample, at its time)
+ *   test_replay_dump --convert-ps IN OUT KALLSYMS EVENT SECS:SYSROOT...   (the same, recorded
+ *     as EVENT, with a PROCSTAT snapshot of SYSROOT's /proc files at each time SECS, written
+ *     before the first sample at or after it) */
 #include "config.h"
 
 #include <errno.h>
@@ -11,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kerntop/procstat.h"
 #include "kerntop/util.h"
 #include "source_impl.h"
 #include "test_replay_synth.h"
@@ -84,8 +88,30 @@ static int cmp_str(const void *a, const void *b)
 /* A sink that writes what it gets into a recording. */
 static uint64_t throttle_every, converted;
 
+/* --convert-ps: the snapshots still to write, in time order. */
+static int nps, next_ps;
+static uint64_t ps_time[16];
+static const char *ps_root[16];
+static uint32_t ps_max_cpu;
+
+static int write_ps(struct kt_recorder *rec, int i)
+{
+	struct kt_procstat *p;
+	char msg[KT_ERRLEN];
+
+	if (kt_procstat_new(ps_root[i], ps_max_cpu, &p) < 0)
+		return -1;
+	if (kt_procstat_read(p, ps_time[i], msg, sizeof(msg)))
+		fprintf(stderr, "test_replay_dump: %s\n", msg);
+	kt_rec_procstat(rec, kt_procstat_latest(p));
+	kt_procstat_free(p);
+	return 0;
+}
+
 static void cv_sample(void *ctx, const struct kt_sample *s)
 {
+	while (next_ps < nps && ps_time[next_ps] <= s->time_ns)
+		write_ps(ctx, next_ps++);
 	kt_rec_sample(ctx, s);
 	if (throttle_every && ++converted % throttle_every == 0)
 		kt_rec_throttle(ctx, s->cpu, 1, s->time_ns);
@@ -106,24 +132,33 @@ static void cv_throttle(void *ctx, uint32_t cpu, int throttled, uint64_t t)
 	kt_rec_throttle(ctx, cpu, throttled, t);
 }
 
-static int convert(const char *in, const char *out, const char *kallsyms)
+static void cv_procstat(void *ctx, const struct kt_ps_snap *snap)
+{
+	kt_rec_procstat(ctx, snap);
+}
+
+static int convert(const char *in, const char *out, const char *kallsyms, const char *event)
 {
 	struct kt_source_opts o = { .replay = in };
 	struct kt_recorder *rec;
-	struct kt_source *s;
+	struct kt_source *s = NULL;
 	struct kt_sink k;
 	char err[KT_ERRLEN];
 	int e, to;
 
-	if (kt_source_replay_open(&o, &s, err, sizeof(err)) < 0 ||
-	    kt_rec_open(out, &s->info, kallsyms, NULL, &rec, err, sizeof(err)) < 0) {
+	if (kt_source_replay_open(&o, &s, err, sizeof(err)) == 0 && event)
+		s->info.event = event;
+	ps_max_cpu = s ? s->info.max_cpu : 1;
+	if (!s || kt_rec_open(out, &s->info, kallsyms, NULL, &rec, err, sizeof(err)) < 0) {
 		fprintf(stderr, "test_replay_dump: %s\n", err);
 		return 1;
 	}
-	k = (struct kt_sink){ rec, cv_sample, cv_comm, cv_lost, cv_throttle };
+	k = (struct kt_sink){ rec, cv_sample, cv_comm, cv_lost, cv_throttle, cv_procstat };
 	do
 		e = s->ops->read(s, &k, &to, err, sizeof(err));
 	while (e == 0);
+	while (next_ps < nps)
+		write_ps(rec, next_ps++);
 	s->ops->free(s);
 	if (e < 0 || kt_rec_close(rec, err, sizeof(err)) < 0) {
 		fprintf(stderr, "test_replay_dump: %s\n", err);
@@ -155,7 +190,19 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 4 && strcmp(argv[1], "--convert") == 0) {
 		throttle_every = argc > 5 ? strtoull(argv[5], NULL, 10) : 0;
-		return convert(argv[2], argv[3], argc > 4 ? argv[4] : NULL);
+		return convert(argv[2], argv[3], argc > 4 ? argv[4] : NULL, NULL);
+	}
+	if (argc >= 7 && strcmp(argv[1], "--convert-ps") == 0) {
+		for (i = 6; i < argc && nps < 16; i++, nps++) {
+			char *colon = strchr(argv[i], ':');
+
+			if (!colon)
+				return 2;
+			*colon = 0;
+			ps_time[nps] = (uint64_t)(atof(argv[i]) * 1e9 + 0.5);
+			ps_root[nps] = colon + 1;
+		}
+		return convert(argv[2], argv[3], argv[4], argv[5]);
 	}
 	for (; i < argc - 1; i++) {
 		if (strcmp(argv[i], "-s") == 0)
@@ -176,7 +223,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "test_replay_dump: %s\n", err);
 		return 1;
 	}
-	k = (struct kt_sink){ &d, on_sample, on_comm, on_lost, on_throttle };
+	k = (struct kt_sink){ &d, on_sample, on_comm, on_lost, on_throttle, NULL };
 	do {
 		e = s->ops->read(s, &k, &to, err, sizeof(err));
 		calls++;

@@ -394,7 +394,8 @@ static void test_cycles(void)
 
 	memset(&c, 0, sizeof(c));
 	o.event = "cycles";
-	/* Without a PMU (this VM) the real open fails; with one, the seam (tests/seam/perf_inject.c) makes it fail. */
+	/* Without a PMU (this VM) the real open fails; with one, the seam
+	 * (tests/seam/perf_inject.c) makes it fail. */
 	if (cycles_supported())
 		kt_test_perf_errno(ENOENT);
 	r = kt_source_open(&o, &s, err, sizeof(err));
@@ -721,8 +722,8 @@ static void test_tcp_callchain(void)
 			int n = kt_source_pollfds(s, fds, NCPU);
 
 			kt_source_read(s, &k, &timeout, err, sizeof(err));
-			if (kt_now_ns() >= start + 1000000000ull && chains_tcp >= 50 && send_caller &&
-			    recv_caller)
+			if (kt_now_ns() >= start + 1000000000ull && chains_tcp >= 50 &&
+			    send_caller && recv_caller)
 				break;
 			poll(fds, (nfds_t)n, timeout);
 		}

@@ -108,7 +108,7 @@ static inline void on_throttle(void *ctx, uint32_t cpu, int on, uint64_t t)
 
 static inline struct kt_sink sink_for(struct counts *c)
 {
-	struct kt_sink k = {c, on_sample, on_comm, on_lost, on_throttle};
+	struct kt_sink k = {c, on_sample, on_comm, on_lost, on_throttle, NULL};
 
 	return k;
 }

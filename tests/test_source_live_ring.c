@@ -172,7 +172,7 @@ int main(void)
 	static struct perf_cpu cpu;
 	struct perf_event_mmap_page *pc = (void *)map;
 	struct seen v;
-	struct kt_sink sink = {&v, on_sample, on_comm, on_lost, on_throttle};
+	struct kt_sink sink = {&v, on_sample, on_comm, on_lost, on_throttle, NULL};
 	const uint64_t K = 0xffffffff81000000ull;
 	uint64_t chain[6] = {(uint64_t)PERF_CONTEXT_KERNEL, K + 0x10, K + 0x20, K + 0x30,
 			     (uint64_t)PERF_CONTEXT_USER,   0x401000};

@@ -95,9 +95,9 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["samples"] == 57 and "stacks" not in d, sorted(d)' "$TMP/jl"
 
-"$KERNTOP" -b -n 1 --format folded >/dev/null 2>"$TMP/err"
-is "$?" 2 "live --format folded without -g is a usage error"
-like "$(cat "$TMP/err")" 'folded needs call chains: add -g' "saying to add -g"
+"$KERNTOP" -b -n 1 --no-call-graph --format folded >/dev/null 2>"$TMP/err"
+is "$?" 2 "live --format folded with --no-call-graph is a usage error"
+like "$(cat "$TMP/err")" 'folded needs call chains: drop --no-call-graph' "saying to drop it"
 "$KERNTOP" -b -g --max-stack 257 >/dev/null 2>"$TMP/err"
 is "$?" 2 "--max-stack above 256 is refused"
 

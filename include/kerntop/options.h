@@ -21,12 +21,12 @@ enum kt_format {
 
 struct kt_options {
 	/* sampling */
-	const char *event;        /* "cpu-clock" (default), "cycles", "task-clock" */
+	const char *event;        /* "auto" (default), "cpu-clock", "cycles", "task-clock" */
 	uint64_t freq_hz;         /* -F, default 997; 0 when -c is used */
 	uint64_t period;          /* -c, 0 when -F is used */
 	const char *cpus;         /* -C LIST, NULL for all online CPUs */
 	int user;                 /* -u: also count user-mode hits */
-	int callchain;            /* -g */
+	int callchain;            /* -g (the default); 0 with --no-call-graph */
 	uint32_t max_stack;       /* --max-stack, default 32 */
 	int irq_owner;            /* --irq-owner: charge IRQ-enabling helpers to their callers */
 	const char *record;       /* --record FILE */

@@ -9,6 +9,7 @@
 
 #include "kerntop/agg.h"
 #include "kerntop/options.h"
+#include "kerntop/procstat.h"
 
 struct kt_report_ctx {
 	enum kt_format format;
@@ -28,6 +29,7 @@ struct kt_report_ctx {
 	struct kt_filter filter;
 	int stacks;              /* call chains sampled (-g): add stack tables / the JSON stacks array */
 	double unix_time;        /* wall clock of the report (0: taken when writing) */
+	const struct kt_ps_view *ps; /* /proc/stat, softirqs, interrupts figures, or NULL */
 	int folded_context;      /* folded output: the context as the root frame ("[softirq NET_RX]") */
 	const char *const *annotate; /* nannotate --annotate FUNC or MODULE:FUNC: listings */
 	unsigned nannotate;

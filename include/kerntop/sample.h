@@ -23,6 +23,8 @@ struct kt_sample {
 	const uint64_t *frames;  /* valid only during the sink call */
 };
 
+struct kt_ps_snap; /* kerntop/procstat.h */
+
 /* Where a source sends what it reads. Any callback may be NULL. */
 struct kt_sink {
 	void *ctx;
@@ -30,6 +32,8 @@ struct kt_sink {
 	void (*comm)(void *ctx, int32_t pid, int32_t tid, const char *comm, uint64_t time_ns);
 	void (*lost)(void *ctx, uint32_t cpu, uint64_t count, uint64_t time_ns);
 	void (*throttle)(void *ctx, uint32_t cpu, int throttled, uint64_t time_ns);
+	/* A replayed /proc figures snapshot (valid only during the call). */
+	void (*procstat)(void *ctx, const struct kt_ps_snap *snap);
 };
 
 #endif

@@ -9,12 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kerntop/procstat.h"
 #include "kerntop/sample.h"
 
 struct kt_source;
 
 struct kt_source_opts {
-	const char *event;    /* "cpu-clock", "task-clock", "cycles" */
+	const char *event;    /* "auto" (or NULL), "cpu-clock", "task-clock", "cycles" */
 	uint64_t freq_hz;     /* 0 when period is used */
 	uint64_t period;
 	const char *cpus;     /* "0,2-3" or NULL for every online CPU */
@@ -107,6 +108,9 @@ int kt_source_refresh(struct kt_source *s, char *msg, size_t msglen);
  * first to tell the user. Returns 0 for replay sources or when nothing was recorded. */
 int kt_source_finish(struct kt_source *s, char *err, size_t errlen);
 
+/* Writes a /proc figures snapshot into the --record file as a PROCSTAT event (a live source
+ * recording; 0 and nothing done otherwise). Returns 0 or -errno (the recording's error). */
+int kt_source_procstat(struct kt_source *s, const struct kt_ps_snap *snap);
 /* --record: stores the text bytes of one function (a TEXT block, after the samples so far) so
  * that a replay elsewhere can annotate it. Returns 0 (also when not recording) or -errno; a
  * write failure is also reported by kt_source_finish. */

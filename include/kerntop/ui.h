@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "kerntop/options.h"
+#include "kerntop/procstat.h"
 #include "kerntop/settings.h"
 
 struct kt_ui;
@@ -22,6 +23,7 @@ struct kt_ui_env {
 	struct kt_symbols *sym;
 	struct kt_source *src;
 	const struct kt_options *opts;
+	const struct kt_procstat *proc; /* the /proc figures (read by main, never by the UI) */
 	/* the saved settings: applied at start, written by the O key (NULL: none) */
 	const struct kt_settings_ctx *settings;
 };

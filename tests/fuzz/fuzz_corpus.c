@@ -1,5 +1,6 @@
 /* The corpus-replay driver run by make check: feeds every file named on the command line to
- * every fuzz target, the replay readers and the symbolizer's parsers, and prints TAP. Each file
+ * every fuzz target, the replay readers, the symbolizer's parsers and the /proc readers, and
+ * prints TAP. Each file
  * runs in a child process: it passes when the child exits normally after every target (a crash,
  * a trap of a target's own checks or a sanitizer abort fails that file, and the others still
  * run). Then every target must have accepted at least one file, so a reader that refuses
@@ -21,19 +22,27 @@ static const struct {
     {"recording", kt_fuzz_recording}, {"perf script", kt_fuzz_perfscript},
     {"kallsyms", kt_fuzz_kallsyms},   {"modules", kt_fuzz_modules},
     {"ranges", kt_fuzz_ranges},	      {"text", kt_fuzz_text},
+    {"proc files", kt_fuzz_procstat},
 };
 #define NTARGETS (int)(sizeof(targets) / sizeof(targets[0]))
 
-/* Runs every target on one file in a child: the child's exit status is the mask of the
- * targets that accepted it, 64 + n when target n could not read it. */
+/* Runs every target on one file in a child: it writes the mask of the targets that accepted
+ * the file to a pipe (more targets than an exit status has bits for) and exits 0; 64 when it
+ * could not read the file; any other end (a signal, a sanitizer's exit code) fails the file. */
 static int run_file(const char *path, int *mask, char *why, size_t len)
 {
 	pid_t pid;
-	int st;
+	int st, fds[2], got = 0;
 
 	fflush(stdout);
+	if (pipe(fds) < 0) {
+		snprintf(why, len, "pipe failed");
+		return -1;
+	}
 	pid = fork();
 	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
 		snprintf(why, len, "fork failed");
 		return -1;
 	}
@@ -51,8 +60,13 @@ static int run_file(const char *path, int *mask, char *why, size_t len)
 			if (targets[t].run((const uint8_t *)buf, n))
 				m |= 1 << t;
 		free(buf);
-		_exit(m);
+		if (write(fds[1], &m, sizeof(m)) != (ssize_t)sizeof(m))
+			_exit(65);
+		_exit(0);
 	}
+	close(fds[1]);
+	got = read(fds[0], mask, sizeof(*mask)) == (ssize_t)sizeof(*mask);
+	close(fds[0]);
 	if (waitpid(pid, &st, 0) < 0) {
 		snprintf(why, len, "waitpid failed");
 		return -1;
@@ -61,12 +75,11 @@ static int run_file(const char *path, int *mask, char *why, size_t len)
 		snprintf(why, len, "killed by signal %d", WTERMSIG(st));
 		return -1;
 	}
-	if (!WIFEXITED(st) || WEXITSTATUS(st) >= 64) {
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !got) {
 		snprintf(why, len, "exit status %d (unreadable, or a sanitizer report)",
 			 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 		return -1;
 	}
-	*mask = WEXITSTATUS(st);
 	return 0;
 }
 

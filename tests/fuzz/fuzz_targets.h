@@ -13,6 +13,9 @@ int kt_fuzz_perfscript(const uint8_t *data, size_t size);
 int kt_fuzz_kallsyms(const uint8_t *data, size_t size);
 int kt_fuzz_modules(const uint8_t *data, size_t size);
 int kt_fuzz_ranges(const uint8_t *data, size_t size);
+/* fuzz_targets.c: the /proc/stat, /proc/softirqs and /proc/interrupts parsers, and the view
+ * derived from two such readings; 1 when one of the parsers accepted the whole input */
+int kt_fuzz_procstat(const uint8_t *data, size_t size);
 /* fuzz_text.c: annotate's kernel text reader (the input as /proc/kcore and as a .ko) */
 int kt_fuzz_text(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
 # with libclang-rt-14-dev on Debian).
 #   tests/fuzz/run.sh [SECONDS] [--save]
 # SECONDS (default 60) is split between the targets: recording, perfscript, kallsyms, modules,
-# ranges and text (annotate's kcore/ELF text reader) (FUZZ_TARGETS="kallsyms ranges" picks some). New inputs are kept in a work
+# ranges, text (annotate's kcore/ELF text reader) and procstat (FUZZ_TARGETS="kallsyms ranges" picks some). New inputs are kept in a work
 # directory, a fresh mktemp -d removed after a clean run unless FUZZ_WORK names one (which
 # must be ours); --save merges the interesting small ones (<= 4 KiB) into tests/fuzz/corpus/
 # so that make check replays them. A crash leaves its input in the work directory and makes
@@ -14,7 +14,7 @@ save=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 CC=${CC_FUZZ:-clang}
-targets=${FUZZ_TARGETS:-recording perfscript kallsyms modules ranges text}
+targets=${FUZZ_TARGETS:-recording perfscript kallsyms modules ranges text procstat}
 command -v "$CC" >/dev/null || { echo "run.sh: $CC not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 2; }
 
 # A fixed path under /tmp could be pre-created (or symlinked) by another user while we run as
@@ -33,13 +33,14 @@ echo "run.sh: work directory $work"
 
 # The sources only need _GNU_SOURCE from config.h.
 printf '#define _GNU_SOURCE 1\n' >"$work/config.h"
-SRC_REPLAY="$top/src/source_replay_rec.c $top/src/source_perfscript.c $top/src/source_replay_crc.c $here/fuzz_targets.c"
+SRC_REPLAY="$top/src/source_replay_rec.c $top/src/source_perfscript.c $top/src/source_replay_crc.c $here/fuzz_targets.c \
+	$top/src/procstat.c $top/src/procstat_parse.c $top/src/util_file.c"
 SRC_SYMBOLS="$top/src/symbols_core.c $top/src/symbols_build.c $top/src/symbols_lookup.c $top/src/symbols_kallsyms.c \
 	$top/src/symbols_elf.c $top/src/symbols_ctx.c $top/src/symbols_text.c $top/src/util_file.c $here/fuzz_symbols.c"
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$work -I$top/include -I$top/src"
 for t in $targets; do
 	case $t in
-	recording|perfscript) src=$SRC_REPLAY libs= ;;
+	recording|perfscript|procstat) src=$SRC_REPLAY libs= ;;
 	kallsyms|modules|ranges) src=$SRC_SYMBOLS libs="-ldw -lelf" ;;
 	text) src="$SRC_SYMBOLS $here/fuzz_symtext.c" libs="-ldw -lelf" ;;
 	*) echo "run.sh: unknown target $t" >&2; exit 2 ;;
