@@ -49,6 +49,7 @@ struct app {
 	int stdout_gone; /* batch output to a pipe whose reader has exited (EPIPE) */
 	FILE *log;	 /* batch --log FILE: one line per refresh (the viewer keeps its own) */
 	int log_errno;	 /* the first failed --log write: the run ends in an error */
+	int dropped;	 /* privileges given up (under sudo) */
 	int replay_done;
 	struct kt_push_feed *feed; /* --push */
 	int pprof_dir;		   /* --format pprof -o DIR: one profile file per report */
@@ -285,14 +286,68 @@ static int drop_privileges(struct app *a)
 
 	if (!sudo_ids(a->opts, &uid, &gid))
 		return 0;
-	if (setgroups(0, NULL) < 0 || setgid((gid_t)gid) < 0 || setuid((uid_t)uid) < 0) {
+	if (a->dropped)
+		return 0;
+	if (kt_user_groups(uid, gid) < 0 || setgid((gid_t)gid) < 0 || setuid((uid_t)uid) < 0) {
 		snprintf(a->err, sizeof(a->err),
 			 "cannot drop privileges to SUDO_UID %ld (%s); use --keep-privileges to "
 			 "stay root",
 			 uid, strerror(errno));
 		return -EPERM;
 	}
+	a->dropped = 1;
 	return 0;
+}
+
+/* Under sudo, the files the user names are read with the user's rights: a replay needs no
+ * root at all and drops before opening anything; a live run needs root for perf and /proc,
+ * so each named input is first opened as the user, and one the user may not read is refused
+ * (no reading root-only files, no probing which exist). */
+static int check_user_inputs(struct app *a)
+{
+	const struct kt_options *o = a->opts;
+	const char *files[] = {o->kallsyms, o->modules, o->builtin_ranges, o->vmlinux};
+	struct kt_ids saved;
+	long uid, gid;
+	int r = 0;
+
+	if (!sudo_ids(o, &uid, &gid))
+		return 0;
+	if (o->replay)
+		return drop_privileges(a);
+	if (kt_ids_assume(uid, gid, &saved, a->err, sizeof(a->err)) < 0)
+		return -EPERM;
+	for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]) && !r; i++) {
+		int fd;
+
+		if (!files[i])
+			continue;
+		fd = kt_open_regular(files[i], a->err, sizeof(a->err));
+		if (fd < 0)
+			r = fd;
+		else
+			close(fd);
+	}
+	if (!r && o->module_dir && access(o->module_dir, R_OK | X_OK) < 0) {
+		char sp[KT_PATH_SHOWN + 1];
+
+		r = -errno;
+		snprintf(a->err, sizeof(a->err), "--module-dir %s: cannot read it (%s)",
+			 kt_short_path(o->module_dir, sp, sizeof(sp)), strerror(-r));
+	}
+	if (kt_ids_restore(&saved) < 0) {
+		snprintf(a->err, sizeof(a->err), "cannot return to root after checking the inputs");
+		return -EPERM;
+	}
+	if (r < 0) {
+		size_t n = strlen(a->err);
+
+		snprintf(a->err + n, sizeof(a->err) - n,
+			 " (read as the sudo user, uid %ld: kerntop opens the files you name with "
+			 "your rights)",
+			 uid);
+	}
+	return r;
 }
 
 static void report_ctx(struct app *a, struct kt_report_ctx *c)
@@ -927,7 +982,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kerntop: cannot set up signal handling (%s)\n", strerror(errno));
 		return 1;
 	}
-	if (open_pipeline(&a) < 0 || drop_privileges(&a) < 0 || open_push(&a) < 0) {
+	if (check_user_inputs(&a) < 0 || open_pipeline(&a) < 0 || drop_privileges(&a) < 0 ||
+	    open_push(&a) < 0) {
 		fprintf(stderr, "kerntop: %s\n", a.err);
 		cleanup(&a);
 		return 1;

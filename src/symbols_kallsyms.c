@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/utsname.h>
 
 #include "kerntop/symbols.h"
@@ -376,8 +377,15 @@ static void compose_notice(struct kt_symbols *s, const char *ksrc, const char *m
 	if (s->st.kptr_restricted)
 		n += (size_t)snprintf(
 		    s->notice + n, cap - n,
-		    "%s: every address reads as 0 (kernel.kptr_restrict): run as root or "
-		    "sysctl kernel.kptr_restrict=0; kernel hits show as [unknown] buckets; ",
+		    geteuid() == 0
+			? "%s: every address reads as 0 (kernel.kptr_restrict): run as root or "
+			  "sysctl kernel.kptr_restrict=0; kernel hits show as [unknown] buckets; "
+			/* not root: kptr_restrict=0 alone is not enough, the kernel also hides
+			 * the addresses while perf_event_paranoid is above 1 */
+			: "%s: every address reads as 0 (kernel.kptr_restrict, or "
+			  "kernel.perf_event_paranoid above 1 for a user who is not root): run "
+			  "as root, or set kptr_restrict=0 and perf_event_paranoid<=1; kernel "
+			  "hits show as [unknown] buckets; ",
 		    ksrc);
 	if (s->st.kallsyms_skipped && n < cap)
 		n += (size_t)snprintf(s->notice + n, cap - n, "%s: %llu malformed lines skipped; ",

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pwd.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,34 @@ int kt_file_create(const char *path, char *err, size_t errlen)
 	return fd;
 }
 
+int kt_user_groups(long uid, long gid)
+{
+	struct passwd *pw = getpwuid((uid_t)uid);
+	gid_t one = (gid_t)gid, *list;
+	int n = 64, r;
+
+	/* the user's own supplementary groups, as a login gives them: a directory shared with
+	 * the user's group is writable for them, so it must be for kerntop acting as them */
+	if (!pw)
+		return setgroups(1, &one);
+	for (;;) {
+		int got = n;
+
+		list = calloc((size_t)n, sizeof(*list));
+		if (!list)
+			return -1;
+		if (getgrouplist(pw->pw_name, (gid_t)gid, list, &got) >= 0) {
+			r = setgroups((size_t)got, list);
+			free(list);
+			return r;
+		}
+		free(list);
+		if (got <= n || got > 65536)
+			return setgroups(1, &one);
+		n = got;
+	}
+}
+
 int kt_ids_assume(long uid, long gid, struct kt_ids *saved, char *err, size_t errlen)
 {
 	int n, e;
@@ -245,7 +274,7 @@ int kt_ids_assume(long uid, long gid, struct kt_ids *saved, char *err, size_t er
 		return -ENOMEM;
 	}
 	saved->active = 1;
-	if (setgroups(0, NULL) < 0 || setegid((gid_t)gid) < 0 || seteuid((uid_t)uid) < 0) {
+	if (kt_user_groups(uid, gid) < 0 || setegid((gid_t)gid) < 0 || seteuid((uid_t)uid) < 0) {
 		e = errno;
 		kt_ids_restore(saved);
 		snprintf(err, errlen, "cannot act as user %ld, group %ld (%s)", uid, gid,

@@ -16,6 +16,12 @@ run() {
 	timeout -s KILL "${LIMIT:-60}" "$KERNTOP" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null || rc=$?
 }
 err_of() { cat "$TMP/$1.err"; }
+run_sudo() { # run_sudo UID GID NAME ARGS...: run as root with SUDO_UID/SUDO_GID set (as sudo does)
+	u=$1 g=$2 name=$3
+	shift 3
+	rc=0
+	timeout -s KILL "${LIMIT:-60}" env SUDO_UID="$u" SUDO_GID="$g" "$KERNTOP" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null || rc=$?
+}
 wait_for() { # wait_for COMMAND...: up to 20 s for COMMAND to succeed
 	i=0
 	while ! "$@"; do
@@ -281,6 +287,39 @@ import json, sys
 names = {f["name"] for f in json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))["functions"]}
 assert "copy\x1b]0;owned\x07\x1b[2J_generic" in names, names
 assert "tcp\xff\x9b31m_sendmsg" in names, names' "$TMP/escjson.out"
+
+# --- under sudo: the files the user names are read with the user's rights ------------------------
+if [ "$(id -u)" = 0 ]; then
+	# a root-only file: a replay used to read it as root before dropping (and told whether a
+	# root path exists); now a replay drops before opening anything
+	cp "$UI/ui.perf" "$TMP/rootonly.perf" && chmod 0600 "$TMP/rootonly.perf"
+	chmod 0711 "$TMP"
+	run_sudo 65534 65534 sudo_rep -b --speed max --replay "$TMP/rootonly.perf" $SYM
+	is "$rc" 1 "under sudo, --replay of a root-only file: refused (exit 1)"
+	like "$(err_of sudo_rep)" "rootonly.perf: cannot open replay file \(Permission denied\)" "under sudo, --replay: the message says why"
+	cp "$UI/kallsyms" "$TMP/rootonly.kallsyms" && chmod 0600 "$TMP/rootonly.kallsyms"
+	chmod 0644 "$TMP/rootonly.perf"
+	run_sudo 65534 65534 sudo_ks -b --speed max --replay "$TMP/rootonly.perf" --modules "$UI/modules" --kallsyms "$TMP/rootonly.kallsyms"
+	is "$rc" 1 "under sudo, a root-only --kallsyms: refused (exit 1)"
+	like "$(err_of sudo_ks)" "rootonly.kallsyms: cannot open \(Permission denied\)" "under sudo, --kallsyms: the message says why"
+	run_sudo 65534 65534 sudo_ok -b --speed max --format json --replay "$TMP/rootonly.perf" $SYM
+	like "$rc $(head -1 "$TMP/sudo_ok.out")" '^0 .*"samples": ?385,' "under sudo, a replay of files the user may read works as before"
+	# supplementary groups are kept: a directory shared with one of the user's groups is
+	# writable for them (it used to be refused: the groups were cleared)
+	member=$(getent group | awk -F: '$4 != "" && $3 != 0 { split($4, m, ","); print m[1] ":" $3; exit }')
+	if [ -n "$member" ] && id -u "${member%%:*}" >/dev/null 2>&1; then
+		user=${member%%:*} grp=${member#*:}
+		mkdir "$TMP/shared" && chown root:"$grp" "$TMP/shared" && chmod 0770 "$TMP/shared"
+		run_sudo "$(id -u "$user")" "$(id -g "$user")" sudo_grp -b --speed max --replay "$TMP/rootonly.perf" $SYM -o "$TMP/shared/r.txt"
+		is "$rc" 0 "under sudo as $user, -o into a root:$grp 0770 directory ($user is in group $grp): written"
+		is "$(stat -c %U "$TMP/shared/r.txt" 2>/dev/null)" "$user" "the report belongs to $user"
+	else
+		echo "# SKIP supplementary groups: no user with a supplementary group on this machine"
+	fi
+	chmod 0700 "$TMP"
+else
+	echo "# SKIP under sudo: needs root (running as $(id -un))"
+fi
 
 # --- the viewer on a terminal without cursor addressing -------------------------------------
 if command -v script >/dev/null 2>&1; then

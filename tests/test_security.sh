@@ -131,7 +131,7 @@ r = [json.loads(l) for l in open(sys.argv[1])]
 assert len(r) == 4, len(r)
 assert all(x["samples"] > 0 for x in r[1:]), [x["samples"] for x in r]
 ' "$TMP/user/out.json"
-like "$ids" "^Uid: 65534 65534 65534 65534;Gid: 65534 65534 65534 65534;Groups:;" "under sudo: runs as SUDO_UID/SUDO_GID with no groups after opening perf ($ids)"
+like "$ids" "^Uid: 65534 65534 65534 65534;Gid: 65534 65534 65534 65534;Groups: 65534;" "under sudo: runs as SUDO_UID/SUDO_GID with the user's own groups (nobody: 65534) after opening perf ($ids)"
 is "$(stat -c '%u:%g %a' "$TMP/user/out.json" 2>/dev/null)" "65534:65534 600" "under sudo: the -o file belongs to the user, mode 0600"
 # the notices allowed: the IRQ-off skew of a cpu-clock run, which depends on what the
 # machine runs meanwhile (docs/contexts.md), and -e auto's on a machine without cycles

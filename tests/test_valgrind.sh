@@ -53,7 +53,7 @@ vg() {
 # lost at 20000 Hz" into "every sample delivered or counted lost" (a memcheck drain is too
 # slow for the rate; the normal run checks the ring size). About 40 s of wall time per lane here.
 NOT_UNIT="test_replay_dump"
-LANE1="test_replay test_symbols test_report test_window test_symbols_elf test_agg test_stacks_tree test_util test_settings test_procstat test_source_auto test_contexts"
+LANE1="test_replay test_symbols test_report test_window test_symbols_elf test_agg test_stacks_tree test_util test_settings test_procstat test_source_auto test_contexts test_annotate_rec"
 LANE2="test_source_live_hotplug test_source_live test_symbols_live test_source_live_ring"
 unit_lane() { # unit_lane TEST...: each under memcheck, its exit status in $TMP/u-TEST.rc
 	for t in "$@"; do
@@ -73,6 +73,7 @@ U2=$!
 
 vg "replay, text report" 0 -b --replay "$UI/ui.perf" $FIX
 vg "replay, json with zoom" 0 -b --replay "$UI/ui.perf" $FIX --format json -z e1000e
+vg "replay, --annotate of a function without text" 0 -b --replay "$UI/ui.perf" $FIX --format json --annotate do_syscall_64
 vg "replay, csv to -o" 0 -b --replay "$UI/ui.perf" $FIX --format csv -o "$TMP/out.csv"
 vg "replay, -w window, -n 2 reports" 0 -b --replay "$UI/ui.perf" --speed 50 --kallsyms "$UI/kallsyms" --modules "$UI/modules" -w 2 -d 0.05 -n 2
 vg "replay of call chains, folded" 0 -b --replay "$ST/stacks.perf" --speed max --kallsyms "$ST/kallsyms" --modules "$ST/modules" -g --format folded

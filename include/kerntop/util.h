@@ -48,10 +48,14 @@ int kt_dir_check(const char *dir, char *err, size_t errlen);
  * Returns an fd, or -errno with a message in err. Never truncates an existing file. */
 int kt_file_create(const char *path, char *err, size_t errlen);
 
+/* Sets the supplementary groups of user uid (getgrouplist of its name; gid alone when it has
+ * no passwd entry). 0, or -1 with errno. */
+int kt_user_groups(long uid, long gid);
+
 /* The identity a root process acts as for a moment: under sudo, files the user asked for
  * are created (and removed) as that user, so a directory the user cannot write is refused.
- * kt_ids_assume takes uid/gid as effective ids with no supplementary groups (uid <= 0: a
- * no-op) and fills *saved; kt_ids_restore goes back. Both return 0 or -errno. */
+ * kt_ids_assume takes uid/gid as effective ids with the user's supplementary groups (uid <= 0:
+ * a no-op) and fills *saved; kt_ids_restore goes back. Both return 0 or -errno. */
 struct kt_ids {
 	int active;
 	uid_t euid;
