@@ -224,7 +224,7 @@ static void draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 	if (!A || h < 3)
 		return;
 	snprintf(head, sizeof(head), "%s (%s) 0x%" PRIx64 ", %" PRIu64 " bytes, %" PRIu64
-				     " hits, text from %s, by %s%s%s",
+				     " hits since start, text from %s, by %s%s%s",
 		 A->an.name ? A->an.name : "?", A->an.module_name ? A->an.module_name : "?",
 		 A->an.start, A->an.size, A->an.hits,
 		 A->ok ? kt_text_source_name(A->an.source) : "none", A->by_hits ? "hits" : "address",

@@ -59,7 +59,7 @@ ui_start 110 34 -- --replay "$TMP/s.perf" --speed max --kallsyms "$TMP/kallsyms"
 	--modules "$TMP/modules" --vmlinux "$TMP/vmlinux" --snapshot-dir "$TMP/snap" -z vmlinux
 see '^hot_loop +7 ' "-z vmlinux: hot_loop with 7 hits"
 keys a
-see '^hot_loop \(vmlinux\) 0xffffffff810000[0-9a-f]+, [0-9]+ bytes, 7 hits, text from vmlinux, by address' \
+see '^hot_loop \(vmlinux\) 0xffffffff810000[0-9a-f]+, [0-9]+ bytes, 7 hits since start, text from vmlinux, by address' \
 	"a opens the annotate screen: function, size, hits, the text's source"
 see "^ +5 +71\\.43 +$L5  " "the hottest instruction: 5 hits, 71.43 % of the function, at its offset"
 see "^ +2 +28\\.57 +$L9  " "the other sampled one: 2 hits"
