@@ -108,11 +108,17 @@ if id nobody >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
 	chmod 755 "$SD"
 	mkdir "$SD/xdg" "$SD/snap"
 	chown "$NU:$NG" "$SD/xdg" "$SD/snap"
+	# The replay is opened as the user (kerntop drops root first), and the build tree may sit
+	# under a directory only root can enter (a mktemp -d clone): give the user its own copies.
+	mkdir "$SD/data"
+	cp "$UI_DATA/ui.perf" "$UI_DATA/kallsyms" "$UI_DATA/modules" "$SD/data/"
+	chmod 755 "$SD/data"
+	chmod 644 "$SD/data/"*
 	sudo_run() { # sudo_run XDG_CONFIG_HOME=DIR [OPTIONS...]
 		xdg=$1
 		shift
-		ui_start 100 30 SUDO_UID="$NU" SUDO_GID="$NG" HOME=/root "$xdg" -- --replay "$UI_DATA/ui.perf" \
-			--speed max --kallsyms "$UI_DATA/kallsyms" --modules "$UI_DATA/modules" \
+		ui_start 100 30 SUDO_UID="$NU" SUDO_GID="$NG" HOME=/root "$xdg" -- --replay "$SD/data/ui.perf" \
+			--speed max --kallsyms "$SD/data/kallsyms" --modules "$SD/data/modules" \
 			--snapshot-dir "$SD/snap" "$@"
 	}
 	sudo_run XDG_CONFIG_HOME="$SD/xdg"
