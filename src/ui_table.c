@@ -122,6 +122,19 @@ void ui_col_module(const struct kt_ui *ui, const struct ui_screen *s, const stru
 	snprintf(buf, len, "%s", r->module ? r->module : "");
 }
 
+/* The identity of a row across refreshes: its id, and on a lines screen (where every row
+ * carries the function's id) also its name, hashed: "hot.c:11" stays "hot.c:11". */
+static uint64_t row_key(const struct ui_screen *s, const struct kt_row *r)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	if (s->ops->kind != UI_LINES || !r->name)
+		return 0;
+	for (const unsigned char *p = (const unsigned char *)r->name; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	return h;
+}
+
 /* Rebuilds the visible rows after a query and finds the selected row again by its id. */
 void ui_table_sync(struct ui_screen *s)
 {
@@ -163,7 +176,12 @@ void ui_table_sync(struct ui_screen *s)
 	s->nvis = j;
 	if (s->sel_valid) {
 		for (size_t i = 0; i < s->nvis; i++) {
-			if (!UI_VIS_SYNTH(s->vis[i]) && s->res.rows[s->vis[i]].id == s->sel_id) {
+			const struct kt_row *r;
+
+			if (UI_VIS_SYNTH(s->vis[i]))
+				continue;
+			r = &s->res.rows[s->vis[i]];
+			if (r->id == s->sel_id && (s->ops->kind != UI_LINES || row_key(s, r) == s->sel_key)) {
 				s->sel = i;
 				return;
 			}
@@ -190,7 +208,9 @@ void ui_sel_set(struct ui_screen *s, size_t i)
 	s->sel_valid = r != NULL;
 	if (r) {
 		s->sel_id = r->id;
-		if (s->keys && s->vis[i] < s->capkeys)
+		if (s->ops->kind == UI_LINES)
+			s->sel_key = row_key(s, r);
+		else if (s->keys && s->vis[i] < s->capkeys)
 			s->sel_key = s->keys[s->vis[i]];
 	}
 }
