@@ -357,28 +357,17 @@ static void report_ctx(struct app *a, struct kt_report_ctx *c)
 	struct kt_source_stats st;
 
 	kt_source_stats(a->src, &st);
-	memset(c, 0, sizeof(*c));
-	c->format = o->format;
-	c->top = o->top;
+	kt_report_ctx_init(c, o->format, o->top, info, &st);
 	c->zoom = o->zoom;
 	c->nzoom = o->nzoom;
 	c->annotate = o->annotate;
 	c->nannotate = o->nannotate;
-	c->source = info->kind;
-	c->path = info->path;
-	c->event = info->event;
-	c->freq_hz =
-	    info->freq_hz ? (double)info->freq_hz : 1e9 / (double)(info->period ? info->period : 1);
 	c->window_s = o->window_s;
-	c->ncpus = info->ncpus;
-	c->throttled = st.throttled;
-	c->skipped = st.skipped;
 	c->report_no = a->reports;
 	c->time_s = (double)(kt_source_now(a->src) - a->start_ns) / 1e9;
 	c->stacks = info->callchain;
 	c->ps = kt_procstat_view(a->proc);
 	c->folded_context = o->folded_context;
-	kt_filter_all(&c->filter);
 	c->pprof_labels = o->pprof_labels;
 	if (a->feed) {
 		static struct kt_push_stats ps; /* last_error must outlive the report */

@@ -12,6 +12,8 @@
 
 struct kt_window;
 struct kt_symbols;
+struct kt_source_info;
+struct kt_source_stats;
 
 /* The report formats (--format, the W key's prompt). */
 enum kt_format {
@@ -71,6 +73,12 @@ struct kt_report_ctx {
 	/* snapshots: an annotate listing on screen, appended to text snapshots (copied) */
 	const char *annotate_text;
 };
+
+/* The one place a report context starts (batch reports and the viewer's snapshots): format and
+ * rows, what the source says of itself (kind, path, event, rate, CPUs) and the counters of the
+ * tick being reported (throttled, skipped); every other field zeroed, the filter all. */
+void kt_report_ctx_init(struct kt_report_ctx *c, enum kt_format f, uint32_t top,
+			const struct kt_source_info *info, const struct kt_source_stats *st);
 
 /* The IRQ-off notice (docs/contexts.md): with a clock event, when IRQ-enabling helpers hold
  * more than KT_IRQ_NOTICE_PCT % of kernel hits, writes why and what to do into buf and
