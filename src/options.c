@@ -270,23 +270,6 @@ void kt_options_usage(FILE *out)
 	fputs("\nKeys in the viewer: press h or ? for the list. Man page: kerntop(1).\n", out);
 }
 
-const char *kt_format_name(enum kt_format f)
-{
-	switch (f) {
-	case KT_FORMAT_TEXT:
-		return "text";
-	case KT_FORMAT_JSON:
-		return "json";
-	case KT_FORMAT_CSV:
-		return "csv";
-	case KT_FORMAT_FOLDED:
-		return "folded";
-	case KT_FORMAT_PPROF:
-		return "pprof";
-	}
-	return "?";
-}
-
 static const char *option_name(int c, char *buf, size_t len)
 {
 	const struct opt_def *d = opt_def_of(c);

@@ -260,3 +260,20 @@ void kt_rep_text_header(FILE *out, const struct kt_report_ctx *c, const struct k
 			c->push_error && *c->push_error ? "; last error: " : "",
 			c->push_error && *c->push_error ? c->push_error : "");
 }
+
+const char *kt_format_name(enum kt_format f)
+{
+	switch (f) {
+	case KT_FORMAT_TEXT:
+		return "text";
+	case KT_FORMAT_JSON:
+		return "json";
+	case KT_FORMAT_CSV:
+		return "csv";
+	case KT_FORMAT_FOLDED:
+		return "folded";
+	case KT_FORMAT_PPROF:
+		return "pprof";
+	}
+	return "?";
+}

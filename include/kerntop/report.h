@@ -8,11 +8,38 @@
 #include <stdio.h>
 
 #include "kerntop/agg.h"
-#include "kerntop/options.h"
 #include "kerntop/procstat.h"
 
 struct kt_window;
 struct kt_symbols;
+
+/* The report formats (--format, the W key's prompt). */
+enum kt_format {
+	KT_FORMAT_TEXT,
+	KT_FORMAT_JSON,
+	KT_FORMAT_CSV,
+	KT_FORMAT_FOLDED,
+	KT_FORMAT_PPROF, /* gzip-compressed profile.proto (docs/report-format.md) */
+};
+
+/* The format's name as --format spells it ("text"), "?" for none. */
+const char *kt_format_name(enum kt_format f);
+
+/* pprof sample labels (--pprof-labels), a bit each. */
+enum {
+	KT_PPROF_CPU = 1,
+	KT_PPROF_COMM = 2,
+	KT_PPROF_PID = 4,
+	KT_PPROF_TID = 8,
+	KT_PPROF_CONTEXT = 16, /* the execution context ("softirq NET_RX"), with call chains */
+};
+#define KT_PPROF_LABELS_ALL                                                                  \
+	(KT_PPROF_CPU | KT_PPROF_COMM | KT_PPROF_PID | KT_PPROF_TID | KT_PPROF_CONTEXT)
+/* Pushed profiles: a server keeps a series per label set, so no pid/tid (docs/fleet.md). */
+#define KT_PPROF_LABELS_PUSH (KT_PPROF_CPU | KT_PPROF_COMM | KT_PPROF_CONTEXT)
+
+/* Most zoomed modules per report (struct kt_report_ctx.nzoom). */
+#define KT_REPORT_MAX_ZOOM 8
 
 struct kt_report_ctx {
 	enum kt_format format;
