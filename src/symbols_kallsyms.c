@@ -93,34 +93,54 @@ int sym_sysfs_section(const struct kt_symbols *s, uint32_t mod, const char *sect
 	return r;
 }
 
+/* The line at *p, cut in place at its '\n' (and a '\r' before it); *p moves past it. The
+ * buffer has a byte to spare after end (kt_read_file's NUL). */
+static char *next_line(char **p, char *end)
+{
+	char *line = *p, *nl = memchr(line, '\n', (size_t)(end - line));
+
+	if (!nl)
+		nl = end;
+	*nl = 0;
+	if (nl > line && nl[-1] == '\r')
+		nl[-1] = 0;
+	*p = nl + 1;
+	return line;
+}
+
+/* Splits a line in place into at most max fields separated by blanks; the last field ends at
+ * its first blank too (the rest of the line is ignored). Returns the number of fields. */
+static int split_fields(char *line, char **tok, int max)
+{
+	char *q = line;
+	int nt = 0;
+
+	while (*q && nt < max) {
+		while (*q == ' ' || *q == '\t')
+			*q++ = 0;
+		if (!*q)
+			break;
+		tok[nt++] = q;
+		while (*q && *q != ' ' && *q != '\t')
+			q++;
+	}
+	*q = 0;
+	return nt;
+}
+
 /* /proc/modules: "name size refcount deps state address [taint]". */
 static int parse_modules(struct kt_symbols *s, char *b, size_t len)
 {
 	char *p = b, *end = b + len;
 
 	while (p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p)), *tok[7];
-		int nt = 0;
+		char *tok[7];
+		int nt = split_fields(next_line(&p, end), tok, 7);
 		uint64_t size, addr;
 		char *e;
 		int m;
 
-		if (!nl)
-			nl = end;
-		*nl = 0;
-		if (nl > p && nl[-1] == '\r')
-			nl[-1] = 0;
 		s->st.modules_lines++;
-		for (char *q = p; *q && nt < 7;) {
-			while (*q == ' ' || *q == '\t')
-				*q++ = 0;
-			if (!*q)
-				break;
-			tok[nt++] = q;
-			while (*q && *q != ' ' && *q != '\t')
-				q++;
-		}
-		p = nl + 1;
 		if (nt == 0) {
 			s->st.modules_lines--; /* blank lines are not malformed */
 			continue;
@@ -290,28 +310,12 @@ static int parse_ranges(struct kt_symbols *s, char *b, size_t len, const struct 
 	char *p = b, *end = b + len;
 
 	while (p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p)), *tok[4] = {0}, *q, *dash;
-		int nt = 0, a, found;
+		char *tok[4] = {0}, *dash;
+		/* several modules share a range: the first one gets it */
+		int nt = split_fields(next_line(&p, end), tok, 4), a, found;
 		uint64_t soff, eoff;
 
-		if (!nl)
-			nl = end;
-		*nl = 0;
-		if (nl > p && nl[-1] == '\r')
-			nl[-1] = 0;
 		s->st.ranges_lines++;
-		for (q = p; *q && nt < 4;) {
-			while (*q == ' ' || *q == '\t')
-				*q++ = 0;
-			if (!*q)
-				break;
-			tok[nt++] = q;
-			while (*q && *q != ' ' && *q != '\t')
-				q++;
-		}
-		if (nt >= 3 && *q)
-			*q = 0; /* several modules share the range: the first one gets it */
-		p = nl + 1;
 		if (nt < 3 || tok[0][0] != '.' || !(dash = strchr(tok[1], '-'))) {
 			s->st.ranges_skipped++;
 			continue;
