@@ -19,6 +19,7 @@
 
 #include "kerntop/agg.h"
 #include "kerntop/options.h"
+#include "kerntop/paths.h"
 #include "kerntop/procstat.h"
 #include "kerntop/push.h"
 #include "kerntop/report.h"
@@ -552,7 +553,7 @@ static void batch_log(struct app *a, const char *fmt, ...)
 static long rss_kb(void)
 {
 	long size, resident = -1;
-	FILE *f = fopen("/proc/self/statm", "re");
+	FILE *f = fopen(KT_PATH_SELF_STATM, "re");
 
 	if (f) {
 		if (fscanf(f, "%ld %ld", &size, &resident) != 2)

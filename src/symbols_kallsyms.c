@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/utsname.h>
 
+#include "kerntop/paths.h"
 #include "kerntop/symbols.h"
 #include "kerntop/util.h"
 #include "symbols_impl.h"
@@ -82,8 +83,8 @@ int sym_sysfs_section(const struct kt_symbols *s, uint32_t mod, const char *sect
 	int r = -ENOENT;
 
 	if (!s->sysfs_root || strchr(sect, '/') || strchr(s->mods[mod].name, '/') ||
-	    snprintf(path, sizeof(path), "%s/sys/module/%s/sections/%s", s->sysfs_root,
-		     s->mods[mod].name, sect) >= (int)sizeof(path))
+	    kt_sysroot_path(path, sizeof(path), s->sysfs_root, KT_PATH_MODULE_SECTION,
+			    s->mods[mod].name, sect) < 0)
 		return -ENOENT;
 	if (kt_read_file(path, 4096, &b, &len, msg, sizeof(msg)) < 0)
 		return -ENOENT;
@@ -445,7 +446,7 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 	} else {
 		char msg[KT_ERRLEN];
 
-		snprintf(mpath, sizeof(mpath), "%s/proc/modules", root);
+		kt_sysroot_path(mpath, sizeof(mpath), root, KT_PATH_MODULES);
 		msrc = mpath;
 		/* a kernel without module support has no /proc/modules: no modules, not an error */
 		if (kt_read_file(mpath, MAX_TEXT_FILE, &s->mbuf, &len, msg, sizeof(msg)) == 0) {
@@ -472,7 +473,7 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 		if (o->kallsyms)
 			snprintf(kpath, sizeof(kpath), "%s", o->kallsyms);
 		else
-			snprintf(kpath, sizeof(kpath), "%s/proc/kallsyms", root);
+			kt_sysroot_path(kpath, sizeof(kpath), root, KT_PATH_KALLSYMS);
 		ksrc = kpath;
 		r = read_text(kpath, "--kallsyms", &s->kbuf, &len, err, errlen);
 		if (r < 0)
@@ -528,8 +529,8 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 		char msg[KT_ERRLEN];
 
 		if (uname(&u) == 0 &&
-		    snprintf(rpath, sizeof(rpath), "%s/lib/modules/%s/modules.builtin.ranges", root,
-			     u.release) < (int)sizeof(rpath) &&
+		    kt_sysroot_path(rpath, sizeof(rpath), root, KT_PATH_BUILTIN_RANGES, u.release) ==
+			0 &&
 		    kt_read_file(rpath, MAX_TEXT_FILE, &s->rbuf, &len, msg, sizeof(msg)) < 0)
 			s->rbuf = NULL;
 	}

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kerntop/paths.h"
 #include "kerntop/util.h"
 
 char *kt_memdup_text(const char *p, size_t n)
@@ -501,4 +502,17 @@ int kt_read_file(const char *path, size_t max, char **buf, size_t *len, char *er
 	*buf = b;
 	*len = n;
 	return 0;
+}
+
+int kt_sysroot_path(char *out, size_t len, const char *sysroot, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(out, len, "%s", sysroot ? sysroot : ""), m;
+
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	va_start(ap, fmt);
+	m = vsnprintf(out + n, len - (size_t)n, fmt, ap);
+	va_end(ap);
+	return m < 0 || (size_t)m >= len - (size_t)n ? -ENAMETOOLONG : 0;
 }

@@ -8,7 +8,7 @@
 # rank of a public header (include/kerntop/NAME): its layer's place in the data flow
 rank() {
 	case "$1" in
-	sample.h|util.h|procstat.h) echo 0 ;;
+	sample.h|util.h|paths.h|procstat.h) echo 0 ;;
 	source.h|symbols.h) echo 1 ;;
 	window.h) echo 2 ;;
 	agg.h) echo 3 ;;
