@@ -140,16 +140,6 @@ void ui_table_sync(struct ui_screen *s)
 {
 	size_t n = s->res.nrows + 1, j = 0;
 
-	if (UI_ON(s->ops->kind) & UI_ON_TREES) {
-		ui_tree_sync(s);
-		return;
-	}
-	if (s->ops->kind == UI_FRAMES) {
-		ui_frames_sync(s);
-		return;
-	}
-	if (s->ops->kind == UI_STACKS)
-		ui_stacks_sync(s);
 	n++; /* room for the second synthetic row of a lines screen */
 	if (n > s->capvis) {
 		size_t *v = realloc(s->vis, n * sizeof(*v));
@@ -216,6 +206,25 @@ void ui_sel_set(struct ui_screen *s, size_t i)
 }
 
 /* Moves by delta rows, or by delta pages when page is set (page size from the last draw). */
+void ui_screen_sync(struct ui_screen *s)
+{
+	if (s->ops->sync)
+		s->ops->sync(s);
+	else
+		ui_table_sync(s);
+}
+
+/* One scroll rule for the table, stacks and annotate screens. */
+void ui_scroll_clamp(size_t *top, size_t sel, size_t rows, size_t n, int keep_full)
+{
+	if (sel < *top)
+		*top = sel;
+	if (sel >= *top + rows)
+		*top = sel - rows + 1;
+	if (keep_full && *top + rows > n)
+		*top = n > rows ? n - rows : 0;
+}
+
 void ui_sel_move(struct ui_screen *s, long delta, int page)
 {
 	long i = (long)s->sel;
@@ -443,12 +452,7 @@ void ui_table_draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 	h--;
 	s->body_y = y;
 	s->body_h = h;
-	if (s->sel < s->top)
-		s->top = s->sel;
-	if (s->sel >= s->top + (size_t)h)
-		s->top = s->sel - (size_t)h + 1;
-	if (s->top + (size_t)h > s->nvis)
-		s->top = s->nvis > (size_t)h ? s->nvis - (size_t)h : 0;
+	ui_scroll_clamp(&s->top, s->sel, (size_t)h, s->nvis, 1);
 	for (line = 0; line < h; line++) {
 		size_t i = s->top + (size_t)line;
 
