@@ -139,6 +139,14 @@ FILE *kt_log_open(const char *path, char *err, size_t errlen)
 	return fp;
 }
 
+uint64_t kt_unix_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 int kt_log_vline(FILE *f, const char *who, const char *fmt, va_list ap)
 {
 	struct timespec ts;

@@ -17,6 +17,7 @@ rank() {
 	report.h|options.h|settings.h) echo 4 ;;
 	ui.h) echo 5 ;;
 	push.h) echo 6 ;;
+	batch.h) echo 7 ;; # the batch front end: reports and the push counters
 	*) echo 9 ;;
 	esac
 }
@@ -38,6 +39,7 @@ rank_of_family() {
 	report|options|settings) echo 4 ;;
 	ui) echo 5 ;;
 	push) echo 6 ;;
+	batch) echo 7 ;;
 	*) echo 9 ;;
 	esac
 }
