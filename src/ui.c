@@ -195,18 +195,15 @@ void ui_build_query(const struct kt_ui *ui, const struct ui_screen *s, struct kt
 	struct kt_query q = s->q;
 
 	q.filter.hide_idle = ui->filter.hide_idle;
-	if (s->ops->kind != UI_CPUS)
+	if (!(s->ops->unfiltered & UI_UNFILTERED_CPU))
 		q.filter.cpuset = ui->filter.cpuset;
-	if (s->ops->kind != UI_TASKS)
+	if (!(s->ops->unfiltered & UI_UNFILTERED_TASK))
 		q.filter.task = ui_task_id(ui);
 	q.filter.text = s->text[0] ? s->text : NULL;
 	if (s->ops->ncols && s->ops->cols[s->sort_col].sort >= 0)
 		q.sort = (enum kt_sort)s->ops->cols[s->sort_col].sort;
 	q.per_cpu = UI_PER_CPU(ui, s->ops->kind);
-	if (s->ops->kind == UI_CONTEXTS)
-		q.filter.ctx = KT_ANY; /* every context stays listed, to pick another */
-	else
-		q.filter.ctx = ui->filter.ctx;
+	q.filter.ctx = s->ops->unfiltered & UI_UNFILTERED_CTX ? KT_ANY : ui->filter.ctx;
 	*out = q;
 }
 

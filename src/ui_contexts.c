@@ -117,4 +117,5 @@ const struct ui_screen_ops ui_contexts_ops = {
     .enter = enter,
     .draw = draw,
     .key = key,
+    .unfiltered = UI_UNFILTERED_CTX, /* every context stays listed, to pick another */
 };

@@ -273,4 +273,5 @@ const struct ui_screen_ops ui_cpus_ops = {
     .enter = enter,
     .draw = ui_table_draw,
     .key = key,
+    .unfiltered = UI_UNFILTERED_CPU,
 };

@@ -126,6 +126,15 @@ struct ui_screen_ops {
 	void (*query)(struct kt_ui *ui, struct ui_screen *s);
 	/* Rebuilds the visible rows after a query; NULL: the table's (ui_table_sync). */
 	void (*sync)(struct ui_screen *s);
+	/* UI_UNFILTERED_* bits: the global filters a screen listing their values ignores, so
+	 * that another value can be picked (the CPU screen shows every CPU...). */
+	unsigned unfiltered;
+};
+
+enum {
+	UI_UNFILTERED_CPU = 1,
+	UI_UNFILTERED_TASK = 2,
+	UI_UNFILTERED_CTX = 4,
 };
 
 /* Indexes stored in ui_screen.vis for synthetic rows (the "callers" and "callees" rows of a

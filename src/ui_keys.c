@@ -106,26 +106,28 @@ static int push(struct kt_ui *ui, const struct ui_screen_ops *ops, uint32_t arg,
 	return ui->pending ? UI_R_PUSH : UI_R_NONE;
 }
 
-/* A second press of a screen's own key goes back, so c and t toggle. */
+/* A second press of a screen's own key goes back, so c, t, e, f and h toggle. */
+static int toggle(struct kt_ui *ui, struct ui_screen *s, const struct ui_screen_ops *ops,
+		  const char *crumb)
+{
+	if (s->ops == ops)
+		return UI_R_POP;
+	return push(ui, ops, KT_ANY, crumb);
+}
+
 static int act_cpus(struct kt_ui *ui, struct ui_screen *s)
 {
-	if (s->ops->kind == UI_CPUS)
-		return UI_R_POP;
-	return push(ui, &ui_cpus_ops, KT_ANY, "CPUs");
+	return toggle(ui, s, &ui_cpus_ops, "CPUs");
 }
 
 static int act_tasks(struct kt_ui *ui, struct ui_screen *s)
 {
-	if (s->ops->kind == UI_TASKS)
-		return UI_R_POP;
-	return push(ui, &ui_tasks_ops, KT_ANY, "tasks");
+	return toggle(ui, s, &ui_tasks_ops, "tasks");
 }
 
 static int act_contexts(struct kt_ui *ui, struct ui_screen *s)
 {
-	if (s->ops->kind == UI_CONTEXTS)
-		return UI_R_POP;
-	return push(ui, &ui_contexts_ops, KT_ANY, "contexts");
+	return toggle(ui, s, &ui_contexts_ops, "contexts");
 }
 
 /* --irq-owner, live: the helpers' hits move to their callers in every view. */
@@ -149,16 +151,12 @@ static int act_irq_owner(struct kt_ui *ui, struct ui_screen *s)
 
 static int act_topfuncs(struct kt_ui *ui, struct ui_screen *s)
 {
-	if (s->ops->kind == UI_TOPFUNCS)
-		return UI_R_POP;
-	return push(ui, &ui_topfuncs_ops, KT_ANY, "top functions");
+	return toggle(ui, s, &ui_topfuncs_ops, "top functions");
 }
 
 static int act_help(struct kt_ui *ui, struct ui_screen *s)
 {
-	if (s->ops->kind == UI_HELP)
-		return UI_R_POP;
-	return push(ui, &ui_help_ops, KT_ANY, "help");
+	return toggle(ui, s, &ui_help_ops, "help");
 }
 
 static int act_quit(struct kt_ui *ui, struct ui_screen *s)

@@ -72,4 +72,5 @@ const struct ui_screen_ops ui_tasks_ops = {
     .enter = enter,
     .draw = ui_table_draw,
     .key = key,
+    .unfiltered = UI_UNFILTERED_TASK,
 };
