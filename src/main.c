@@ -46,6 +46,7 @@ struct app {
 	uint64_t start_ns; /* source clock at start */
 	uint64_t reports;
 	uint64_t ticks;	 /* batch refresh ticks (-n counts them) */
+	uint64_t refresh_ns; /* the last tick's work (advance, queries, report), for --log */
 	int stdout_gone; /* batch output to a pipe whose reader has exited (EPIPE) */
 	FILE *log;	 /* batch --log FILE: one line per refresh (the viewer keeps its own) */
 	int log_errno;	 /* the first failed --log write: the run ends in an error */
@@ -587,13 +588,15 @@ static void log_tick(struct app *a, const char *what)
 	kt_agg_summary(a->agg, &f, &sum);
 	batch_log(a,
 		  "%s: ticks=%llu reports=%llu t=%.3fs window_samples=%llu samples=%llu lost=%llu "
-		  "skipped=%llu window_mem=%zu tasks=%u stacks=%u cum=%u locs=%u rss_kb=%ld",
+		  "skipped=%llu window_mem=%zu tasks=%u stacks=%u cum=%u locs=%u rss_kb=%ld "
+		  "refresh_ms=%.3f",
 		  what, (unsigned long long)a->ticks, (unsigned long long)a->reports,
 		  (double)(kt_source_now(a->src) - a->start_ns) / 1e9,
 		  (unsigned long long)sum.samples, (unsigned long long)st.samples,
 		  (unsigned long long)st.lost, (unsigned long long)st.skipped,
 		  kt_window_mem(a->win), kt_window_ntasks(a->win), kt_window_nstacks(a->win),
-		  kt_window_ncum(a->win), kt_sym_nlocs(a->sym), rss_kb());
+		  kt_window_ncum(a->win), kt_sym_nlocs(a->sym), rss_kb(),
+		  (double)a->refresh_ns / 1e6);
 	if (a->feed) {
 		struct kt_push_stats ps;
 		uint64_t fed, profiles;
@@ -860,6 +863,7 @@ static int run_loop(struct app *a, int sigfd)
 		now = kt_now_ns();
 		if (now >= next_tick && !batch_max) {
 			char msg[KT_ERRLEN];
+			uint64_t t_tick = now;
 
 			/* Drain the rings first so a report includes samples up to this tick. */
 			if (!a->opts->replay &&
@@ -884,6 +888,7 @@ static int run_loop(struct app *a, int sigfd)
 				    (a->opts->format != KT_FORMAT_PPROF || pprof_dir(a->opts)) &&
 				    batch_report(a) < 0)
 					return -1;
+				a->refresh_ns = kt_now_ns() - t_tick;
 				log_tick(a, "tick");
 				if (a->stdout_gone)
 					return 0;
@@ -1041,8 +1046,11 @@ int main(int argc, char **argv)
 	}
 	if (r == 0 && opts.batch && !a.stdout_gone &&
 	    (!opts.iterations || (long)a.reports < opts.iterations)) {
+		uint64_t t0 = kt_now_ns();
+
 		kt_window_advance(a.win, kt_source_now(a.src));
 		r = batch_report(&a);
+		a.refresh_ns = kt_now_ns() - t0;
 		log_tick(&a, "final");
 	}
 	if (r == 0 && a.log_errno) {
