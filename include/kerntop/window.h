@@ -117,6 +117,10 @@ size_t kt_window_mem(const struct kt_window *w);
 uint32_t kt_window_nstacks(const struct kt_window *w);
 /* Distinct (location, stack, CPU, task) tuples in the since-start totals. */
 uint32_t kt_window_ncum(const struct kt_window *w);
+/* A number that changes whenever the hits kt_window_hits or kt_window_recent hand out may
+ * have changed (an add, an advance, a mode or span change, a retirement): a reader that
+ * derives tables from them rebuilds only when it moved. */
+uint64_t kt_window_gen(const struct kt_window *w);
 /* Slice length in ns, and the source time of the newest sample or advance. */
 uint64_t kt_window_slice(const struct kt_window *w);
 uint64_t kt_window_end(const struct kt_window *w);
