@@ -474,6 +474,7 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 		if (r < 0)
 			return r;
 	}
+	s->kbuflen = len;
 	r = parse_kallsyms(s, s->kbuf, len, syms);
 	if (r < 0)
 		return r;
