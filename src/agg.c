@@ -563,20 +563,27 @@ static int top_counts(struct kt_agg *a, const struct kt_query *q, const struct k
 	       li->module < nm && kt_agg_pass(a, &q->filter, h, li);
 }
 
-/* The hits grouped by CPU (a counting sort of their indexes), then for each CPU row dense
- * per-function and per-module counts and their maxima (the lowest name among equal counts):
- * cache-friendly on a many-CPU window, where a (CPU, function) hash missed on every hit. */
+/* A CPU's kernel hit as cpu_tops counts it. */
+struct top_hit {
+	uint32_t func, module;
+	uint64_t hits;
+};
+
+/* The hits' function and module grouped by CPU (a counting sort into one array, so each
+ * CPU's are read in sequence), then for each CPU row dense per-function and per-module counts
+ * and their maxima (the lowest name among equal counts): cache-friendly on a many-CPU window,
+ * where a (CPU, function) hash missed on every hit. */
 static void cpu_tops(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
 		     const struct kt_hit *h, size_t n)
 {
 	uint32_t maxcpu = a->p.max_cpu, nf = kt_sym_nfuncs(a->s), nm = kt_sym_nmodules(a->s);
 	uint32_t *start = calloc((size_t)maxcpu + 1, sizeof(*start));
 	uint32_t *at = calloc((size_t)maxcpu + 1, sizeof(*at));
-	uint32_t *order = malloc((n ? n : 1) * sizeof(*order));
+	struct top_hit *th = NULL;
 	uint32_t *touched = malloc(((size_t)nf + nm + 1) * sizeof(*touched));
 	uint64_t *cnt = calloc((size_t)nf + nm + 1, sizeof(*cnt));
 
-	if (!start || !at || !order || !touched || !cnt)
+	if (!start || !at || !touched || !cnt)
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		if (top_counts(a, q, &h[i], nf, nm))
@@ -585,9 +592,17 @@ static void cpu_tops(struct kt_agg *a, const struct kt_query *q, struct kt_resul
 		start[c + 1] += start[c];
 		at[c] = start[c];
 	}
-	for (size_t i = 0; i < n; i++)
-		if (top_counts(a, q, &h[i], nf, nm))
-			order[at[h[i].cpu]++] = (uint32_t)i;
+	th = malloc(((size_t)start[maxcpu] + 1) * sizeof(*th));
+	if (!th)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct locinfo *li;
+
+		if (!top_counts(a, q, &h[i], nf, nm))
+			continue;
+		li = kt_agg_loc(a, h[i].loc);
+		th[at[h[i].cpu]++] = (struct top_hit){li->func, li->module, h[i].hits};
+	}
 	for (size_t ri = 0; ri < r->nrows; ri++) {
 		struct kt_row *row = &r->rows[ri];
 		uint32_t cpu = row->id, nt = 0;
@@ -596,14 +611,12 @@ static void cpu_tops(struct kt_agg *a, const struct kt_query *q, struct kt_resul
 		if (cpu >= maxcpu)
 			continue;
 		for (uint32_t j = start[cpu]; j < start[cpu + 1]; j++) {
-			const struct kt_hit *x = &h[order[j]];
-			const struct locinfo *li = kt_agg_loc(a, x->loc);
-			uint32_t k[2] = {li->func, nf + li->module};
+			uint32_t k[2] = {th[j].func, nf + th[j].module};
 
 			for (int m = 0; m < 2; m++) {
 				if (!cnt[k[m]])
 					touched[nt++] = k[m];
-				cnt[k[m]] += x->hits;
+				cnt[k[m]] += th[j].hits;
 			}
 		}
 		for (uint32_t j = 0; j < nt; j++) {
@@ -632,7 +645,7 @@ static void cpu_tops(struct kt_agg *a, const struct kt_query *q, struct kt_resul
 out:
 	free(start);
 	free(at);
-	free(order);
+	free(th);
 	free(touched);
 	free(cnt);
 }

@@ -59,8 +59,6 @@ static int build(struct kt_proj *p, const struct kt_hit *src, size_t n, unsigned
 			k.cpu = 0;
 		if (!(need & KT_NEED_TASK))
 			k.task = 0;
-		if (!(need & KT_NEED_CTX))
-			k.ctx = 0;
 		if (!(need & KT_NEED_STACK))
 			k.stack = k.stack != 0; /* only "had a chain" is read (the summary) */
 		hh = kt_hash4(k.loc, k.stack ^ k.ctx << 24, k.cpu, k.task);
@@ -87,7 +85,9 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 	const struct kt_hit *src;
 	size_t sn;
 
-	need &= KT_NEED_ALL;
+	/* the context is always kept: (location, context) pairs are hardly more than the
+	 * locations, and the contexts view then shares the modules' and functions' projection */
+	need = (need & KT_NEED_ALL) | KT_NEED_CTX;
 	if (which == KT_PROJ_RAW && !a->irq_owner)
 		which = KT_PROJ_TOTALS; /* the same hits */
 	for (uint32_t i = 0; i < KT_AGG_NPROJ; i++) {
