@@ -246,34 +246,6 @@ int sym_add_func(struct kt_symbols *s, const char *name, uint64_t start, uint64_
 
 /* Session */
 
-/* Copies the names that point into the kallsyms text (the text functions' and the module
- * tags') into the string pool and frees the text: a 5 MB /proc/kallsyms holds about 2 MB of
- * text-function names, and the rest (addresses, data symbols) is never read again
- * (issue 14: the live viewer's memory). */
-static int own_names(struct kt_symbols *s)
-{
-	const char *lo = s->kbuf, *hi = s->kbuf + s->kbuflen;
-
-	if (!s->kbuf)
-		return 0;
-	for (uint32_t i = 0; i < s->nfuncs; i++) {
-		const char *n = s->funcs[i].name;
-
-		if (n >= lo && n < hi && !(s->funcs[i].name = sym_strdup(s, n, strlen(n))))
-			return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < s->nmods; i++) {
-		const char *n = s->mods[i].name;
-
-		if (n >= lo && n < hi && !(s->mods[i].name = sym_strdup(s, n, strlen(n))))
-			return -ENOMEM;
-	}
-	free(s->kbuf);
-	s->kbuf = NULL;
-	s->kbuflen = 0;
-	return 0;
-}
-
 int kt_sym_new(const struct kt_sym_opts *o, struct kt_symbols **out, char *err, size_t errlen)
 {
 	struct kt_symbols *s;
@@ -334,7 +306,7 @@ int kt_sym_new(const struct kt_sym_opts *o, struct kt_symbols **out, char *err, 
 	if (r < 0)
 		goto fail;
 	r = sym_build(s, &syms, &regs);
-	if (r < 0 || own_names(s) < 0)
+	if (r < 0)
 		goto oom;
 	free(syms.v);
 	free(regs.v);
@@ -377,7 +349,6 @@ void kt_sym_free(struct kt_symbols *s)
 	free(s->idle);
 	free(s->idle_copy);
 	free(s->lines);
-	free(s->kbuf);
 	free(s->mbuf);
 	free(s->rbuf);
 	free(s->sysfs_root);

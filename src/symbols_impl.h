@@ -144,8 +144,6 @@ struct kt_symbols {
 	const char **fnames; /* interned source line labels: one pointer per distinct string */
 	uint32_t fnmask, nfnames;
 
-	char *kbuf;		/* kallsyms text while loading (names are copied out, then freed) */
-	size_t kbuflen;
 	char *mbuf;		/* modules text */
 	char *rbuf;		/* builtin ranges text */
 	char *sysfs_root;	/* sysroot of /sys/module when the modules came from its /proc */
