@@ -43,17 +43,22 @@ static int pkey_eq(const void *ctx, uint32_t id)
 	       a->ctx == b->ctx;
 }
 
-/* Merges src into p on the dimensions of need; -E2BIG when the result is not worth keeping. */
-static int build(struct kt_proj *p, const struct kt_hit *src, size_t n, unsigned need)
+/* Merges src (n entries stride bytes apart; those with no hits skipped) into p on the
+ * dimensions of need; -E2BIG when the result is not worth keeping. */
+static int build(struct kt_proj *p, const struct kt_hit *src, size_t n, size_t stride,
+		 unsigned need)
 {
 	size_t max = n / PROJ_MAX_SHARE + 64;
 
 	p->n = 0;
 	kt_idx_clear(&p->idx);
 	for (size_t i = 0; i < n; i++) {
-		struct kt_hit k = src[i];
+		struct kt_hit k = *(const struct kt_hit *)((const char *)src + i * stride);
 		struct pkey pk = {p, &k};
 		uint32_t pos, id, hh;
+
+		if (!k.hits)
+			continue;
 
 		if (!(need & KT_NEED_CPU))
 			k.cpu = 0;
@@ -83,7 +88,7 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 	uint64_t gen = kt_window_gen(a->w), rlen = 0;
 	struct kt_proj *p = NULL;
 	const struct kt_hit *src;
-	size_t sn;
+	size_t sn, stride = sizeof(*src);
 
 	/* the context is always kept: (location, context) pairs are hardly more than the
 	 * locations, and the contexts view then shares the modules' and functions' projection */
@@ -104,12 +109,16 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 			return c->h;
 		}
 	}
-	if (which == KT_PROJ_RECENT)
+	if (need != KT_NEED_ALL && a->project && which != KT_PROJ_RECENT && !a->irq_owner &&
+	    !a->proj_wide[which][need] && (src = kt_window_tuples(a->w, &sn, &stride))) {
+		/* the rolling tuples read in place: no dense copy of them is made */
+	} else if (which == KT_PROJ_RECENT) {
 		src = kt_agg_recent(a, &sn, &rlen);
-	else if (which == KT_PROJ_RAW)
+	} else if (which == KT_PROJ_RAW) {
 		src = kt_window_hits(a->w, &sn);
-	else
+	} else {
 		src = kt_agg_hits(a, &sn);
+	}
 	if (len_ns)
 		*len_ns = rlen;
 	*n = sn;
@@ -135,15 +144,17 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 	p->owner = a->irq_owner;
 	p->len_ns = rlen;
 	p->used = ++a->proj_clock;
-	p->pass = build(p, src, sn, need) < 0;
+	p->pass = build(p, src, sn, stride, need) < 0;
 	a->proj_wide[which][need] = p->pass;
 	if (p->pass) {
-		/* give the memory back: a table this wide is read in place */
+		/* give the memory back: a table this wide is read as it is */
 		free(p->h);
 		p->h = NULL;
 		p->cap = 0;
 		p->n = 0;
 		kt_idx_free(&p->idx);
+		if (stride != sizeof(*src))
+			return kt_agg_hits(a, n); /* the in-place tuples are not dense */
 		return src;
 	}
 	*n = p->n;

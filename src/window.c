@@ -466,6 +466,17 @@ static const struct kt_hit *cum_hits(struct kt_window *m, size_t *n)
 	return m->out;
 }
 
+const struct kt_hit *kt_window_tuples(const struct kt_window *w, size_t *n, size_t *stride)
+{
+	if (w->cumulative) {
+		*n = 0;
+		return NULL;
+	}
+	*n = w->ntup;
+	*stride = sizeof(*w->tup);
+	return &w->tup[0].h;
+}
+
 const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n)
 {
 	struct kt_window *m = (struct kt_window *)w; /* the dense copy is a cache */

@@ -103,6 +103,10 @@ int kt_window_cumulative(const struct kt_window *w);
 /* The current totals (window or since start, per the mode): a dense array of non-zero
  * counts, valid until the next add/advance/mode change. */
 const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n);
+/* The rolling totals in place, without the dense copy: n entries stride bytes apart, those
+ * with hits == 0 free, in kt_window_hits's order; NULL in cumulative mode (use
+ * kt_window_hits). Valid until the next add/advance/mode change. */
+const struct kt_hit *kt_window_tuples(const struct kt_window *w, size_t *n, size_t *stride);
 /* Hits and lost samples of the current totals. */
 uint64_t kt_window_total(const struct kt_window *w);
 uint64_t kt_window_lost(const struct kt_window *w);
