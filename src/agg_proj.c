@@ -14,7 +14,7 @@
 
 /* A projection is dropped when it would keep more than this share of the tuples: merging
  * would then cost more than it saves, and its copy would only add memory. */
-#define PROJ_MAX_SHARE 4
+#define PROJ_MAX_SHARE 8
 
 unsigned kt_agg_filter_needs(const struct kt_filter *f)
 {
