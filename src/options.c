@@ -30,6 +30,7 @@ enum {
 	OPT_FORMAT,
 	OPT_NO_COLOR,
 	OPT_NO_MOUSE,
+	OPT_ASCII,
 	OPT_SNAPSHOT_DIR,
 	OPT_LOG,
 	OPT_KEEP_PRIVILEGES,
@@ -81,6 +82,7 @@ static const struct option long_options[] = {
     {"format", required_argument, NULL, OPT_FORMAT},
     {"no-color", no_argument, NULL, OPT_NO_COLOR},
     {"no-mouse", no_argument, NULL, OPT_NO_MOUSE},
+    {"ascii", no_argument, NULL, OPT_ASCII},
     {"snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR},
     {"log", required_argument, NULL, OPT_LOG},
     {"keep-privileges", no_argument, NULL, OPT_KEEP_PRIVILEGES},
@@ -193,6 +195,8 @@ void kt_options_usage(FILE *out)
 	    "Viewer:\n"
 	    "      --no-color          monochrome (also when NO_COLOR is set)\n"
 	    "      --no-mouse          do not take mouse clicks\n"
+	    "      --ascii             trend sparklines and graphs in ASCII (default: block\n"
+	    "                          characters in a UTF-8 locale)\n"
 	    "      --snapshot-dir DIR  where the w key writes snapshots (default .)\n"
 	    "      --no-config         ignore the settings the O key saved\n"
 	    "                          ($XDG_CONFIG_HOME/kerntop/kerntoprc)\n"
@@ -673,6 +677,9 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 			break;
 		case OPT_NO_MOUSE:
 			o->mouse = 0;
+			break;
+		case OPT_ASCII:
+			o->ascii = 1;
 			break;
 		case OPT_SNAPSHOT_DIR:
 			o->snapshot_dir = optarg;

@@ -6,7 +6,7 @@ is "$rc" 0 "--help exits 0"
 for opt in --event --freq --count --cpu --user --call-graph --no-call-graph --max-stack --record --replay --speed \
 	--sysroot --kallsyms --modules --builtin-ranges --vmlinux --module-dir --bucket --idle-symbols \
 	--window --cumulative --delay --batch --iterations --output --zoom --annotate --top --format \
-	--no-color --no-mouse --snapshot-dir --no-config --log --keep-privileges --irq-owner --folded-context \
+	--no-color --no-mouse --ascii --snapshot-dir --no-config --log --keep-privileges --irq-owner --folded-context \
 	--pprof-labels --push --push-interval --push-name --push-label --push-header-file \
 	--help --version; do
 	like "$out" "^ +(-., )?$opt" "--help lists $opt"
