@@ -83,7 +83,8 @@ int kt_agg_trend(struct kt_agg *a, const struct kt_query *q, struct kt_result *r
 		uint32_t pt = npts - 1 - (age - 1) / per;
 
 		for (size_t i = 0; i < n; i++) {
-			uint32_t ri = e[i].tuple < ntup ? tuple_row(a, q, r, e[i].tuple) : UINT32_MAX;
+			uint32_t ri =
+			    e[i].tuple < ntup ? tuple_row(a, q, r, e[i].tuple) : UINT32_MAX;
 			uint32_t *c;
 
 			if (ri == UINT32_MAX)

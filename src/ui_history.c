@@ -7,7 +7,7 @@
 #include "ui_impl.h"
 
 /* Level 1..8 as block characters, or as an ASCII ramp that reads low to high. */
-static const char *const blocks[9] = {" ", "\u2581", "\u2582", "\u2583", "\u2584",
+static const char *const blocks[9] = {" ",	"\u2581", "\u2582", "\u2583", "\u2584",
 				      "\u2585", "\u2586", "\u2587", "\u2588"};
 static const char ascii_ramp[] = " _.-:=+*#";
 
@@ -55,7 +55,8 @@ void ui_cell_trend(struct kt_ui *ui, const struct ui_screen *s, const struct kt_
 	if (!r->trend || !n)
 		return;
 	if (ui->trend_peak) {
-		fmt_peak(s->res.sum.trend_point_s > 0 ? r->trend_peak / s->res.sum.trend_point_s : 0,
+		fmt_peak(s->res.sum.trend_point_s > 0 ? r->trend_peak / s->res.sum.trend_point_s
+						      : 0,
 			 pk, sizeof(pk));
 		room = w - 6;
 		if (room < 1)

@@ -43,8 +43,8 @@ static const char *pts(const struct kt_result *r, const char *name)
 
 	buf[0] = 0;
 	for (uint32_t i = 0; row && row->trend && i < r->sum.trend_points; i++)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%u", i ? " " : "",
-				      row->trend[i]);
+		n +=
+		    (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%u", i ? " " : "", row->trend[i]);
 	return buf;
 }
 
@@ -62,8 +62,8 @@ static const char *levels(const struct kt_result *r, const char *name)
 }
 
 /* Per-slice counts placed by hand: slice k is [100 + k, 101 + k) s; slice 9 stays open. */
-static const uint32_t f_rz[9] = {8, 4, 2, 0, 0, 0, 0, 0, 0};	 /* read_zero, falling */
-static const uint32_t f_cu[9] = {1, 1, 1, 1, 1, 1, 1, 8, 8};	 /* copy_user, rising late */
+static const uint32_t f_rz[9] = {8, 4, 2, 0, 0, 0, 0, 0, 0};  /* read_zero, falling */
+static const uint32_t f_cu[9] = {1, 1, 1, 1, 1, 1, 1, 8, 8};  /* copy_user, rising late */
 static const uint32_t f_vfs[9] = {0, 0, 0, 0, 0, 0, 3, 5, 7}; /* vfs_read, new and rising */
 static const uint32_t f_tcp[9] = {4, 4, 4, 4, 4, 4, 4, 4, 4}; /* tcp_sendmsg, flat */
 
@@ -166,8 +166,8 @@ static void test_trend(void)
 	q = qv(KT_VIEW_CONTEXTS);
 	q.trend = 9;
 	kt_agg_query(a, &q, &r);
-	ok(r.nrows == 1 && r.sum.trend_points == 9 && r.rows[0].trend &&
-	       r.rows[0].trend[8] == 19 && r.rows[0].trend[0] == 13,
+	ok(r.nrows == 1 && r.sum.trend_points == 9 && r.rows[0].trend && r.rows[0].trend[8] == 19 &&
+	       r.rows[0].trend[0] == 13,
 	   "contexts: every hit in the one unknown context, per slice");
 
 	/* slices expire: 5 s later the four oldest points are gone, the rest shifted left */
