@@ -254,6 +254,25 @@ void ui_log(struct kt_ui *ui, const char *fmt, ...) __attribute__((format(printf
 attr_t ui_attr(const struct kt_ui *ui, int pair, attr_t mono);
 
 /* ui_keys.c */
+typedef int (*ui_action)(struct kt_ui *ui, struct ui_screen *s);
+
+/* One binding of the key table (ui_keys.c). */
+struct ui_key {
+	int key;
+	const char *name; /* as shown in help and on the key bar */
+	unsigned on;	  /* UI_ON() mask of the screens it works on */
+	ui_action act;
+	const char *help; /* NULL: hidden alias of the entry above */
+	const char *bar;  /* label on the key bar, or NULL */
+	int prio;	  /* key bar: lower comes first when not all fit (1: always there) */
+	const char *sname, *sbar; /* shorter key name and label for a narrow bar, or NULL */
+};
+
+/* The key table, read-only, and its length (for the viewer's unit tests). */
+const struct ui_key *ui_key_table(size_t *n);
+/* The key bar's choice for ui->top at ui->cols columns: pick[i] set for the entries shown,
+ * with the short names and labels when narrow. Returns how many. */
+int ui_keybar_pick(const struct kt_ui *ui, int narrow, unsigned char *pick);
 int ui_key(struct kt_ui *ui, int ch);
 int ui_prompt_key(struct kt_ui *ui, int ch);
 int ui_key_too_small(struct kt_ui *ui, int ch);

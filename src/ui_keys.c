@@ -11,18 +11,6 @@
 
 #define CTRL(c) ((c)&0x1f)
 
-typedef int (*ui_action)(struct kt_ui *ui, struct ui_screen *s);
-
-struct ui_key {
-	int key;
-	const char *name; /* as shown in help and on the key bar */
-	unsigned on;	  /* UI_ON() mask of the screens it works on */
-	ui_action act;
-	const char *help; /* NULL: hidden alias of the entry above */
-	const char *bar;  /* label on the key bar, or NULL */
-	int prio;	  /* key bar: lower comes first when not all fit (1: always there) */
-	const char *sname, *sbar; /* shorter key name and label for a narrow bar, or NULL */
-};
 
 static int act_up(struct kt_ui *ui, struct ui_screen *s)
 {
@@ -557,6 +545,12 @@ static const struct ui_key keys[] = {
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
+const struct ui_key *ui_key_table(size_t *n)
+{
+	*n = NKEYS;
+	return keys;
+}
+
 int ui_key(struct kt_ui *ui, int ch)
 {
 	unsigned kind = UI_ON(ui->top->ops->kind);
@@ -642,9 +636,8 @@ static int bar_width(const struct ui_key *k, int narrow)
 	return (int)(strlen(n) + 1 + strlen(b));
 }
 
-/* Picks the bar entries by priority (table order among equals) while they fit in cols; returns
- * how many were picked. */
-static int bar_pick(const struct kt_ui *ui, int narrow, unsigned char *pick)
+/* Picks the bar entries by priority (table order among equals) while they fit in cols. */
+int ui_keybar_pick(const struct kt_ui *ui, int narrow, unsigned char *pick)
 {
 	int used = 0, n = 0;
 
@@ -674,7 +667,7 @@ void ui_draw_keybar(struct kt_ui *ui, int y)
 	unsigned char pick[NKEYS], spick[NKEYS];
 	int narrow = 0, x = 0;
 
-	if (bar_pick(ui, 1, spick) > bar_pick(ui, 0, pick)) {
+	if (ui_keybar_pick(ui, 1, spick) > ui_keybar_pick(ui, 0, pick)) {
 		narrow = 1;
 		memcpy(pick, spick, sizeof(spick));
 	}
