@@ -109,7 +109,8 @@ static int write_symbols(const struct gen *g)
 		if (m == UINT32_MAX)
 			fprintf(f, "%016llx T kfn_%u\n", (unsigned long long)a, i);
 		else
-			fprintf(f, "%016llx t mod%u_fn%u\t[mod%u]\n", (unsigned long long)a, m, i, m);
+			fprintf(f, "%016llx t mod%u_fn%u\t[mod%u]\n", (unsigned long long)a, m, i,
+				m);
 	}
 	fprintf(f, "%016llx T _etext\n",
 		(unsigned long long)(KBASE + 0x1000 + (uint64_t)(g->funcs - g->funcs / 5) * FSIZE));
@@ -177,8 +178,12 @@ static int generate(struct gen *g)
 	uint64_t frames[KT_MAX_STACK], ticks = (uint64_t)(g->secs * g->hz), t0 = 1000000000000ull;
 	uint64_t period = 1000000000ull / g->hz, n = 0;
 	uint32_t *cpus = malloc(g->cpus * sizeof(*cpus)), ntask = g->cpus * g->tasks;
-	struct kt_source_info info = {.kind = "replay", .event = "cpu-clock", .freq_hz = g->hz,
-				      .period = period, .ncpus = g->cpus, .max_cpu = g->cpus,
+	struct kt_source_info info = {.kind = "replay",
+				      .event = "cpu-clock",
+				      .freq_hz = g->hz,
+				      .period = period,
+				      .ncpus = g->cpus,
+				      .max_cpu = g->cpus,
 				      .callchain = g->depth > 0};
 	struct kt_recorder *rec = NULL;
 	char p[4200], ks[4200], mods[4200], err[KT_ERRLEN];
@@ -211,7 +216,8 @@ static int generate(struct gen *g)
 	}
 	for (uint64_t k = 0; !e && k < ticks; k++) {
 		for (uint32_t c = 0; c < g->cpus; c++) {
-			uint32_t task = c * g->tasks + (uint32_t)(rnd(g) % g->tasks), m, nfr = 0, leaf;
+			uint32_t task = c * g->tasks + (uint32_t)(rnd(g) % g->tasks), m, nfr = 0,
+				 leaf;
 			const uint32_t *ch = NULL;
 			struct kt_sample s = {0};
 
@@ -222,7 +228,8 @@ static int generate(struct gen *g)
 			s.pid = s.tid = (int32_t)(10000 + task);
 			s.cpu = c;
 			if (g->depth) {
-				ch = g->chain + (size_t)pick(g->scdf, g->stacks, unit(g)) * g->depth;
+				ch =
+				    g->chain + (size_t)pick(g->scdf, g->stacks, unit(g)) * g->depth;
 				for (uint32_t d = 0; d < g->depth; d++)
 					frames[nfr++] = faddr(g, ch[d], &m) + 0x10 + d * 8 % 0x100;
 				leaf = ch[0];
@@ -240,7 +247,8 @@ static int generate(struct gen *g)
 				e = kt_rec_sample(rec, &s);
 				continue;
 			}
-			fprintf(txt, "worker%u %d/%d [%03u] %llu.%06llu:    %llu cpu-clock:pppH: ", task,
+			fprintf(txt,
+				"worker%u %d/%d [%03u] %llu.%06llu:    %llu cpu-clock:pppH: ", task,
 				s.pid, s.tid, c, (unsigned long long)(s.time_ns / 1000000000ull),
 				(unsigned long long)(s.time_ns % 1000000000ull / 1000),
 				(unsigned long long)period);
@@ -250,7 +258,8 @@ static int generate(struct gen *g)
 			}
 			fputc('\n', txt);
 			for (uint32_t d = 0; d < nfr; d++)
-				text_frame(txt, g, ch[d], (uint32_t)(frames[d] - faddr(g, ch[d], &m)), 0);
+				text_frame(txt, g, ch[d],
+					   (uint32_t)(frames[d] - faddr(g, ch[d], &m)), 0);
 			fputc('\n', txt);
 		}
 	}
@@ -271,31 +280,60 @@ static int generate(struct gen *g)
 
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: bench_bigmachine [-c CPUS=256] [-F HZ=997] [-s SECS=10] [-t TASKS_PER_CPU=8]\n"
-		"       [-m MIGRATE=0] [-f FUNCS=5000] [-z ZIPF=1.0] [-g DEPTH=0] [-S STACKS=20000]\n"
-		"       [-T] DIR\n");
+	fprintf(
+	    stderr,
+	    "usage: bench_bigmachine [-c CPUS=256] [-F HZ=997] [-s SECS=10] [-t TASKS_PER_CPU=8]\n"
+	    "       [-m MIGRATE=0] [-f FUNCS=5000] [-z ZIPF=1.0] [-g DEPTH=0] [-S STACKS=20000]\n"
+	    "       [-T] DIR\n");
 }
 
 int main(int argc, char **argv)
 {
-	struct gen g = {.cpus = 256, .hz = 997, .tasks = 8, .funcs = 5000, .stacks = 20000,
-			.secs = 10, .zipf = 1.0, .rng = 0x9e3779b97f4a7c15ull};
+	struct gen g = {.cpus = 256,
+			.hz = 997,
+			.tasks = 8,
+			.funcs = 5000,
+			.stacks = 20000,
+			.secs = 10,
+			.zipf = 1.0,
+			.rng = 0x9e3779b97f4a7c15ull};
 	int c, e;
 
 	while ((c = getopt(argc, argv, "c:F:s:t:m:f:z:g:S:T")) != -1) {
 		switch (c) {
-		case 'c': g.cpus = (uint32_t)atoi(optarg); break;
-		case 'F': g.hz = (uint32_t)atoi(optarg); break;
-		case 's': g.secs = atof(optarg); break;
-		case 't': g.tasks = (uint32_t)atoi(optarg); break;
-		case 'm': g.migrate = atof(optarg); break;
-		case 'f': g.funcs = (uint32_t)atoi(optarg); break;
-		case 'z': g.zipf = atof(optarg); break;
-		case 'g': g.depth = (uint32_t)atoi(optarg); break;
-		case 'S': g.stacks = (uint32_t)atoi(optarg); break;
-		case 'T': g.text = 1; break;
-		default: usage(); return 2;
+		case 'c':
+			g.cpus = (uint32_t)atoi(optarg);
+			break;
+		case 'F':
+			g.hz = (uint32_t)atoi(optarg);
+			break;
+		case 's':
+			g.secs = atof(optarg);
+			break;
+		case 't':
+			g.tasks = (uint32_t)atoi(optarg);
+			break;
+		case 'm':
+			g.migrate = atof(optarg);
+			break;
+		case 'f':
+			g.funcs = (uint32_t)atoi(optarg);
+			break;
+		case 'z':
+			g.zipf = atof(optarg);
+			break;
+		case 'g':
+			g.depth = (uint32_t)atoi(optarg);
+			break;
+		case 'S':
+			g.stacks = (uint32_t)atoi(optarg);
+			break;
+		case 'T':
+			g.text = 1;
+			break;
+		default:
+			usage();
+			return 2;
 		}
 	}
 	if (optind != argc - 1 || !g.cpus || g.cpus > 8192 || !g.hz || g.secs <= 0 || !g.tasks ||

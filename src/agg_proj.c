@@ -82,8 +82,8 @@ static int build(struct kt_proj *p, const struct kt_hit *src, size_t n, size_t s
 	return 0;
 }
 
-const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsigned need,
-				 size_t *n, uint64_t *len_ns)
+const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsigned need, size_t *n,
+				 uint64_t *len_ns)
 {
 	uint64_t gen = kt_window_gen(a->w), rlen = 0;
 	struct kt_proj *p = NULL;

@@ -53,10 +53,11 @@ static int same(const struct kt_result *x, const struct kt_result *y, uint32_t m
 		    a->per_s != b->per_s || a->recent_per_s != b->recent_per_s ||
 		    a->idle != b->idle || a->pid != b->pid || a->tid != b->tid ||
 		    a->kernel != b->kernel || a->user != b->user || a->idle_hits != b->idle_hits ||
-		    !same_str(a->top_module, b->top_module) || !same_str(a->top_func, b->top_func) ||
-		    a->depth != b->depth || a->parent != b->parent ||
-		    a->nchildren != b->nchildren || a->pct_parent != b->pct_parent ||
-		    a->addr != b->addr || a->nframes != b->nframes || a->ctx_kind != b->ctx_kind ||
+		    !same_str(a->top_module, b->top_module) ||
+		    !same_str(a->top_func, b->top_func) || a->depth != b->depth ||
+		    a->parent != b->parent || a->nchildren != b->nchildren ||
+		    a->pct_parent != b->pct_parent || a->addr != b->addr ||
+		    a->nframes != b->nframes || a->ctx_kind != b->ctx_kind ||
 		    a->irq_helper != b->irq_helper || !a->per_cpu != !b->per_cpu)
 			return 0;
 		if (a->nframes && memcmp(a->frames, b->frames, a->nframes * sizeof(*a->frames)))
@@ -68,8 +69,8 @@ static int same(const struct kt_result *x, const struct kt_result *y, uint32_t m
 }
 
 static const enum kt_view views[] = {
-    KT_VIEW_MODULES, KT_VIEW_FUNCS,   KT_VIEW_TOPFUNCS, KT_VIEW_LINES,    KT_VIEW_CPUS,
-    KT_VIEW_TASKS,   KT_VIEW_CALLERS, KT_VIEW_CALLEES,  KT_VIEW_STACKS,   KT_VIEW_CONTEXTS,
+    KT_VIEW_MODULES, KT_VIEW_FUNCS,   KT_VIEW_TOPFUNCS, KT_VIEW_LINES,	KT_VIEW_CPUS,
+    KT_VIEW_TASKS,   KT_VIEW_CALLERS, KT_VIEW_CALLEES,	KT_VIEW_STACKS, KT_VIEW_CONTEXTS,
 };
 
 /* Every view under filter f, projections on and off; returns the queries that differ. */
@@ -81,8 +82,8 @@ static int compare(struct kt_agg *a, const struct kt_filter *f, uint32_t func, u
 
 	for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
 		for (int variant = 0; variant < 3; variant++) {
-			struct kt_query q = {.view = views[v], .module = mod, .func = func,
-					     .filter = *f};
+			struct kt_query q = {
+			    .view = views[v], .module = mod, .func = func, .filter = *f};
 			int rx, ry;
 
 			q.sort = variant == 1 ? KT_SORT_RATE : KT_SORT_HITS;
@@ -100,10 +101,11 @@ static int compare(struct kt_agg *a, const struct kt_filter *f, uint32_t func, u
 			if (rx != ry || (rx == 0 && !same(&x, &y, NCPU))) {
 				bad++;
 				if (bad <= 3)
-					printf("# differs: view %s variant %d cpu %u task %u ctx %u "
-					       "module %u hide_idle %d\n",
-					       kt_view_name(views[v]), variant, f->cpu, f->task, f->ctx,
-					       f->module, f->hide_idle);
+					printf(
+					    "# differs: view %s variant %d cpu %u task %u ctx %u "
+					    "module %u hide_idle %d\n",
+					    kt_view_name(views[v]), variant, f->cpu, f->task,
+					    f->ctx, f->module, f->hide_idle);
 			}
 		}
 	}
@@ -117,8 +119,8 @@ static int compare(struct kt_agg *a, const struct kt_filter *f, uint32_t func, u
 static void run(struct kt_symbols *sym, uint32_t ntask, uint32_t nhits, const char *what)
 {
 	struct kt_window_opts wo = {.span_ns = 4 * S, .slice_ns = 1 * S};
-	struct kt_agg_params ap = {.freq_hz = 100, .ms_per_hit = 10, .ncpus = NCPU,
-				   .max_cpu = NCPU};
+	struct kt_agg_params ap = {
+	    .freq_hz = 100, .ms_per_hit = 10, .ncpus = NCPU, .max_cpu = NCPU};
 	struct kt_window *w;
 	struct kt_agg *a;
 	uint32_t task[512], nctx = kt_sym_nctx(sym), mods = kt_sym_nmodules(sym);
@@ -153,7 +155,8 @@ static void run(struct kt_symbols *sym, uint32_t ntask, uint32_t nhits, const ch
 			kt_window_set_cumulative(w, cum);
 			for (int owner = 0; owner < 2; owner++) {
 				struct kt_filter f;
-				uint32_t fn = kt_sym_loc(sym, kt_sym_lookup(sym, addrs[rnd(NADDR)]))->func;
+				uint32_t fn =
+				    kt_sym_loc(sym, kt_sym_lookup(sym, addrs[rnd(NADDR)]))->func;
 				uint32_t md = kt_sym_func(sym, fn)->module;
 
 				kt_agg_set_irq_owner(a, owner);
@@ -204,7 +207,8 @@ int main(void)
 	}
 	run(sym, 3, 300, "few tasks: narrow projections answer as the full scan does");
 	run(sym, 40, 3000, "40 tasks: the same");
-	run(sym, 500, 6000, "500 tasks, nearly every tuple distinct (wide, read in place): the same");
+	run(sym, 500, 6000,
+	    "500 tasks, nearly every tuple distinct (wide, read in place): the same");
 	kt_sym_free(sym);
 	return tap_done();
 }
