@@ -166,8 +166,10 @@ static const struct kt_hit *owner_copy(struct kt_agg *a, const struct kt_hit *h,
 {
 	if (!a->irq_owner || !n)
 		return h;
-	if (kt_grow((void **)buf, cap, (uint32_t)n, sizeof(**buf)) < 0)
-		return h; /* out of memory: raw counts rather than none */
+	if (kt_grow((void **)buf, cap, (uint32_t)n, sizeof(**buf)) < 0) {
+		a->nomem++; /* raw counts rather than none, and the query fails */
+		return h;
+	}
 	for (size_t i = 0; i < n; i++) {
 		(*buf)[i] = h[i];
 		if (h[i].stack && kt_agg_loc(a, h[i].loc)->helper)
@@ -572,8 +574,10 @@ static void cpu_tops(struct kt_agg *a, const struct kt_query *q, struct kt_resul
 	uint64_t *bestm = calloc(maxcpu * 3u, sizeof(*bestm)), *bestf;
 	uint32_t *rowof;
 
-	if (!bestm)
+	if (!bestm) {
+		a->nomem++;
 		return;
+	}
 	bestf = bestm + maxcpu;
 	rowof = (uint32_t *)(bestf + maxcpu);
 	for (size_t i = 0; i < n; i++) {
@@ -593,8 +597,10 @@ static void cpu_tops(struct kt_agg *a, const struct kt_query *q, struct kt_resul
 			if (id == UINT32_MAX) {
 				if (kt_grow((void **)&keys, &kcap, nk + 1, sizeof(*keys)) < 0 ||
 				    kt_grow((void **)&cnt, &cap, nk + 1, sizeof(*cnt)) < 0 ||
-				    kt_idx_insert(&ix, hh, nk, pos) < 0)
+				    kt_idx_insert(&ix, hh, nk, pos) < 0) {
+					a->nomem++;
 					goto out;
+				}
 				id = nk++;
 				keys[id] = k[j];
 				cnt[id] = 0;
@@ -758,13 +764,31 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 	return 0;
 }
 
+static int query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);
+
+/* A query that could not allocate something (a row name, a copy of the window's hits, a
+ * path) fails as a whole: rows that miss part of the counts would be a wrong table. */
 int kt_agg_query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
+{
+	uint64_t wnomem;
+	int ret;
+
+	if (!a || !q || !r)
+		return -EINVAL;
+	a->nomem = 0;
+	wnomem = kt_window_nomem(a->w);
+	ret = query(a, q, r);
+	if (ret == 0 && (a->nomem || kt_window_nomem(a->w) != wnomem ||
+			 (r->priv && ((struct rpriv *)r->priv)->nomem)))
+		ret = -ENOMEM;
+	return ret;
+}
+
+static int query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
 {
 	struct rpriv *p;
 	uint64_t denom;
 
-	if (!a || !q || !r)
-		return -EINVAL;
 	kt_agg_result_reset(r);
 	p = kt_agg_priv(r);
 	if (!p)

@@ -34,6 +34,7 @@ struct rpriv {
 	/* denominators of the query in progress */
 	uint64_t denom;
 	double recent_s, capacity;
+	int nomem; /* a row name could not be stored (kt_agg_strdup returned "") */
 };
 
 /* Rows grouped by a two-word key through a hash index (the group scratch). */
@@ -61,6 +62,9 @@ struct kt_agg {
 	int irq_owner;
 	struct kt_hit *own, *ownrec;
 	uint32_t owncap, ownreccap;
+	/* allocations that failed during the query in progress: it returns -ENOMEM instead of
+	 * rows that miss something (kt_agg_query) */
+	uint64_t nomem;
 };
 
 /* agg.c */

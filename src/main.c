@@ -496,6 +496,8 @@ static void batch_irq_notice(struct app *a, const struct kt_report_ctx *c)
 	}
 }
 
+static int out_of_memory(struct app *a);
+
 static int batch_report(struct app *a)
 {
 	struct kt_report_ctx c;
@@ -505,6 +507,8 @@ static int batch_report(struct app *a)
 	a->reports++;
 	report_ctx(a, &c);
 	batch_irq_notice(a, &c);
+	if (out_of_memory(a))
+		return -1;
 	errno = 0;
 	if (a->opts->format == KT_FORMAT_PPROF) {
 		r = pprof_report(a);
@@ -515,6 +519,8 @@ static int batch_report(struct app *a)
 	}
 	if (r == 0 && fflush(a->out) != 0)
 		r = errno ? -errno : -EIO;
+	if (r == 0 && out_of_memory(a))
+		return -1; /* the report above missed what the failed allocation held */
 	if (r == -EPIPE && !a->opts->output) {
 		/* The reader went away (kerntop -b | head): stop quietly, as top -b does. */
 		a->stdout_gone = 1;
@@ -797,6 +803,23 @@ static double delay_s(const struct app *a)
 	return a->ui ? kt_ui_delay(a->ui) : a->opts->delay_s;
 }
 
+/* A sample the window or the symbolizer could not store (an allocation failed) would make
+ * every later report quietly wrong: the run ends with an error instead (issue 20). */
+static int out_of_memory(struct app *a)
+{
+	uint64_t n = kt_window_nomem(a->win) + kt_sym_nomem(a->sym);
+	struct kt_source_stats st;
+
+	if (!n)
+		return 0;
+	kt_source_stats(a->src, &st);
+	snprintf(a->err, sizeof(a->err),
+		 "out of memory after %llu samples (%llu allocations failed): the profile would "
+		 "miss what they held; free memory or raise the limit (ulimit -v)",
+		 (unsigned long long)st.samples, (unsigned long long)n);
+	return 1;
+}
+
 /* The one event loop: perf rings, keys, signals and the refresh tick. */
 static int run_loop(struct app *a, int sigfd)
 {
@@ -823,7 +846,7 @@ static int run_loop(struct app *a, int sigfd)
 
 		if (!a->replay_done) {
 			r = kt_source_read(a->src, &sink, &src_timeout, a->err, sizeof(a->err));
-			if (r < 0)
+			if (r < 0 || out_of_memory(a))
 				return -1;
 			if (r == KT_SOURCE_EOF) {
 				replay_finished(a);
@@ -867,6 +890,8 @@ static int run_loop(struct app *a, int sigfd)
 				return -1;
 			if (!a->replay_done)
 				kt_window_advance(a->win, kt_source_now(a->src));
+			if (out_of_memory(a))
+				return -1;
 			proc_tick(a);
 			if (kt_source_refresh(a->src, msg, sizeof(msg)) > 0)
 				status_notice(a, msg);

@@ -111,6 +111,9 @@ uint64_t kt_window_covered(const struct kt_window *w);
 /* Hits of the newest complete slice and its length: the "now" rate for sorting by rate. */
 const struct kt_hit *kt_window_recent(const struct kt_window *w, size_t *n, uint64_t *len_ns);
 
+/* Allocations that failed in the window (a hit, stack, task or name it could not hold): the
+ * totals then miss something, so the caller must not report them as they are. */
+uint64_t kt_window_nomem(const struct kt_window *w);
 /* Bytes held by the window (slices, tuple tables, stacks, tasks): the memory-bound check. */
 size_t kt_window_mem(const struct kt_window *w);
 /* Live interned stacks (referenced by a slice or by the since-start totals). */
