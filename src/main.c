@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "kerntop/agg.h"
+#include "kerntop/batch.h"
 #include "kerntop/options.h"
+#include "kerntop/paths.h"
 #include "kerntop/procstat.h"
 #include "kerntop/push.h"
 #include "kerntop/report.h"
@@ -41,19 +43,11 @@ struct app {
 	struct kt_agg *agg;
 	struct kt_ui *ui;
 	struct kt_procstat *proc; /* /proc/stat, softirqs, interrupts: read live, fed on replay */
-	FILE *out; /* batch output */
-	struct kt_atomic out_file;
+	struct kt_batch *batch; /* -b: the reports, their output and the --log lines */
 	uint64_t start_ns; /* source clock at start */
-	uint64_t reports;
-	uint64_t ticks;	 /* batch refresh ticks (-n counts them) */
-	int stdout_gone; /* batch output to a pipe whose reader has exited (EPIPE) */
-	FILE *log;	 /* batch --log FILE: one line per refresh (the viewer keeps its own) */
-	int log_errno;	 /* the first failed --log write: the run ends in an error */
-	int dropped;	 /* privileges given up (under sudo) */
+	int dropped;	   /* privileges given up (under sudo) */
 	int replay_done;
 	struct kt_push_feed *feed; /* --push */
-	int pprof_dir;		   /* --format pprof -o DIR: one profile file per report */
-	int irq_noticed; /* the IRQ-off notice went to stderr once */
 	uint32_t locs[KT_MAX_STACK];
 	/* --record: function texts written so far (TEXT blocks), by function id */
 	uint8_t *text_done;
@@ -161,23 +155,6 @@ static int sudo_ids(const struct kt_options *o, long *uid, long *gid)
 	return !*end && *gid >= 0;
 }
 
-/* --format pprof -o DIR: one profile file per report in DIR, instead of one for the run. */
-static int pprof_dir(const struct kt_options *o)
-{
-	struct stat st;
-
-	return o->format == KT_FORMAT_PPROF && o->output && stat(o->output, &st) == 0 &&
-	       S_ISDIR(st.st_mode);
-}
-
-static uint64_t unix_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int open_pipeline(struct app *a)
 {
 	const struct kt_options *o = a->opts;
@@ -249,7 +226,7 @@ static int open_pipeline(struct app *a)
 	    o->cumulative ||
 	    (o->batch && !o->window_given &&
 	     ((o->replay && o->speed == 0) || o->format == KT_FORMAT_FOLDED ||
-	      (o->format == KT_FORMAT_PPROF && !pprof_dir(o))));
+	      (o->format == KT_FORMAT_PPROF && !kt_batch_pprof_dir(o))));
 	r = kt_window_new(&wo, &a->win);
 	if (r < 0) {
 		snprintf(a->err, sizeof(a->err), "cannot create the window (%s)", strerror(-r));
@@ -350,48 +327,6 @@ static int check_user_inputs(struct app *a)
 	return r;
 }
 
-static void report_ctx(struct app *a, struct kt_report_ctx *c)
-{
-	const struct kt_source_info *info = kt_source_info(a->src);
-	const struct kt_options *o = a->opts;
-	struct kt_source_stats st;
-
-	kt_source_stats(a->src, &st);
-	memset(c, 0, sizeof(*c));
-	c->format = o->format;
-	c->top = o->top;
-	c->zoom = o->zoom;
-	c->nzoom = o->nzoom;
-	c->annotate = o->annotate;
-	c->nannotate = o->nannotate;
-	c->source = info->kind;
-	c->path = info->path;
-	c->event = info->event;
-	c->freq_hz =
-	    info->freq_hz ? (double)info->freq_hz : 1e9 / (double)(info->period ? info->period : 1);
-	c->window_s = o->window_s;
-	c->ncpus = info->ncpus;
-	c->throttled = st.throttled;
-	c->skipped = st.skipped;
-	c->report_no = a->reports;
-	c->time_s = (double)(kt_source_now(a->src) - a->start_ns) / 1e9;
-	c->stacks = info->callchain;
-	c->ps = kt_procstat_view(a->proc);
-	c->folded_context = o->folded_context;
-	kt_filter_all(&c->filter);
-	c->pprof_labels = o->pprof_labels;
-	if (a->feed) {
-		static struct kt_push_stats ps; /* last_error must outlive the report */
-
-		kt_push_feed_stats(a->feed, &ps, NULL, NULL);
-		c->push = 1;
-		c->push_sent = ps.sent;
-		c->push_failed = ps.failed;
-		c->push_dropped = ps.dropped;
-		c->push_error = ps.last_error;
-	}
-}
-
 /* --push: the feed that cuts one profile per interval and the worker that sends them. */
 static int open_push(struct app *a)
 {
@@ -411,7 +346,7 @@ static int open_push(struct app *a)
 	    .labels = o->pprof_labels_given ? o->pprof_labels : KT_PPROF_LABELS_PUSH,
 	    .names = a->win,
 	    .start_ns = a->start_ns,
-	    .unix_start_ns = unix_now_ns(),
+	    .unix_start_ns = kt_unix_now_ns(),
 	};
 	struct kt_push *p;
 
@@ -437,38 +372,6 @@ static void push_status(struct app *a)
 	kt_ui_push_status(a->ui, text, ps.failed || ps.dropped);
 }
 
-/* A batch pprof profile of the current totals: into the output, or a file of its own per
- * report with -o DIR. */
-static int pprof_report(struct app *a)
-{
-	struct kt_pprof_opts po = {0};
-	uint64_t cov = kt_window_covered(a->win), now = unix_now_ns();
-	char path[PATH_MAX];
-	struct kt_atomic f;
-	int r;
-
-	po.period_ns = kt_agg_params(a->agg)->ms_per_hit * 1e6;
-	po.duration_ns = cov;
-	po.time_ns = now > cov ? now - cov : 0;
-	po.labels = a->opts->pprof_labels;
-	po.comment = "kerntop " PACKAGE_VERSION;
-	if (!a->pprof_dir)
-		return kt_report_pprof(a->out, a->win, a->sym, &po, a->err, sizeof(a->err));
-	if (snprintf(path, sizeof(path), "%s/kerntop-%06llu.pb.gz", a->opts->output,
-		     (unsigned long long)a->reports) >= (int)sizeof(path)) {
-		snprintf(a->err, sizeof(a->err), "%s: path too long", a->opts->output);
-		return -ENAMETOOLONG;
-	}
-	if (kt_atomic_open(&f, path, a->err, sizeof(a->err)) < 0)
-		return -EIO;
-	r = kt_report_pprof(f.fp, a->win, a->sym, &po, a->err, sizeof(a->err));
-	if (r < 0) {
-		kt_atomic_abort(&f);
-		return r;
-	}
-	return kt_atomic_commit(&f, a->err, sizeof(a->err)) < 0 ? -EIO : 0;
-}
-
 /* An unknown --zoom module is a usage error: say so before sampling, not at the end. */
 static int check_zoom(struct app *a)
 {
@@ -476,181 +379,6 @@ static int check_zoom(struct app *a)
 				     sizeof(a->err)) < 0)
 		return -ENOENT;
 	return kt_report_zoom_check(a->agg, a->opts->zoom, a->opts->nzoom, a->err, sizeof(a->err));
-}
-
-static void batch_log(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* The IRQ-off notice of a batch run, once in the --log; the text and JSON reports carry it
- * each time. Not on stderr: scripts that read kerntop's stderr for errors keep working. */
-static void batch_irq_notice(struct app *a, const struct kt_report_ctx *c)
-{
-	struct kt_summary sum;
-	char msg[KT_REPORT_NOTICE_LEN];
-
-	if (a->irq_noticed)
-		return;
-	kt_agg_summary(a->agg, &c->filter, &sum);
-	if (kt_report_irq_notice(&sum, c->event, c->stacks, msg, sizeof(msg))) {
-		a->irq_noticed = 1;
-		batch_log(a, "notice: %s", msg);
-	}
-}
-
-static int out_of_memory(struct app *a);
-
-static int batch_report(struct app *a)
-{
-	struct kt_report_ctx c;
-
-	int r;
-
-	a->reports++;
-	report_ctx(a, &c);
-	batch_irq_notice(a, &c);
-	if (out_of_memory(a))
-		return -1;
-	errno = 0;
-	if (a->opts->format == KT_FORMAT_PPROF) {
-		r = pprof_report(a);
-		if (a->pprof_dir)
-			return r < 0 ? -1 : 0;
-	} else {
-		r = kt_report_write(a->out, a->agg, &c, a->err, sizeof(a->err));
-	}
-	if (r == 0 && fflush(a->out) != 0)
-		r = errno ? -errno : -EIO;
-	if (r == 0 && out_of_memory(a))
-		return -1; /* the report above missed what the failed allocation held */
-	if (r == -EPIPE && !a->opts->output) {
-		/* The reader went away (kerntop -b | head): stop quietly, as top -b does. */
-		a->stdout_gone = 1;
-		return 0;
-	}
-	if (r < 0 && r != -ENOENT && r != -ENOMEM && r != -EINVAL) {
-		/* a write error: name the file and the way out */
-		char sp[KT_PATH_SHOWN + 1];
-
-		snprintf(a->err, sizeof(a->err), "%s: %s%s",
-			 a->opts->output ? kt_short_path(a->opts->output, sp, sizeof(sp))
-					 : "standard output",
-			 strerror(-r),
-			 r == -ENOSPC || r == -EDQUOT ? "; free space or write the report elsewhere"
-			 : r == -EFBIG ? " (the file size limit, ulimit -f); raise the limit or write "
-					 "less"
-				       : "");
-	}
-	return r < 0 ? -1 : 0;
-}
-
-/* --log in batch mode: what a soak investigation needs, without touching the reports. */
-static int open_log(struct app *a)
-{
-	if (!a->opts->log)
-		return 0;
-	a->log = kt_log_open(a->opts->log, a->err, sizeof(a->err));
-	return a->log ? 0 : -1;
-}
-
-static void batch_log(struct app *a, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	if (!a->log)
-		return;
-	va_start(ap, fmt);
-	r = kt_log_vline(a->log, "batch", fmt, ap);
-	va_end(ap);
-	if (r < 0 && !a->log_errno)
-		a->log_errno = -r;
-}
-
-/* Resident set size in KiB from /proc/self/statm, or -1. */
-static long rss_kb(void)
-{
-	long size, resident = -1;
-	FILE *f = fopen("/proc/self/statm", "re");
-
-	if (f) {
-		if (fscanf(f, "%ld %ld", &size, &resident) != 2)
-			resident = -1;
-		fclose(f);
-	}
-	return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
-/* One line per batch refresh: the figures that show whether a long run stays bounded. */
-static void log_tick(struct app *a, const char *what)
-{
-	struct kt_source_stats st;
-	struct kt_summary sum;
-	struct kt_filter f;
-
-	if (!a->log)
-		return;
-	kt_source_stats(a->src, &st);
-	kt_filter_all(&f);
-	kt_agg_summary(a->agg, &f, &sum);
-	batch_log(a,
-		  "%s: ticks=%llu reports=%llu t=%.3fs window_samples=%llu samples=%llu lost=%llu "
-		  "skipped=%llu window_mem=%zu tasks=%u stacks=%u cum=%u locs=%u rss_kb=%ld",
-		  what, (unsigned long long)a->ticks, (unsigned long long)a->reports,
-		  (double)(kt_source_now(a->src) - a->start_ns) / 1e9,
-		  (unsigned long long)sum.samples, (unsigned long long)st.samples,
-		  (unsigned long long)st.lost, (unsigned long long)st.skipped,
-		  kt_window_mem(a->win), kt_window_ntasks(a->win), kt_window_nstacks(a->win),
-		  kt_window_ncum(a->win), kt_sym_nlocs(a->sym), rss_kb());
-	if (a->feed) {
-		struct kt_push_stats ps;
-		uint64_t fed, profiles;
-
-		kt_push_feed_stats(a->feed, &ps, &fed, &profiles);
-		batch_log(a,
-			  "push: samples=%llu profiles=%llu sent=%llu failed=%llu dropped=%llu "
-			  "queued=%u queued_bytes=%llu bytes=%llu build_cpu_ms=%.3f send_cpu_ms=%.3f%s%s",
-			  (unsigned long long)fed, (unsigned long long)profiles,
-			  (unsigned long long)ps.sent, (unsigned long long)ps.failed,
-			  (unsigned long long)ps.dropped, ps.queued,
-			  (unsigned long long)ps.queued_bytes, (unsigned long long)ps.bytes,
-			  (double)ps.build_cpu_ns / 1e6, (double)ps.send_cpu_ns / 1e6,
-			  ps.last_error[0] ? " last_error=" : "", ps.last_error);
-	}
-}
-
-static int open_output(struct app *a)
-{
-	if (a->opts->format == KT_FORMAT_PPROF && !a->opts->output && isatty(STDOUT_FILENO)) {
-		snprintf(a->err, sizeof(a->err),
-			 "--format pprof writes a binary profile: give -o FILE (or -o DIR for one "
-			 "per report), or pipe it");
-		return -1;
-	}
-	a->pprof_dir = pprof_dir(a->opts);
-	if (a->pprof_dir) {
-		a->out = stdout;
-		return 0;
-	}
-	if (!a->opts->output) {
-		a->out = stdout;
-		return 0;
-	}
-	if (kt_atomic_open(&a->out_file, a->opts->output, a->err, sizeof(a->err)) < 0)
-		return -1;
-	a->out = a->out_file.fp;
-	return 0;
-}
-
-static int close_output(struct app *a, int ok)
-{
-	if (a->pprof_dir)
-		return 0;
-	if (!a->opts->output)
-		return a->stdout_gone || fflush(stdout) == 0 || errno == EPIPE ? 0 : -1;
-	if (!ok) {
-		kt_atomic_abort(&a->out_file);
-		return 0;
-	}
-	return kt_atomic_commit(&a->out_file, a->err, sizeof(a->err));
 }
 
 /* The signalfd the loop reads. The signals are not blocked yet: loading (a FIFO that nobody
@@ -691,7 +419,7 @@ static void status_notice(struct app *a, const char *msg)
 	} else {
 		fprintf(stderr, "kerntop: %s\n", msg);
 		snprintf(a->last_notice, sizeof(a->last_notice), "%s", msg);
-		batch_log(a, "notice: %s", msg);
+		kt_batch_log(a->batch, "notice: %s", msg);
 	}
 }
 
@@ -902,18 +630,9 @@ static int run_loop(struct app *a, int sigfd)
 				push_status(a);
 				kt_ui_refresh(a->ui);
 			} else {
-				/* Folded stacks (and a pprof -o FILE) are one profile, written at
-				 * the end: reports of overlapping windows would repeat every stack. */
-				a->ticks++;
-				if (a->opts->format != KT_FORMAT_FOLDED &&
-				    (a->opts->format != KT_FORMAT_PPROF || pprof_dir(a->opts)) &&
-				    batch_report(a) < 0)
-					return -1;
-				log_tick(a, "tick");
-				if (a->stdout_gone)
-					return 0;
-				if (a->opts->iterations && (long)a->ticks >= a->opts->iterations)
-					return 0;
+				r = kt_batch_tick(a->batch, a->err, sizeof(a->err));
+				if (r != KT_BATCH_CONTINUE)
+					return r < 0 ? -1 : 0;
 			}
 			next_tick += (uint64_t)(delay_s(a) * 1e9);
 			if (next_tick < now)
@@ -940,9 +659,8 @@ static int check_period(const struct kt_options *o)
 
 static void cleanup(struct app *a)
 {
-	if (a->log)
-		fclose(a->log);
-	a->log = NULL;
+	kt_batch_free(a->batch);
+	a->batch = NULL;
 	kt_ui_free(a->ui);
 	kt_push_feed_free(a->feed);
 	a->feed = NULL;
@@ -1019,7 +737,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (opts.batch) {
-		if (check_zoom(&a) < 0 || open_log(&a) < 0 || open_output(&a) < 0) {
+		struct kt_batch_env env = {a.agg, a.win, a.sym, a.src, &opts, a.proc, a.feed, a.start_ns};
+
+		if (check_zoom(&a) < 0 || kt_batch_new(&env, &a.batch, a.err, sizeof(a.err)) < 0) {
 			fprintf(stderr, "kerntop: %s\n", a.err);
 			cleanup(&a);
 			return 1;
@@ -1032,13 +752,6 @@ int main(int argc, char **argv)
 			cleanup(&a);
 			return 1;
 		}
-	}
-	if (a.log) {
-		const struct kt_source_info *in = kt_source_info(a.src);
-
-		batch_log(&a, "start: %s%s%s, %s, %u CPUs, format %s, -d %.3g, -n %ld", in->kind,
-			  in->path ? " " : "", in->path ? in->path : "", in->event, in->ncpus,
-			  kt_format_name(opts.format), opts.delay_s, opts.iterations);
 	}
 	startup_notices(&a);
 	proc_tick(&a); /* the first reading: the first refresh has shares over its interval */
@@ -1062,27 +775,11 @@ int main(int argc, char **argv)
 	 * what is still queued is counted dropped (a hung server never holds up the exit). */
 	if (a.feed) {
 		kt_push_feed_finish(a.feed, kt_source_now(a.src), KT_PUSH_GRACE_S);
-		log_tick(&a, "push");
+		kt_batch_log_tick(a.batch, "push");
 	}
-	if (r == 0 && opts.batch && !a.stdout_gone &&
-	    (!opts.iterations || (long)a.reports < opts.iterations)) {
-		kt_window_advance(a.win, kt_source_now(a.src));
-		r = batch_report(&a);
-		log_tick(&a, "final");
-	}
-	if (r == 0 && a.log_errno) {
-		/* a debug log that silently lost its lines would mislead whoever reads it */
-		char sp[KT_PATH_SHOWN + 1];
-
-		snprintf(a.err, sizeof(a.err), "--log %s: write failed (%s)%s",
-			 kt_short_path(opts.log, sp, sizeof(sp)), strerror(a.log_errno),
-			 a.log_errno == ENOSPC || a.log_errno == EDQUOT
-			     ? "; free space or log elsewhere"
-			     : "");
-		r = -1;
-	}
-	if (opts.batch && close_output(&a, r == 0) < 0)
-		r = -1;
+	/* the final report, and the output published (or dropped after a failure) */
+	if (a.batch)
+		r = kt_batch_finish(a.batch, r, a.err, sizeof(a.err));
 	kt_ui_free(a.ui);
 	a.ui = NULL;
 	if (r < 0) {
@@ -1091,7 +788,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "kerntop: %s\n", a.err);
 		status = 1;
 	}
-	batch_log(&a, "end: exit %d%s%s", status, status ? ": " : "", status ? a.err : "");
+	kt_batch_log(a.batch, "end: exit %d%s%s", status, status ? ": " : "", status ? a.err : "");
 	cleanup(&a);
 	close(sigfd);
 	return status;

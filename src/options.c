@@ -46,56 +46,161 @@ enum {
 	OPT_NO_CONFIG,
 };
 
-static const struct option long_options[] = {
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {"event", required_argument, NULL, 'e'},
-    {"freq", required_argument, NULL, 'F'},
-    {"count", required_argument, NULL, 'c'},
-    {"cpu", required_argument, NULL, 'C'},
-    {"user", no_argument, NULL, 'u'},
-    {"call-graph", no_argument, NULL, 'g'},
-    {"no-call-graph", no_argument, NULL, OPT_NO_CALL_GRAPH},
-    {"max-stack", required_argument, NULL, OPT_MAX_STACK},
-    {"irq-owner", no_argument, NULL, OPT_IRQ_OWNER},
-    {"folded-context", no_argument, NULL, OPT_FOLDED_CONTEXT},
-    {"record", required_argument, NULL, OPT_RECORD},
-    {"replay", required_argument, NULL, OPT_REPLAY},
-    {"speed", required_argument, NULL, OPT_SPEED},
-    {"sysroot", required_argument, NULL, OPT_SYSROOT},
-    {"kallsyms", required_argument, NULL, OPT_KALLSYMS},
-    {"modules", required_argument, NULL, OPT_MODULES},
-    {"builtin-ranges", required_argument, NULL, OPT_BUILTIN_RANGES},
-    {"vmlinux", required_argument, NULL, OPT_VMLINUX},
-    {"module-dir", required_argument, NULL, OPT_MODULE_DIR},
-    {"bucket", required_argument, NULL, OPT_BUCKET},
-    {"idle-symbols", required_argument, NULL, OPT_IDLE_SYMBOLS},
-    {"window", required_argument, NULL, 'w'},
-    {"cumulative", no_argument, NULL, OPT_CUMULATIVE},
-    {"delay", required_argument, NULL, 'd'},
-    {"batch", no_argument, NULL, 'b'},
-    {"iterations", required_argument, NULL, 'n'},
-    {"output", required_argument, NULL, 'o'},
-    {"zoom", required_argument, NULL, 'z'},
-    {"top", required_argument, NULL, OPT_TOP},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"no-color", no_argument, NULL, OPT_NO_COLOR},
-    {"no-mouse", no_argument, NULL, OPT_NO_MOUSE},
-    {"snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR},
-    {"log", required_argument, NULL, OPT_LOG},
-    {"keep-privileges", no_argument, NULL, OPT_KEEP_PRIVILEGES},
-    {"pprof-labels", required_argument, NULL, OPT_PPROF_LABELS},
-    {"push", required_argument, NULL, OPT_PUSH},
-    {"push-interval", required_argument, NULL, OPT_PUSH_INTERVAL},
-    {"push-name", required_argument, NULL, OPT_PUSH_NAME},
-    {"push-label", required_argument, NULL, OPT_PUSH_LABEL},
-    {"push-header-file", required_argument, NULL, OPT_PUSH_HEADER_FILE},
-    {"annotate", required_argument, NULL, OPT_ANNOTATE},
-    {"no-config", no_argument, NULL, OPT_NO_CONFIG},
-    {NULL, 0, NULL, 0},
+/* One row per option, in --help order: getopt's long table, its short option string and the
+ * --help text are generated from it, and the bash completion reads that --help, so an option is
+ * declared here once (and handled in kt_options_parse's switch). A row without a name is a
+ * --help section heading. */
+struct opt_def {
+	const char *name; /* long name; NULL for a heading */
+	int val;	  /* the short option's letter, or an OPT_* value */
+	const char *arg;  /* the value's name in --help (FILE, SECS, X|max); NULL for a flag */
+	const char *help; /* the --help text; each '\n' starts an indented continuation line */
+	void (*more)(FILE *out); /* prints what follows the text, such as a built-in list */
 };
 
-static const char short_options[] = "hVe:F:c:C:ugw:d:bn:o:z:";
+static void print_idle_list(FILE *out);
+
+static const struct opt_def opt_defs[] = {
+    {NULL, 0, NULL, "Sampling:", NULL},
+    {"event", 'e', "NAME",
+     "auto (default), cpu-clock, task-clock or cycles\n"
+     "auto: cycles where the PMU has it, else cpu-clock with a\n"
+     "notice (cpu-clock with -c); cycles falls back the same way",
+     NULL},
+    {"freq", 'F', "HZ", "samples per second per CPU (default 997)", NULL},
+    {"count", 'c', "N", "sample every N events instead of a frequency", NULL},
+    {"cpu", 'C', "LIST", "CPUs to sample, e.g. 0,2-3 (default: all online)", NULL},
+    {"user", 'u', NULL, "also count user-mode hits (one [user] row)", NULL},
+    {"call-graph", 'g', NULL,
+     "sample kernel call chains (callers, stacks, flame graphs;\n"
+     "the default: --no-call-graph turns them off)",
+     NULL},
+    {"no-call-graph", OPT_NO_CALL_GRAPH, NULL, "sample the interrupted address only", NULL},
+    {"max-stack", OPT_MAX_STACK, "N", "frames kept per call chain (default 32, at most 256)", NULL},
+    {"irq-owner", OPT_IRQ_OWNER, NULL,
+     "charge hits in IRQ-enabling helpers (pvm_irq_enable,\n"
+     "_raw_spin_unlock_irqrestore ...) to their first caller\n"
+     "outside them (needs call chains; o in the viewer)",
+     NULL},
+    {"record", OPT_RECORD, "FILE", "also write every sample to FILE (kerntop recording)", NULL},
+    {"replay", OPT_REPLAY, "FILE",
+     "read a kerntop recording or `perf script` text instead\n"
+     "of sampling live",
+     NULL},
+    {"speed", OPT_SPEED, "X|max", "replay at X times the recorded speed (default 1)", NULL},
+
+    {NULL, 0, NULL, "Symbols:", NULL},
+    {"sysroot", OPT_SYSROOT, "DIR", "read proc/ and sys/ files under DIR (default /)", NULL},
+    {"kallsyms", OPT_KALLSYMS, "FILE", "kernel symbols (default /proc/kallsyms)", NULL},
+    {"modules", OPT_MODULES, "FILE", "module list in /proc/modules format (default /proc/modules)",
+     NULL},
+    {"builtin-ranges", OPT_BUILTIN_RANGES, "FILE",
+     "modules.builtin.ranges of the kernel (default\n"
+     "/lib/modules/$(uname -r)/modules.builtin.ranges)",
+     NULL},
+    {"vmlinux", OPT_VMLINUX, "FILE", "ELF image of the kernel: symbols and source lines", NULL},
+    {"module-dir", OPT_MODULE_DIR, "DIR", "directory with NAME.ko files: symbols and source lines",
+     NULL},
+    {"bucket", OPT_BUCKET, "BYTES", "address bucket size where no symbols exist (default 64)",
+     NULL},
+    {"idle-symbols", OPT_IDLE_SYMBOLS, "LIST",
+     "comma-separated idle function names or prefixes*: LIST\n"
+     "replaces the built-in list, +LIST adds to it. Built in:",
+     print_idle_list},
+
+    {NULL, 0, NULL, "Window and reports:", NULL},
+    {"window", 'w', "SECS", "rolling window length (default 10)", NULL},
+    {"cumulative", OPT_CUMULATIVE, NULL, "count since start instead of a rolling window", NULL},
+    {"delay", 'd', "SECS", "refresh / report interval (default 1)", NULL},
+    {"batch", 'b', NULL, "no terminal UI: print a report every -d seconds", NULL},
+    {"iterations", 'n', "N",
+     "batch reports before exiting (default: until SIGINT,\n"
+     "SIGTERM or the end of a replay)",
+     NULL},
+    {"output", 'o', "FILE", "batch output file (default stdout)", NULL},
+    {"zoom", 'z', "MODULE",
+     "also list MODULE's functions (KernRate's -z; repeatable;\n"
+     "the viewer opens on the first)",
+     NULL},
+    {"annotate", OPT_ANNOTATE, "FUNC",
+     "also list FUNC's instructions with their hits (repeatable;\n"
+     "MODULE:FUNC when the name is in several modules)",
+     NULL},
+    {"top", OPT_TOP, "N", "rows per table (default 30)", NULL},
+    {"format", OPT_FORMAT, "FMT",
+     "text (default), json, csv, folded or pprof\n"
+     "(pprof: gzipped profile.proto; -o DIR: one per report)",
+     NULL},
+    {"folded-context", OPT_FOLDED_CONTEXT, NULL,
+     "folded stacks start at their execution context\n"
+     "([softirq NET_RX];net_rx_action;...)",
+     NULL},
+    {"pprof-labels", OPT_PPROF_LABELS, "LIST",
+     "sample labels in pprof profiles: cpu,comm,pid,tid,context\n"
+     "(default all; cpu,comm,context with --push; none)",
+     NULL},
+
+    {NULL, 0, NULL, "Push to a profiling server (Grafana Pyroscope; docs/fleet.md):", NULL},
+    {"push", OPT_PUSH, "URL", "POST a pprof profile to URL/ingest every interval", NULL},
+    {"push-interval", OPT_PUSH_INTERVAL, "SECS", "seconds per pushed profile (default 10)", NULL},
+    {"push-name", OPT_PUSH_NAME, "NAME", "application name (default kerntop.kernel)", NULL},
+    {"push-label", OPT_PUSH_LABEL, "LABEL",
+     "series label KEY=VALUE, repeatable (default host=HOSTNAME)", NULL},
+    {"push-header-file", OPT_PUSH_HEADER_FILE, "FILE",
+     "extra HTTP headers, one 'Name: value' per line\n"
+     "(Authorization, X-Scope-OrgID): never on the command line",
+     NULL},
+
+    {NULL, 0, NULL, "Viewer:", NULL},
+    {"no-color", OPT_NO_COLOR, NULL, "monochrome (also when NO_COLOR is set)", NULL},
+    {"no-mouse", OPT_NO_MOUSE, NULL, "do not take mouse clicks", NULL},
+    {"snapshot-dir", OPT_SNAPSHOT_DIR, "DIR", "where the w key writes snapshots (default .)", NULL},
+    {"no-config", OPT_NO_CONFIG, NULL,
+     "ignore the settings the O key saved\n"
+     "($XDG_CONFIG_HOME/kerntop/kerntoprc)",
+     NULL},
+
+    {NULL, 0, NULL, "Process:", NULL},
+    {"log", OPT_LOG, "FILE", "write a debug log to FILE", NULL},
+    {"keep-privileges", OPT_KEEP_PRIVILEGES, NULL,
+     "do not drop to the sudo user after opening perf and /proc", NULL},
+    {"help", 'h', NULL, "this text", NULL},
+    {"version", 'V', NULL, "version", NULL},
+};
+
+#define N_OPT_DEFS (sizeof(opt_defs) / sizeof(opt_defs[0]))
+
+/* The row of an option value, NULL for none (an unknown short option). */
+static const struct opt_def *opt_def_of(int val)
+{
+	for (size_t i = 0; i < N_OPT_DEFS; i++)
+		if (opt_defs[i].name && opt_defs[i].val == val)
+			return &opt_defs[i];
+	return NULL;
+}
+
+/* Fills getopt_long's tables from opt_defs (a heading row adds nothing): long_options has
+ * room for N_OPT_DEFS + 1 entries, short_options for 2 * N_OPT_DEFS + 1 bytes. */
+static void build_getopt_tables(struct option *long_options, char *short_options)
+{
+	size_t nl = 0, ns = 0;
+
+	for (size_t i = 0; i < N_OPT_DEFS; i++) {
+		const struct opt_def *d = &opt_defs[i];
+
+		if (!d->name)
+			continue;
+		long_options[nl++] = (struct option){
+		    d->name, d->arg ? required_argument : no_argument, NULL, d->val};
+		if (d->val < 128) {
+			short_options[ns++] = (char)d->val;
+			if (d->arg)
+				short_options[ns++] = ':';
+		}
+	}
+	long_options[nl] = (struct option){NULL, 0, NULL, 0};
+	short_options[ns] = 0;
+}
 
 /* Prints a comma list wrapped at width columns, each line indented by indent spaces. */
 static void print_list(FILE *out, const char *list, int indent, int width)
@@ -120,118 +225,59 @@ static void print_list(FILE *out, const char *list, int indent, int width)
 	fputc('\n', out);
 }
 
-void kt_options_usage(FILE *out)
+static void print_idle_list(FILE *out)
 {
-	fputs(
-	    "Usage: kerntop [OPTION]...\n"
-	    "Live statistical kernel profiler: which module, function and line burns kernel CPU.\n"
-	    "\n"
-	    "Sampling:\n"
-	    "  -e, --event NAME        auto (default), cpu-clock, task-clock or cycles\n"
-	    "                          auto: cycles where the PMU has it, else cpu-clock with a\n"
-	    "                          notice (cpu-clock with -c); cycles falls back the same way\n"
-	    "  -F, --freq HZ           samples per second per CPU (default 997)\n"
-	    "  -c, --count N           sample every N events instead of a frequency\n"
-	    "  -C, --cpu LIST          CPUs to sample, e.g. 0,2-3 (default: all online)\n"
-	    "  -u, --user              also count user-mode hits (one [user] row)\n"
-	    "  -g, --call-graph        sample kernel call chains (callers, stacks, flame graphs;\n"
-	    "                          the default: --no-call-graph turns them off)\n"
-	    "      --no-call-graph     sample the interrupted address only\n"
-	    "      --max-stack N       frames kept per call chain (default 32, at most 256)\n"
-	    "      --irq-owner         charge hits in IRQ-enabling helpers (pvm_irq_enable,\n"
-	    "                          _raw_spin_unlock_irqrestore ...) to their first caller\n"
-	    "                          outside them (needs call chains; o in the viewer)\n"
-	    "      --record FILE       also write every sample to FILE (kerntop recording)\n"
-	    "      --replay FILE       read a kerntop recording or `perf script` text instead\n"
-	    "                          of sampling live\n"
-	    "      --speed X|max       replay at X times the recorded speed (default 1)\n"
-	    "\n"
-	    "Symbols:\n"
-	    "      --sysroot DIR       read proc/ and sys/ files under DIR (default /)\n"
-	    "      --kallsyms FILE     kernel symbols (default /proc/kallsyms)\n"
-	    "      --modules FILE      module list in /proc/modules format (default "
-	    "/proc/modules)\n"
-	    "      --builtin-ranges FILE  modules.builtin.ranges of the kernel (default\n"
-	    "                          /lib/modules/$(uname -r)/modules.builtin.ranges)\n"
-	    "      --vmlinux FILE      ELF image of the kernel: symbols and source lines\n"
-	    "      --module-dir DIR    directory with NAME.ko files: symbols and source lines\n"
-	    "      --bucket BYTES      address bucket size where no symbols exist (default 64)\n"
-	    "      --idle-symbols LIST comma-separated idle function names or prefixes*: LIST\n"
-	    "                          replaces the built-in list, +LIST adds to it. Built in:\n",
-	    out);
 	print_list(out, KT_SYM_DEFAULT_IDLE, 26, 90);
-	fputs(
-	    "\n"
-	    "Window and reports:\n"
-	    "  -w, --window SECS       rolling window length (default 10)\n"
-	    "      --cumulative        count since start instead of a rolling window\n"
-	    "  -d, --delay SECS        refresh / report interval (default 1)\n"
-	    "  -b, --batch             no terminal UI: print a report every -d seconds\n"
-	    "  -n, --iterations N      batch reports before exiting (default: until SIGINT,\n"
-	    "                          SIGTERM or the end of a replay)\n"
-	    "  -o, --output FILE       batch output file (default stdout)\n"
-	    "  -z, --zoom MODULE       also list MODULE's functions (KernRate's -z; repeatable;\n"
-	    "                          the viewer opens on the first)\n"
-	    "      --annotate FUNC     also list FUNC's instructions with their hits (repeatable;\n"
-	    "                          MODULE:FUNC when the name is in several modules)\n"
-	    "      --top N             rows per table (default 30)\n"
-	    "      --format FMT        text (default), json, csv, folded or pprof\n"
-	    "                          (pprof: gzipped profile.proto; -o DIR: one per report)\n"
-	    "      --folded-context    folded stacks start at their execution context\n"
-	    "                          ([softirq NET_RX];net_rx_action;...)\n"
-	    "      --pprof-labels LIST sample labels in pprof profiles: cpu,comm,pid,tid,context\n"
-	    "                          (default all; cpu,comm,context with --push; none)\n"
-	    "\n"
-	    "Push to a profiling server (Grafana Pyroscope; docs/fleet.md):\n"
-	    "      --push URL          POST a pprof profile to URL/ingest every interval\n"
-	    "      --push-interval SECS  seconds per pushed profile (default 10)\n"
-	    "      --push-name NAME    application name (default kerntop.kernel)\n"
-	    "      --push-label LABEL  series label KEY=VALUE, repeatable (default host=HOSTNAME)\n"
-	    "      --push-header-file FILE  extra HTTP headers, one 'Name: value' per line\n"
-	    "                          (Authorization, X-Scope-OrgID): never on the command line\n"
-	    "\n"
-	    "Viewer:\n"
-	    "      --no-color          monochrome (also when NO_COLOR is set)\n"
-	    "      --no-mouse          do not take mouse clicks\n"
-	    "      --snapshot-dir DIR  where the w key writes snapshots (default .)\n"
-	    "      --no-config         ignore the settings the O key saved\n"
-	    "                          ($XDG_CONFIG_HOME/kerntop/kerntoprc)\n"
-	    "\n"
-	    "Process:\n"
-	    "      --log FILE          write a debug log to FILE\n"
-	    "      --keep-privileges   do not drop to the sudo user after opening perf and /proc\n"
-	    "  -h, --help              this text\n"
-	    "  -V, --version           version\n"
-	    "\n"
-	    "Keys in the viewer: press h or ? for the list. Man page: kerntop(1).\n",
-	    out);
 }
 
-const char *kt_format_name(enum kt_format f)
+/* The column where --help's texts start: a longer option and value get two spaces instead. */
+#define HELP_COL 26
+
+void kt_options_usage(FILE *out)
 {
-	switch (f) {
-	case KT_FORMAT_TEXT:
-		return "text";
-	case KT_FORMAT_JSON:
-		return "json";
-	case KT_FORMAT_CSV:
-		return "csv";
-	case KT_FORMAT_FOLDED:
-		return "folded";
-	case KT_FORMAT_PPROF:
-		return "pprof";
+	fputs("Usage: kerntop [OPTION]...\n"
+	      "Live statistical kernel profiler: which module, function and line burns kernel "
+	      "CPU.\n",
+	      out);
+	for (size_t i = 0; i < N_OPT_DEFS; i++) {
+		const struct opt_def *d = &opt_defs[i];
+		int n;
+
+		if (!d->name) {
+			fprintf(out, "\n%s\n", d->help);
+			continue;
+		}
+		if (d->val < 128)
+			n = fprintf(out, "  -%c, --%s", d->val, d->name);
+		else
+			n = fprintf(out, "      --%s", d->name);
+		if (d->arg)
+			n += fprintf(out, " %s", d->arg);
+		fprintf(out, "%*s", n < HELP_COL ? HELP_COL - n : 2, "");
+		for (const char *t = d->help; *t;) {
+			size_t len = strcspn(t, "\n");
+
+			fprintf(out, "%.*s\n", (int)len, t);
+			t += len;
+			if (*t) {
+				t++;
+				fprintf(out, "%*s", HELP_COL, "");
+			}
+		}
+		if (d->more)
+			d->more(out);
 	}
-	return "?";
+	fputs("\nKeys in the viewer: press h or ? for the list. Man page: kerntop(1).\n", out);
 }
 
 static const char *option_name(int c, char *buf, size_t len)
 {
-	for (const struct option *lo = long_options; lo->name; lo++)
-		if (lo->val == c) {
-			snprintf(buf, len, "--%s", lo->name);
-			return buf;
-		}
-	snprintf(buf, len, "-%c", c);
+	const struct opt_def *d = opt_def_of(c);
+
+	if (d)
+		snprintf(buf, len, "--%s", d->name);
+	else
+		snprintf(buf, len, "-%c", c);
 	return buf;
 }
 
@@ -283,20 +329,15 @@ static int add_zoom(struct kt_options *o, const char *name)
 static int usage_error(FILE *err, char **argv, int opt)
 {
 	const char *arg = argv[optind - 1], *eq = strchr(arg, '=');
+	const struct opt_def *d = opt > 0 ? opt_def_of(opt) : NULL;
 	char echo[ECHO_MAX + 4];
 
 	/* "--help=x": getopt reports a flag given a value like a missing value */
-	if (opt > 0 && eq && !strncmp(arg, "--", 2)) {
-		for (const struct option *lo = long_options; lo->name; lo++)
-			if (lo->val == opt && lo->has_arg == no_argument) {
-				fprintf(
-				    err,
-				    "kerntop: option --%s takes no value (see kerntop --help)\n",
-				    lo->name);
-				return 2;
-			}
+	if (d && !d->arg && eq && !strncmp(arg, "--", 2)) {
+		fprintf(err, "kerntop: option --%s takes no value (see kerntop --help)\n", d->name);
+		return 2;
 	}
-	if (opt >= OPT_MAX_STACK || (opt > 0 && opt < 128 && strchr(short_options, opt)))
+	if (d)
 		fprintf(err, "kerntop: option %s needs a value (see kerntop --help)\n",
 			echo_arg(arg, echo, sizeof(echo)));
 	else if (opt > 0)
@@ -510,8 +551,11 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 	int c;
 	uint64_t u;
 	int freq_given = 0, period_given = 0;
+	struct option long_options[N_OPT_DEFS + 1];
+	char short_options[2 * N_OPT_DEFS + 1];
 
 	set_defaults(o);
+	build_getopt_tables(long_options, short_options);
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kerntop/paths.h"
 #include "kerntop/procstat.h"
 #include "kerntop/util.h"
 
@@ -320,7 +321,7 @@ static int read_part(struct kt_procstat *p, struct kt_ps_snap *s, const char *re
 	size_t len = 0;
 	int r;
 
-	snprintf(path, sizeof(path), "%s%s", p->sysroot, rel);
+	kt_sysroot_path(path, sizeof(path), p->sysroot, "%s", rel);
 	r = kt_read_file(path, MAX_FILE, &buf, &len, err, sizeof(err));
 	if (r < 0) {
 		snprintf(why, whylen, "%.300s: %s", path, strerror(-r));
@@ -338,9 +339,9 @@ int kt_procstat_read(struct kt_procstat *p, uint64_t time_ns, char *msg, size_t 
 		int (*parse)(struct kt_ps_snap *, const char *, size_t, char *, size_t);
 		unsigned bit;
 	} files[] = {
-	    {KT_PS_PATH_STAT, kt_ps_parse_stat, KT_PS_HAVE_STAT},
-	    {KT_PS_PATH_SOFTIRQS, kt_ps_parse_softirqs, KT_PS_HAVE_SOFTIRQS},
-	    {KT_PS_PATH_INTERRUPTS, kt_ps_parse_interrupts, KT_PS_HAVE_INTERRUPTS},
+	    {KT_PATH_PROC_STAT, kt_ps_parse_stat, KT_PS_HAVE_STAT},
+	    {KT_PATH_PROC_SOFTIRQS, kt_ps_parse_softirqs, KT_PS_HAVE_SOFTIRQS},
+	    {KT_PATH_PROC_INTERRUPTS, kt_ps_parse_interrupts, KT_PS_HAVE_INTERRUPTS},
 	};
 	struct kt_ps_snap *s;
 	unsigned bad = 0;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kerntop/paths.h"
 #include "kerntop/procstat.h"
 
 struct cur {
@@ -93,18 +94,18 @@ int kt_ps_parse_stat(struct kt_ps_snap *s, const char *buf, size_t len, char *er
 			continue;
 		total = p < e && (*p == ' ' || *p == '\t');
 		if (!total && !(p = num(p, e, &cpu)))
-			return bad(err, errlen, KT_PS_PATH_STAT, c.line,
+			return bad(err, errlen, KT_PATH_PROC_STAT, c.line,
 				   "a cpu line without a number");
 		/* user nice system idle iowait irq softirq steal [guest guest_nice] */
 		while (n < KT_PS_NSTAT && skip_blank(p, e) < e) {
 			p = num(p, e, &v[n]);
 			if (!p)
-				return bad(err, errlen, KT_PS_PATH_STAT, c.line,
+				return bad(err, errlen, KT_PATH_PROC_STAT, c.line,
 					   "a time column is not a number");
 			n++;
 		}
 		if (n < 4)
-			return bad(err, errlen, KT_PS_PATH_STAT, c.line,
+			return bad(err, errlen, KT_PATH_PROC_STAT, c.line,
 				   "fewer than 4 time columns");
 		if (total) {
 			memcpy(s->total, v, sizeof(v));
@@ -115,7 +116,7 @@ int kt_ps_parse_stat(struct kt_ps_snap *s, const char *buf, size_t len, char *er
 		}
 	}
 	if (!have_total)
-		return bad(err, errlen, KT_PS_PATH_STAT, c.line, "no \"cpu\" line");
+		return bad(err, errlen, KT_PATH_PROC_STAT, c.line, "no \"cpu\" line");
 	s->have |= KT_PS_HAVE_STAT;
 	return 0;
 }
@@ -175,12 +176,12 @@ int kt_ps_parse_softirqs(struct kt_ps_snap *s, const char *buf, size_t len, char
 	s->nvec = 0;
 	memset(s->softirq, 0, (size_t)KT_PS_MAX_VEC * s->max_cpu * sizeof(*s->softirq));
 	if (!next_line(&c, &b, &e))
-		return bad(err, errlen, KT_PS_PATH_SOFTIRQS, 1, "empty file");
+		return bad(err, errlen, KT_PATH_PROC_SOFTIRQS, 1, "empty file");
 	col = malloc(MAX_COLS * sizeof(*col));
 	if (!col)
 		return -ENOMEM;
 	if (cpu_columns(b, e, col, MAX_COLS, &ncol) < 0) {
-		r = bad(err, errlen, KT_PS_PATH_SOFTIRQS, 1, "no \"CPU0 CPU1 ...\" header");
+		r = bad(err, errlen, KT_PATH_PROC_SOFTIRQS, 1, "no \"CPU0 CPU1 ...\" header");
 		goto out;
 	}
 	while (next_line(&c, &b, &e)) {
@@ -191,18 +192,18 @@ int kt_ps_parse_softirqs(struct kt_ps_snap *s, const char *buf, size_t len, char
 		if (skip_blank(b, e) >= e)
 			continue;
 		if (!(p = label(b, e, name, sizeof(name)))) {
-			r = bad(err, errlen, KT_PS_PATH_SOFTIRQS, c.line, "no \"NAME:\" label");
+			r = bad(err, errlen, KT_PATH_PROC_SOFTIRQS, c.line, "no \"NAME:\" label");
 			goto out;
 		}
 		if (v >= KT_PS_MAX_VEC) {
-			r = bad(err, errlen, KT_PS_PATH_SOFTIRQS, c.line, "more than 16 vectors");
+			r = bad(err, errlen, KT_PATH_PROC_SOFTIRQS, c.line, "more than 16 vectors");
 			goto out;
 		}
 		for (int i = 0; i < ncol; i++) {
 			uint64_t n;
 
 			if (!(p = num(p, e, &n))) {
-				r = bad(err, errlen, KT_PS_PATH_SOFTIRQS, c.line,
+				r = bad(err, errlen, KT_PATH_PROC_SOFTIRQS, c.line,
 					"fewer counts than CPU columns");
 				goto out;
 			}
@@ -213,7 +214,7 @@ int kt_ps_parse_softirqs(struct kt_ps_snap *s, const char *buf, size_t len, char
 		s->nvec++;
 	}
 	if (!s->nvec) {
-		r = bad(err, errlen, KT_PS_PATH_SOFTIRQS, c.line, "no vector lines");
+		r = bad(err, errlen, KT_PATH_PROC_SOFTIRQS, c.line, "no vector lines");
 		goto out;
 	}
 	s->have |= KT_PS_HAVE_SOFTIRQS;
@@ -255,12 +256,12 @@ int kt_ps_parse_interrupts(struct kt_ps_snap *s, const char *buf, size_t len, ch
 	s->have &= ~(uint32_t)KT_PS_HAVE_INTERRUPTS;
 	s->nirq = 0;
 	if (!next_line(&c, &b, &e))
-		return bad(err, errlen, KT_PS_PATH_INTERRUPTS, 1, "empty file");
+		return bad(err, errlen, KT_PATH_PROC_INTERRUPTS, 1, "empty file");
 	col = malloc(MAX_COLS * sizeof(*col));
 	if (!col)
 		return -ENOMEM;
 	if (cpu_columns(b, e, col, MAX_COLS, &ncol) < 0) {
-		r = bad(err, errlen, KT_PS_PATH_INTERRUPTS, 1, "no \"CPU0 CPU1 ...\" header");
+		r = bad(err, errlen, KT_PATH_PROC_INTERRUPTS, 1, "no \"CPU0 CPU1 ...\" header");
 		goto out;
 	}
 	while (next_line(&c, &b, &e) && s->nirq < KT_PS_MAX_IRQ) {
@@ -272,7 +273,7 @@ int kt_ps_parse_interrupts(struct kt_ps_snap *s, const char *buf, size_t len, ch
 		if (skip_blank(b, e) >= e)
 			continue;
 		if (!(p = label(b, e, q->name, sizeof(q->name)))) {
-			r = bad(err, errlen, KT_PS_PATH_INTERRUPTS, c.line, "no \"IRQ:\" label");
+			r = bad(err, errlen, KT_PATH_PROC_INTERRUPTS, c.line, "no \"IRQ:\" label");
 			goto out;
 		}
 		memset(cnt, 0, s->max_cpu * sizeof(*cnt));

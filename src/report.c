@@ -451,8 +451,8 @@ int kt_report_zoom_check(struct kt_agg *agg, const char *const *zoom, unsigned n
 /* The function table of each --zoom module, in command-line order. */
 struct zooms {
 	unsigned n;
-	uint32_t id[KT_MAX_ZOOM];
-	struct kt_result res[KT_MAX_ZOOM];
+	uint32_t id[KT_REPORT_MAX_ZOOM];
+	struct kt_result res[KT_REPORT_MAX_ZOOM];
 };
 
 static int zoom_query(struct kt_agg *agg, const struct kt_report_ctx *c, struct zooms *z)
@@ -502,7 +502,7 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 	struct zooms z = {0};
 	int r = 0;
 
-	for (unsigned i = 0; i < c->nzoom && i < KT_MAX_ZOOM; i++, z.n++)
+	for (unsigned i = 0; i < c->nzoom && i < KT_REPORT_MAX_ZOOM; i++, z.n++)
 		if (zoom_module(agg, c->zoom[i], &z.id[i], err, errlen) < 0)
 			return -ENOENT;
 	if (c->format == KT_FORMAT_FOLDED) {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kerntop/source.h"
 #include "report_impl.h"
 
 /* The length of the valid UTF-8 sequence at p (1 to 4 bytes), or 0 for an invalid byte. */
@@ -259,4 +260,38 @@ void kt_rep_text_header(FILE *out, const struct kt_report_ctx *c, const struct k
 			(unsigned long long)c->push_dropped,
 			c->push_error && *c->push_error ? "; last error: " : "",
 			c->push_error && *c->push_error ? c->push_error : "");
+}
+
+const char *kt_format_name(enum kt_format f)
+{
+	switch (f) {
+	case KT_FORMAT_TEXT:
+		return "text";
+	case KT_FORMAT_JSON:
+		return "json";
+	case KT_FORMAT_CSV:
+		return "csv";
+	case KT_FORMAT_FOLDED:
+		return "folded";
+	case KT_FORMAT_PPROF:
+		return "pprof";
+	}
+	return "?";
+}
+
+void kt_report_ctx_init(struct kt_report_ctx *c, enum kt_format f, uint32_t top,
+			const struct kt_source_info *info, const struct kt_source_stats *st)
+{
+	memset(c, 0, sizeof(*c));
+	c->format = f;
+	c->top = top;
+	c->source = info->kind;
+	c->path = info->path;
+	c->event = info->event;
+	c->freq_hz =
+	    info->freq_hz ? (double)info->freq_hz : 1e9 / (double)(info->period ? info->period : 1);
+	c->ncpus = info->ncpus;
+	c->throttled = st->throttled;
+	c->skipped = st->skipped;
+	kt_filter_all(&c->filter);
 }

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kerntop/options.h"
 #include "kerntop/settings.h"
 
 /* Bigger is not a settings file: refused rather than read into memory. */

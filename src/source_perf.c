@@ -14,15 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kerntop/paths.h"
 #include "kerntop/util.h"
 #include "source_perf.h"
-
-#define CPU_ONLINE "/sys/devices/system/cpu/online"
-#define CPU_POSSIBLE "/sys/devices/system/cpu/possible"
-#define PARANOID "/proc/sys/kernel/perf_event_paranoid"
-#define MAX_RATE "/proc/sys/kernel/perf_event_max_sample_rate"
-#define MAX_STACK "/proc/sys/kernel/perf_event_max_stack"
-#define MLOCK_KB "/proc/sys/kernel/perf_event_mlock_kb"
 
 /* Upper bound on CPU numbers we accept from sysfs or -C (kernel NR_CPUS is at most 8192). */
 #define MAX_CPUS 8192
@@ -65,7 +59,7 @@ const char *kt_perf_auto_event(int period_given, char *notice, size_t len)
 
 static void path_in(const struct perf_source *p, const char *rel, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s", p->sysroot, rel);
+	kt_sysroot_path(buf, len, p->sysroot, "%s", rel);
 }
 
 /* Reads a small sysfs/procfs file into buf (NUL-terminated, trailing newline dropped). */
@@ -199,7 +193,7 @@ static void explain_denied(const struct perf_source *p, uint32_t cpu, int e, cha
 {
 	char v[32];
 
-	if (read_small(PARANOID, v, sizeof(v)) < 0)
+	if (read_small(KT_PATH_PERF_PARANOID, v, sizeof(v)) < 0)
 		snprintf(v, sizeof(v), "unreadable");
 	snprintf(err, errlen,
 		 "perf_event_open %s on cpu %u: %s; system-wide sampling needs "
@@ -232,7 +226,7 @@ static int open_error(const struct perf_source *p, uint32_t cpu, int e, char *er
 			 cpu);
 		return -e;
 	case EOVERFLOW:
-		if (read_small(MAX_STACK, v, sizeof(v)) < 0)
+		if (read_small(KT_PATH_PERF_MAX_STACK, v, sizeof(v)) < 0)
 			snprintf(v, sizeof(v), "unknown");
 		snprintf(err, errlen,
 			 "perf_event_open: --max-stack %u exceeds kernel.perf_event_max_stack "
@@ -241,7 +235,7 @@ static int open_error(const struct perf_source *p, uint32_t cpu, int e, char *er
 		return -e;
 	case EINVAL:
 		if (p->attr.freq) {
-			if (read_small(MAX_RATE, v, sizeof(v)) < 0)
+			if (read_small(KT_PATH_PERF_MAX_RATE, v, sizeof(v)) < 0)
 				snprintf(v, sizeof(v), "unknown");
 			snprintf(err, errlen,
 				 "perf_event_open %s on cpu %u: invalid argument; -F %llu may "
@@ -309,7 +303,7 @@ static size_t ring_pages(const struct perf_source *p)
 
 	if (p->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
 		sz += 8 + 8 * ((size_t)p->attr.sample_max_stack + 2);
-	if (read_small(MLOCK_KB, v, sizeof(v)) == 0)
+	if (read_small(KT_PATH_PERF_MLOCK_KB, v, sizeof(v)) == 0)
 		kb = strtol(v, NULL, 10);
 	return kt_perf_ring_pages(sample_rate(p), sz,
 				  p->attr.sample_type & PERF_SAMPLE_CALLCHAIN
@@ -465,7 +459,7 @@ static int open_cpus(struct perf_source *p, const uint8_t *online, char *err, si
 	rebuild_cpu_list(p);
 	if (!p->base.info.ncpus) {
 		snprintf(err, errlen, "no CPU to sample: cpu %s %s offline (see %s)", skipped,
-			 strchr(skipped, ',') ? "are" : "is", CPU_ONLINE);
+			 strchr(skipped, ',') ? "are" : "is", KT_PATH_CPU_ONLINE);
 		return -ENODEV;
 	}
 	if (skipped[0]) {
@@ -485,11 +479,11 @@ static int open_record(struct perf_source *p, const struct kt_source_opts *o, ch
 	const char *kp = o->kallsyms_path, *mp = o->modules_path;
 
 	if (!kp) {
-		path_in(p, "/proc/kallsyms", ks, sizeof(ks));
+		path_in(p, KT_PATH_KALLSYMS, ks, sizeof(ks));
 		kp = ks;
 	}
 	if (!mp) {
-		path_in(p, "/proc/modules", mods, sizeof(mods));
+		path_in(p, KT_PATH_MODULES, mods, sizeof(mods));
 		mp = access(mods, R_OK) == 0 ? mods : NULL;
 	}
 	snprintf(p->rec_path, sizeof(p->rec_path), "%s", o->record);
@@ -538,8 +532,8 @@ int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, 
 	p->pages = ring_pages(p);
 
 	/* Per-CPU tables are sized by the possible CPUs, so a CPU coming online later fits. */
-	top = read_cpu_file(p, CPU_POSSIBLE, online);
-	r = read_cpu_file(p, CPU_ONLINE, online);
+	top = read_cpu_file(p, KT_PATH_CPU_POSSIBLE, online);
+	r = read_cpu_file(p, KT_PATH_CPU_ONLINE, online);
 	if (r < 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -756,7 +750,7 @@ static void hotplug(struct perf_source *p, char *msg, size_t msglen)
 	uint8_t online[MAX_CPUS];
 	char line[200];
 
-	if (read_cpu_file(p, CPU_ONLINE, online) < 0)
+	if (read_cpu_file(p, KT_PATH_CPU_ONLINE, online) < 0)
 		return;
 	for (uint32_t i = 0; i < p->base.info.max_cpu; i++) {
 		struct perf_cpu *c = &p->cpu[i];

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "kerntop/paths.h"
 #include "source_perf.h"
 
 /* Trailer of non-sample records with sample_id_all and our sample_type: pid/tid, time, cpu. */
@@ -78,10 +79,10 @@ static void comm_fallback(struct perf_source *p, const struct kt_sink *sink, int
 		emit_comm(p, sink, pid, tid, "swapper", t);
 		return;
 	}
-	snprintf(path, sizeof(path), "%s/proc/%d/task/%d/comm", p->sysroot, pid, tid);
+	kt_sysroot_path(path, sizeof(path), p->sysroot, KT_PATH_TASK_COMM, pid, tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(path, sizeof(path), "%s/proc/%d/comm", p->sysroot, tid);
+		kt_sysroot_path(path, sizeof(path), p->sysroot, KT_PATH_COMM, tid);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	if (fd < 0)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/utsname.h>
 
+#include "kerntop/paths.h"
 #include "kerntop/symbols.h"
 #include "kerntop/util.h"
 #include "symbols_impl.h"
@@ -83,8 +84,8 @@ int sym_sysfs_section(const struct kt_symbols *s, uint32_t mod, const char *sect
 	int r = -ENOENT;
 
 	if (!s->sysfs_root || strchr(sect, '/') || strchr(s->mods[mod].name, '/') ||
-	    snprintf(path, sizeof(path), "%s/sys/module/%s/sections/%s", s->sysfs_root,
-		     s->mods[mod].name, sect) >= (int)sizeof(path))
+	    kt_sysroot_path(path, sizeof(path), s->sysfs_root, KT_PATH_MODULE_SECTION,
+			    s->mods[mod].name, sect) < 0)
 		return -ENOENT;
 	if (kt_read_file(path, 4096, &b, &len, msg, sizeof(msg)) < 0)
 		return -ENOENT;
@@ -94,34 +95,54 @@ int sym_sysfs_section(const struct kt_symbols *s, uint32_t mod, const char *sect
 	return r;
 }
 
+/* The line at *p, cut in place at its '\n' (and a '\r' before it); *p moves past it. The
+ * buffer has a byte to spare after end (kt_read_file's NUL). */
+static char *next_line(char **p, char *end)
+{
+	char *line = *p, *nl = memchr(line, '\n', (size_t)(end - line));
+
+	if (!nl)
+		nl = end;
+	*nl = 0;
+	if (nl > line && nl[-1] == '\r')
+		nl[-1] = 0;
+	*p = nl + 1;
+	return line;
+}
+
+/* Splits a line in place into at most max fields separated by blanks; the last field ends at
+ * its first blank too (the rest of the line is ignored). Returns the number of fields. */
+static int split_fields(char *line, char **tok, int max)
+{
+	char *q = line;
+	int nt = 0;
+
+	while (*q && nt < max) {
+		while (*q == ' ' || *q == '\t')
+			*q++ = 0;
+		if (!*q)
+			break;
+		tok[nt++] = q;
+		while (*q && *q != ' ' && *q != '\t')
+			q++;
+	}
+	*q = 0;
+	return nt;
+}
+
 /* /proc/modules: "name size refcount deps state address [taint]". */
 static int parse_modules(struct kt_symbols *s, char *b, size_t len)
 {
 	char *p = b, *end = b + len;
 
 	while (p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p)), *tok[7];
-		int nt = 0;
+		char *tok[7];
+		int nt = split_fields(next_line(&p, end), tok, 7);
 		uint64_t size, addr;
 		char *e;
 		int m;
 
-		if (!nl)
-			nl = end;
-		*nl = 0;
-		if (nl > p && nl[-1] == '\r')
-			nl[-1] = 0;
 		s->st.modules_lines++;
-		for (char *q = p; *q && nt < 7;) {
-			while (*q == ' ' || *q == '\t')
-				*q++ = 0;
-			if (!*q)
-				break;
-			tok[nt++] = q;
-			while (*q && *q != ' ' && *q != '\t')
-				q++;
-		}
-		p = nl + 1;
 		if (nt == 0) {
 			s->st.modules_lines--; /* blank lines are not malformed */
 			continue;
@@ -291,28 +312,12 @@ static int parse_ranges(struct kt_symbols *s, char *b, size_t len, const struct 
 	char *p = b, *end = b + len;
 
 	while (p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p)), *tok[4] = {0}, *q, *dash;
-		int nt = 0, a, found;
+		char *tok[4] = {0}, *dash;
+		/* several modules share a range: the first one gets it */
+		int nt = split_fields(next_line(&p, end), tok, 4), a, found;
 		uint64_t soff, eoff;
 
-		if (!nl)
-			nl = end;
-		*nl = 0;
-		if (nl > p && nl[-1] == '\r')
-			nl[-1] = 0;
 		s->st.ranges_lines++;
-		for (q = p; *q && nt < 4;) {
-			while (*q == ' ' || *q == '\t')
-				*q++ = 0;
-			if (!*q)
-				break;
-			tok[nt++] = q;
-			while (*q && *q != ' ' && *q != '\t')
-				q++;
-		}
-		if (nt >= 3 && *q)
-			*q = 0; /* several modules share the range: the first one gets it */
-		p = nl + 1;
 		if (nt < 3 || tok[0][0] != '.' || !(dash = strchr(tok[1], '-'))) {
 			s->st.ranges_skipped++;
 			continue;
@@ -372,7 +377,7 @@ static int parse_ranges(struct kt_symbols *s, char *b, size_t len, const struct 
 
 /* A kernel sysctl under the sysroot as a small number; -1 when unreadable. Non-blocking, so a
  * FIFO planted there cannot hang the start. */
-static int sysctl_int(const char *root, const char *name)
+static int sysctl_int(const char *root, const char *sysctl)
 {
 	char path[PATH_MAX], buf[16];
 	ssize_t len;
@@ -380,7 +385,7 @@ static int sysctl_int(const char *root, const char *name)
 	char *end;
 	int fd;
 
-	if (snprintf(path, sizeof(path), "%s/proc/sys/kernel/%s", root, name) >= (int)sizeof(path))
+	if (kt_sysroot_path(path, sizeof(path), root, "%s", sysctl) < 0)
 		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
@@ -401,8 +406,8 @@ static int sysctl_int(const char *root, const char *name)
  * moment, maybe another machine) both possible causes are named. */
 static size_t kptr_notice(char *out, size_t cap, const char *ksrc, const char *root, int live)
 {
-	int kr = live ? sysctl_int(root, "kptr_restrict") : -1;
-	int pa = live ? sysctl_int(root, "perf_event_paranoid") : -1;
+	int kr = live ? sysctl_int(root, KT_PATH_KPTR_RESTRICT) : -1;
+	int pa = live ? sysctl_int(root, KT_PATH_PERF_PARANOID) : -1;
 	size_t used;
 	int n;
 
@@ -515,7 +520,7 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 	} else {
 		char msg[KT_ERRLEN];
 
-		snprintf(mpath, sizeof(mpath), "%s/proc/modules", root);
+		kt_sysroot_path(mpath, sizeof(mpath), root, KT_PATH_MODULES);
 		msrc = mpath;
 		/* a kernel without module support has no /proc/modules: no modules, not an error */
 		if (kt_read_file(mpath, MAX_TEXT_FILE, &s->mbuf, &len, msg, sizeof(msg)) == 0) {
@@ -542,7 +547,7 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 		if (o->kallsyms)
 			snprintf(kpath, sizeof(kpath), "%s", o->kallsyms);
 		else
-			snprintf(kpath, sizeof(kpath), "%s/proc/kallsyms", root);
+			kt_sysroot_path(kpath, sizeof(kpath), root, KT_PATH_KALLSYMS);
 		ksrc = kpath;
 		r = read_text(kpath, "--kallsyms", &s->kbuf, &len, err, errlen);
 		if (r < 0)
@@ -598,8 +603,8 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 		char msg[KT_ERRLEN];
 
 		if (uname(&u) == 0 &&
-		    snprintf(rpath, sizeof(rpath), "%s/lib/modules/%s/modules.builtin.ranges", root,
-			     u.release) < (int)sizeof(rpath) &&
+		    kt_sysroot_path(rpath, sizeof(rpath), root, KT_PATH_BUILTIN_RANGES, u.release) ==
+			0 &&
 		    kt_read_file(rpath, MAX_TEXT_FILE, &s->rbuf, &len, msg, sizeof(msg)) < 0)
 			s->rbuf = NULL;
 	}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kerntop/paths.h"
 #include "kerntop/util.h"
 #include "symbols_impl.h"
 
@@ -50,13 +51,13 @@ static char *read_build_id(struct kt_symbols *s, uint32_t module)
 	if (!s->sysfs_root || module == KT_MOD_USER || module == KT_MOD_UNKNOWN)
 		return NULL;
 	if (module == KT_MOD_VMLINUX)
-		n = snprintf(path, sizeof(path), "%s/sys/kernel/notes", s->sysfs_root);
+		n = kt_sysroot_path(path, sizeof(path), s->sysfs_root, KT_PATH_KERNEL_NOTES);
 	else if (strchr(s->mods[module].name, '/') || s->mods[module].builtin)
 		return NULL;
 	else
-		n = snprintf(path, sizeof(path), "%s/sys/module/%s/notes/.note.gnu.build-id",
-			     s->sysfs_root, s->mods[module].name);
-	if (n < 0 || (size_t)n >= sizeof(path))
+		n = kt_sysroot_path(path, sizeof(path), s->sysfs_root, KT_PATH_MODULE_NOTES,
+				    s->mods[module].name);
+	if (n < 0)
 		return NULL;
 	r = kt_read_file(path, 65536, &b, &len, msg, sizeof(msg));
 	if (r < 0) {

@@ -15,13 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kerntop/paths.h"
 #include "kerntop/symbols.h"
 #include "kerntop/util.h"
 #include "symbols_impl.h"
 
-#define KCORE_PATH "/proc/kcore"
-#define KERNEL_NOTES "/sys/kernel/notes"
-#define LOCKDOWN "/sys/kernel/security/lockdown"
 #define BUILD_ID_MAX 64
 
 struct text_rec {
@@ -140,7 +138,7 @@ int kt_sym_text_add(struct kt_symbols *s, uint64_t addr, const uint8_t *bytes, s
 
 static void path_in(const struct sym_text *t, const char *path, char *out, size_t len)
 {
-	snprintf(out, len, "%s%s", t->sysroot, path);
+	kt_sysroot_path(out, len, t->sysroot, "%s", path);
 }
 
 /* An ELF note stream (/sys/kernel/notes, a module's .note.gnu.build-id, an SHT_NOTE
@@ -213,8 +211,8 @@ static int kcore_open(struct kt_symbols *s)
 	if (t->kc_tried)
 		return t->kc_elf ? 0 : -ENOENT;
 	t->kc_tried = 1;
-	path_in(t, KCORE_PATH, path, sizeof(path));
-	path_in(t, LOCKDOWN, lpath, sizeof(lpath));
+	path_in(t, KT_PATH_KCORE, path, sizeof(path));
+	path_in(t, KT_PATH_LOCKDOWN, lpath, sizeof(lpath));
 	if (kt_read_file(lpath, 4096, &lock, &llen, msg, sizeof(msg)) == 0 &&
 	    strstr(lock, "[confidentiality]")) {
 		free(lock);
@@ -330,10 +328,10 @@ static struct text_elf *elf_of(struct kt_symbols *s, uint32_t m)
 	if (!t->live)
 		return e; /* a replay: this machine's notes say nothing about the recorded one */
 	if (m == KT_MOD_VMLINUX)
-		path_in(t, KERNEL_NOTES, path, sizeof(path));
+		path_in(t, KT_PATH_KERNEL_NOTES, path, sizeof(path));
 	else
-		snprintf(path, sizeof(path), "%s/sys/module/%s/notes/.note.gnu.build-id", t->sysroot,
-			 s->mods[m].name);
+		kt_sysroot_path(path, sizeof(path), t->sysroot, KT_PATH_MODULE_NOTES,
+				s->mods[m].name);
 	if (file_build_id(path, want, sizeof(want)) && elf_build_id(e->elf, have, sizeof(have)) &&
 	    strcmp(want, have)) {
 		snprintf(e->err, sizeof(e->err),

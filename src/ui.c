@@ -215,10 +215,8 @@ void ui_query(struct kt_ui *ui, struct ui_screen *s)
 	struct kt_query q;
 	int r;
 
-	if (s->ops->kind == UI_HELP)
-		return;
-	if (s->ops->kind == UI_ANNOTATE) {
-		ui_annotate_refresh(ui, s);
+	if (s->ops->query) {
+		s->ops->query(ui, s);
 		return;
 	}
 	ui_build_query(ui, s, &q);
@@ -226,7 +224,7 @@ void ui_query(struct kt_ui *ui, struct ui_screen *s)
 	if (ui->env.win && kt_window_total(ui->env.win) == 0) {
 		s->res.nrows = 0;
 		s->have_res = 1;
-		ui_table_sync(s);
+		ui_screen_sync(s);
 		return;
 	}
 	r = kt_agg_query(ui->env.agg, &q, &s->res);
@@ -235,7 +233,7 @@ void ui_query(struct kt_ui *ui, struct ui_screen *s)
 		ui_set_status(ui, 1, "query failed: %s", strerror(-r));
 	}
 	s->have_res = r >= 0;
-	ui_table_sync(s);
+	ui_screen_sync(s);
 }
 
 /* The IRQ-off skew explained on the status line, once, when it first applies. */

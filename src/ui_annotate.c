@@ -264,10 +264,7 @@ static void draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 	rows = h - 2;
 	s->body_y = y + 2;
 	s->body_h = rows;
-	if (s->sel < s->top)
-		s->top = s->sel;
-	if (s->sel >= s->top + (size_t)rows)
-		s->top = s->sel - (size_t)rows + 1;
+	ui_scroll_clamp(&s->top, s->sel, (size_t)rows, A->nrows, 0);
 	for (int k = 0; k < rows; k++) {
 		size_t i = s->top + (size_t)k;
 		const struct kt_annot_insn *in;
@@ -366,4 +363,5 @@ const struct ui_screen_ops ui_annotate_ops = {
     .enter = enter,
     .draw = draw,
     .key = key,
+    .query = ui_annotate_refresh,
 };

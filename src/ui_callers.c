@@ -298,6 +298,7 @@ const struct ui_screen_ops ui_callers_ops = {
     .enter = enter,
     .draw = draw,
     .key = key,
+    .sync = ui_tree_sync,
 };
 
 const struct ui_screen_ops ui_callees_ops = {
@@ -308,4 +309,5 @@ const struct ui_screen_ops ui_callees_ops = {
     .enter = enter,
     .draw = draw,
     .key = key,
+    .sync = ui_tree_sync,
 };

@@ -138,6 +138,13 @@ static void draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 	free(L.l);
 }
 
+/* The help text is the key table's: nothing to query. */
+static void no_query(struct kt_ui *ui, struct ui_screen *s)
+{
+	(void)ui;
+	(void)s;
+}
+
 const struct ui_screen_ops ui_help_ops = {
     .kind = UI_HELP,
     .name = "help",
@@ -146,4 +153,5 @@ const struct ui_screen_ops ui_help_ops = {
     .enter = enter,
     .draw = draw,
     .key = NULL,
+    .query = no_query,
 };

@@ -123,6 +123,10 @@ struct ui_screen_ops {
 	void (*draw)(struct kt_ui *ui, struct ui_screen *s, int y, int h);
 	/* A screen-level action; returns UI_R_* flags. */
 	int (*key)(struct kt_ui *ui, struct ui_screen *s, enum ui_act act);
+	/* Refreshes the screen's data on a tick; NULL: the aggregator query of s->q. */
+	void (*query)(struct kt_ui *ui, struct ui_screen *s);
+	/* Rebuilds the visible rows after a query; NULL: the table's (ui_table_sync). */
+	void (*sync)(struct ui_screen *s);
 };
 
 /* Indexes stored in ui_screen.vis for synthetic rows (the "callers" and "callees" rows of a
@@ -298,7 +302,13 @@ void ui_frames_sync(struct ui_screen *s);
 /* ui_table.c: the generic row list every table screen draws with */
 void ui_table_draw(struct kt_ui *ui, struct ui_screen *s, int y, int h);
 void ui_table_sync(struct ui_screen *s);
+/* The screen's own sync hook, else ui_table_sync. */
+void ui_screen_sync(struct ui_screen *s);
 void ui_sel_move(struct ui_screen *s, long delta, int page);
+/* Scrolls *top just enough that row sel is among the rows lines shown from *top; with
+ * keep_full, a list of n rows that could fill them never ends in blank lines (rows removed
+ * under it, a taller terminal). */
+void ui_scroll_clamp(size_t *top, size_t sel, size_t rows, size_t n, int keep_full);
 void ui_sel_set(struct ui_screen *s, size_t i);
 const struct kt_row *ui_sel_row(const struct ui_screen *s);
 void ui_fmt_count(uint64_t v, char *buf, size_t len);

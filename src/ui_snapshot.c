@@ -40,22 +40,12 @@ void ui_snapshot_check_dir(struct kt_ui *ui)
 static void snap_query(struct kt_ui *ui, enum kt_format fmt, struct kt_report_ctx *c,
 		       struct kt_query *q)
 {
-	const struct kt_source_info *info = kt_source_info(ui->env.src);
-
 	ui_build_query(ui, data_screen(ui), q);
 	q->limit = 0;
-	memset(c, 0, sizeof(*c));
-	c->format = fmt;
-	c->top = ui->opts->top;
-	c->source = info ? info->kind : "live";
-	c->path = info ? info->path : NULL;
-	c->event = info ? info->event : "";
-	c->freq_hz = ui->sum.freq_hz;
-	c->window_s = (double)kt_window_span(ui->env.win) / 1e9;
-	c->ncpus = ui->sum.ncpus;
 	/* the counters of the tick on screen, like the rows (a paused screen's, when paused) */
-	c->throttled = ui->stats.throttled;
-	c->skipped = ui->stats.skipped;
+	kt_report_ctx_init(c, fmt, ui->opts->top, kt_source_info(ui->env.src), &ui->stats);
+	c->window_s = (double)kt_window_span(ui->env.win) / 1e9;
+	c->ncpus = ui->sum.ncpus; /* the CPUs the screen's filter keeps */
 	c->time_s = ui->replay_t0 ? (double)(ui_source_now(ui) - ui->replay_t0) / 1e9
 				  : (double)(kt_now_ns() - ui->start_ns) / 1e9;
 	c->filter = q->filter;

@@ -194,6 +194,13 @@ static int key_stacks(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 	return UI_R_NONE;
 }
 
+/* The stacks' total (the %Func denominator), then the table's rows. */
+static void sync_stacks(struct ui_screen *s)
+{
+	ui_stacks_sync(s);
+	ui_table_sync(s);
+}
+
 const struct ui_screen_ops ui_stacks_func_ops = {
     .kind = UI_STACKS,
     .name = "stacks",
@@ -202,6 +209,7 @@ const struct ui_screen_ops ui_stacks_func_ops = {
     .enter = enter_func,
     .draw = draw_stacks,
     .key = key_stacks,
+    .sync = sync_stacks,
 };
 
 const struct ui_screen_ops ui_stacks_module_ops = {
@@ -212,6 +220,7 @@ const struct ui_screen_ops ui_stacks_module_ops = {
     .enter = enter_module,
     .draw = draw_stacks,
     .key = key_stacks,
+    .sync = sync_stacks,
 };
 
 /* --- the frames of one stack --- */
@@ -268,12 +277,7 @@ static void draw_frames(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 	s->body_y = ++y;
 	/* below the frames: a blank line and how hot the stack is */
 	s->body_h = h -= 3;
-	if (s->sel < s->top)
-		s->top = s->sel;
-	if (s->sel >= s->top + (size_t)h)
-		s->top = s->sel - (size_t)h + 1;
-	if (s->top + (size_t)h > s->nvis)
-		s->top = s->nvis > (size_t)h ? s->nvis - (size_t)h : 0;
+	ui_scroll_clamp(&s->top, s->sel, (size_t)h, s->nvis, 1);
 	for (int line = 0; line < h + 2; line++) {
 		size_t i = s->top + (size_t)line;
 		uint32_t f;
@@ -338,4 +342,5 @@ const struct ui_screen_ops ui_frames_ops = {
     .enter = NULL,
     .draw = draw_frames,
     .key = key_frames,
+    .sync = ui_frames_sync,
 };

@@ -122,21 +122,24 @@ void ui_col_module(const struct kt_ui *ui, const struct ui_screen *s, const stru
 	snprintf(buf, len, "%s", r->module ? r->module : "");
 }
 
+/* The identity of a row across refreshes: its id, and on a lines screen (where every row
+ * carries the function's id) also its name, hashed: "hot.c:11" stays "hot.c:11". */
+static uint64_t row_key(const struct ui_screen *s, const struct kt_row *r)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	if (s->ops->kind != UI_LINES || !r->name)
+		return 0;
+	for (const unsigned char *p = (const unsigned char *)r->name; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	return h;
+}
+
 /* Rebuilds the visible rows after a query and finds the selected row again by its id. */
 void ui_table_sync(struct ui_screen *s)
 {
 	size_t n = s->res.nrows + 1, j = 0;
 
-	if (UI_ON(s->ops->kind) & UI_ON_TREES) {
-		ui_tree_sync(s);
-		return;
-	}
-	if (s->ops->kind == UI_FRAMES) {
-		ui_frames_sync(s);
-		return;
-	}
-	if (s->ops->kind == UI_STACKS)
-		ui_stacks_sync(s);
 	n++; /* room for the second synthetic row of a lines screen */
 	if (n > s->capvis) {
 		size_t *v = realloc(s->vis, n * sizeof(*v));
@@ -163,7 +166,12 @@ void ui_table_sync(struct ui_screen *s)
 	s->nvis = j;
 	if (s->sel_valid) {
 		for (size_t i = 0; i < s->nvis; i++) {
-			if (!UI_VIS_SYNTH(s->vis[i]) && s->res.rows[s->vis[i]].id == s->sel_id) {
+			const struct kt_row *r;
+
+			if (UI_VIS_SYNTH(s->vis[i]))
+				continue;
+			r = &s->res.rows[s->vis[i]];
+			if (r->id == s->sel_id && (s->ops->kind != UI_LINES || row_key(s, r) == s->sel_key)) {
 				s->sel = i;
 				return;
 			}
@@ -190,12 +198,33 @@ void ui_sel_set(struct ui_screen *s, size_t i)
 	s->sel_valid = r != NULL;
 	if (r) {
 		s->sel_id = r->id;
-		if (s->keys && s->vis[i] < s->capkeys)
+		if (s->ops->kind == UI_LINES)
+			s->sel_key = row_key(s, r);
+		else if (s->keys && s->vis[i] < s->capkeys)
 			s->sel_key = s->keys[s->vis[i]];
 	}
 }
 
 /* Moves by delta rows, or by delta pages when page is set (page size from the last draw). */
+void ui_screen_sync(struct ui_screen *s)
+{
+	if (s->ops->sync)
+		s->ops->sync(s);
+	else
+		ui_table_sync(s);
+}
+
+/* One scroll rule for the table, stacks and annotate screens. */
+void ui_scroll_clamp(size_t *top, size_t sel, size_t rows, size_t n, int keep_full)
+{
+	if (sel < *top)
+		*top = sel;
+	if (sel >= *top + rows)
+		*top = sel - rows + 1;
+	if (keep_full && *top + rows > n)
+		*top = n > rows ? n - rows : 0;
+}
+
 void ui_sel_move(struct ui_screen *s, long delta, int page)
 {
 	long i = (long)s->sel;
@@ -423,12 +452,7 @@ void ui_table_draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 	h--;
 	s->body_y = y;
 	s->body_h = h;
-	if (s->sel < s->top)
-		s->top = s->sel;
-	if (s->sel >= s->top + (size_t)h)
-		s->top = s->sel - (size_t)h + 1;
-	if (s->top + (size_t)h > s->nvis)
-		s->top = s->nvis > (size_t)h ? s->nvis - (size_t)h : 0;
+	ui_scroll_clamp(&s->top, s->sel, (size_t)h, s->nvis, 1);
 	for (line = 0; line < h; line++) {
 		size_t i = s->top + (size_t)line;
 

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kerntop/paths.h"
 #include "kerntop/util.h"
 
 char *kt_memdup_text(const char *p, size_t n)
@@ -136,6 +137,14 @@ FILE *kt_log_open(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "--log %s: cannot open (%s)", shown, strerror(e));
 	}
 	return fp;
+}
+
+uint64_t kt_unix_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 int kt_log_vline(FILE *f, const char *who, const char *fmt, va_list ap)
@@ -501,4 +510,17 @@ int kt_read_file(const char *path, size_t max, char **buf, size_t *len, char *er
 	*buf = b;
 	*len = n;
 	return 0;
+}
+
+int kt_sysroot_path(char *out, size_t len, const char *sysroot, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(out, len, "%s", sysroot ? sysroot : ""), m;
+
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	va_start(ap, fmt);
+	m = vsnprintf(out + n, len - (size_t)n, fmt, ap);
+	va_end(ap);
+	return m < 0 || (size_t)m >= len - (size_t)n ? -ENAMETOOLONG : 0;
 }

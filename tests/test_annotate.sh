@@ -191,6 +191,35 @@ python3 "$TOOLS/mkelf.py" notes "$MR/sys/module/hotmod/notes/.note.gnu.build-id"
 is "$(field "$TMP/m.json" 'r["annotate"][0]["source"]+" "+str(r["annotate"][0]["hits"])')" "module 9" \
 	"the same build id: text from the .ko"
 
+# kcore refused: under lockdown (confidentiality) and for a user without CAP_SYS_RAWIO, each
+# with its own reason; --vmlinux still gives text
+python3 "$TOOLS/mkelf.py" kcore "$R/proc/kcore" "0x$tbase" "$TMP/text.bin" "$loff" 31f6
+mkdir -p "$R/sys/kernel/security"
+printf 'none integrity [confidentiality]\n' >"$R/sys/kernel/security/lockdown"
+run_root
+like "$(field "$TMP/v.json" 'r["annotate"][0]["error"]')" \
+	"/proc/kcore is refused under kernel lockdown \(confidentiality\)" "lockdown: kcore refused, named"
+run_root --vmlinux "$TMP/vmlinux"
+is "$(field "$TMP/v.json" 'r["annotate"][0]["source"]')" vmlinux "lockdown: --vmlinux still gives the text"
+printf 'none [integrity] confidentiality\n' >"$R/sys/kernel/security/lockdown"
+run_root
+is "$(field "$TMP/v.json" 'r["annotate"][0]["source"]')" kcore "integrity lockdown: kcore is still read"
+rm -r "$R/sys/kernel/security"
+if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null 2>&1; then
+	T_N=$((T_N + 1))
+	echo "ok $T_N - kcore EACCES # SKIP needs root and setpriv (util-linux) to replay as another user"
+else
+	chmod 0400 "$R/proc/kcore"
+	chmod 0755 "$TMP"
+	timeout 60 setpriv --reuid=65534 --regid=65534 --clear-groups "$KERNTOP" -b --replay "$TMP/v.perf" \
+		--speed max --sysroot "$R" --format json --annotate hot_loop >"$TMP/v.json" 2>"$TMP/v.err"
+	ok $? "a replay as uid 65534 with a kcore only root may read"
+	like "$(field "$TMP/v.json" 'r["annotate"][0]["error"]')" \
+		"/proc/kcore needs root or CAP_SYS_RAWIO \(Permission denied\)" "kcore EACCES: the reason names root or CAP_SYS_RAWIO"
+	chmod 0700 "$TMP"
+fi
+rm "$R/proc/kcore"
+
 # a corrupt kcore: not a crash, a reason
 printf 'garbage' >"$R/proc/kcore"
 run_root

@@ -108,6 +108,14 @@ while [ $n -lt 300 ]; do
 	n=$((n + 1))
 done
 like "$sel" 'hot\.c:11 ' "the line of the call is selected"
+# every row of a lines screen carries the function's id: a refresh (z forces one) must keep the
+# selection on line 11, not move it to the first (hottest) line
+keys z
+see 'cumulative: counting since start' "z on the lines screen: a refresh"
+sel=$(tm capture-pane -e -p -t "$S" | grep -E "$(printf '\033')\[([0-9;]*;)?(7|46)m" | grep -v '^.\[[0-9;]*m *Hits' | head -1)
+like "$sel" 'hot\.c:11 ' "the selection stays on line 11 across the refresh"
+keys z
+see 'window: counting the last seconds' "z again: the rolling window"
 keys a
 see '^hot_loop \(vmlinux\)' "a on a line opens the annotate screen"
 # the selected row is drawn in reverse (or the selection colour): the first instruction of

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kerntop/paths.h"
 #include "kerntop/util.h"
 #include "tap.h"
 
@@ -86,6 +87,28 @@ static void test_atomic(void)
 	ok(strstr(err, "/nonexistent-kt") != NULL, "message names the file");
 }
 
+/* The one sysroot resolver: the root (none for /), then the path format with its values. */
+static void test_sysroot_path(void)
+{
+	char p[64], small[24];
+
+	is_int(kt_sysroot_path(p, sizeof(p), "", KT_PATH_KALLSYMS), 0, "sysroot \"\": ok");
+	is_str(p, "/proc/kallsyms", "sysroot \"\" is /");
+	is_int(kt_sysroot_path(p, sizeof(p), NULL, KT_PATH_MODULES), 0, "sysroot NULL: ok");
+	is_str(p, "/proc/modules", "sysroot NULL is /");
+	is_int(kt_sysroot_path(p, sizeof(p), "/fx", KT_PATH_TASK_COMM, 12, 34), 0, "a format: ok");
+	is_str(p, "/fx/proc/12/task/34/comm", "the root, then the path with its values");
+	is_int(kt_sysroot_path(p, sizeof(p), "/fx", KT_PATH_MODULE_SECTION, "e1000e", ".text"), 0,
+	       "two names: ok");
+	is_str(p, "/fx/sys/module/e1000e/sections/.text", "module and section filled in");
+	/* "/fx" + "/proc/kallsyms" is 17 bytes and a NUL: 18 fits, 17 does not */
+	is_int(kt_sysroot_path(small, 18, "/fx", KT_PATH_KALLSYMS), 0, "exactly fits");
+	is_int(kt_sysroot_path(small, 17, "/fx", KT_PATH_KALLSYMS), -ENAMETOOLONG,
+	       "one byte short: -ENAMETOOLONG");
+	is_int(kt_sysroot_path(small, 3, "/fx", KT_PATH_KALLSYMS), -ENAMETOOLONG,
+	       "a root longer than the buffer: -ENAMETOOLONG");
+}
+
 int main(void)
 {
 	ok(mkdtemp(dir) != NULL, "temp dir");
@@ -93,6 +116,7 @@ int main(void)
 	test_create();
 	test_dir_check();
 	test_atomic();
+	test_sysroot_path();
 	ok(kt_now_ns() > 0, "monotonic clock");
 	{
 		char *t = kt_memdup_text("abcdef", 3);

@@ -1,37 +1,19 @@
 /* Command-line options: one plain struct filled once by kt_options_parse and then read-only.
  * Owns no resources (strings point into argv). Used by main.c, which hands the relevant
- * fields to each layer's own options struct; lower layers never include this header. */
+ * fields to each layer's own options struct; lower layers never include this header (its
+ * values use their vocabulary: the report formats and pprof labels come from report.h). */
 #ifndef KERNTOP_OPTIONS_H
 #define KERNTOP_OPTIONS_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-/* Most -z options on one command line. */
-#define KT_MAX_ZOOM 8
+#include "kerntop/report.h"
+
+/* Most -z options on one command line (the reports list that many zoomed modules). */
+#define KT_MAX_ZOOM KT_REPORT_MAX_ZOOM
 /* Most --annotate options on one command line. */
 #define KT_MAX_ANNOTATE 16
-
-enum kt_format {
-	KT_FORMAT_TEXT,
-	KT_FORMAT_JSON,
-	KT_FORMAT_CSV,
-	KT_FORMAT_FOLDED,
-	KT_FORMAT_PPROF, /* gzip-compressed profile.proto (docs/report-format.md) */
-};
-
-/* pprof sample labels (--pprof-labels), a bit each. */
-enum {
-	KT_PPROF_CPU = 1,
-	KT_PPROF_COMM = 2,
-	KT_PPROF_PID = 4,
-	KT_PPROF_TID = 8,
-	KT_PPROF_CONTEXT = 16, /* the execution context ("softirq NET_RX"), with call chains */
-};
-#define KT_PPROF_LABELS_ALL                                                                  \
-	(KT_PPROF_CPU | KT_PPROF_COMM | KT_PPROF_PID | KT_PPROF_TID | KT_PPROF_CONTEXT)
-/* Pushed profiles: a server keeps a series per label set, so no pid/tid (docs/fleet.md). */
-#define KT_PPROF_LABELS_PUSH (KT_PPROF_CPU | KT_PPROF_COMM | KT_PPROF_CONTEXT)
 /* Most --push-label options. */
 #define KT_MAX_PUSH_LABELS 16
 
@@ -108,7 +90,5 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 
 /* Writes the grouped --help text. */
 void kt_options_usage(FILE *out);
-
-const char *kt_format_name(enum kt_format f);
 
 #endif

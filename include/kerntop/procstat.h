@@ -131,9 +131,4 @@ void kt_ps_fmt_irqs(const struct kt_ps_view *v, uint32_t cpu, char *buf, size_t 
 /* Short lower-case names of the KT_PS_* columns: "us" "ni" "sy" "id" "wa" "hi" "si" "st". */
 const char *kt_ps_stat_name(int i);
 
-/* The paths read, relative to the sysroot. */
-#define KT_PS_PATH_STAT "/proc/stat"
-#define KT_PS_PATH_SOFTIRQS "/proc/softirqs"
-#define KT_PS_PATH_INTERRUPTS "/proc/interrupts"
-
 #endif

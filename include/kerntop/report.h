@@ -8,11 +8,40 @@
 #include <stdio.h>
 
 #include "kerntop/agg.h"
-#include "kerntop/options.h"
 #include "kerntop/procstat.h"
 
 struct kt_window;
 struct kt_symbols;
+struct kt_source_info;
+struct kt_source_stats;
+
+/* The report formats (--format, the W key's prompt). */
+enum kt_format {
+	KT_FORMAT_TEXT,
+	KT_FORMAT_JSON,
+	KT_FORMAT_CSV,
+	KT_FORMAT_FOLDED,
+	KT_FORMAT_PPROF, /* gzip-compressed profile.proto (docs/report-format.md) */
+};
+
+/* The format's name as --format spells it ("text"), "?" for none. */
+const char *kt_format_name(enum kt_format f);
+
+/* pprof sample labels (--pprof-labels), a bit each. */
+enum {
+	KT_PPROF_CPU = 1,
+	KT_PPROF_COMM = 2,
+	KT_PPROF_PID = 4,
+	KT_PPROF_TID = 8,
+	KT_PPROF_CONTEXT = 16, /* the execution context ("softirq NET_RX"), with call chains */
+};
+#define KT_PPROF_LABELS_ALL                                                                  \
+	(KT_PPROF_CPU | KT_PPROF_COMM | KT_PPROF_PID | KT_PPROF_TID | KT_PPROF_CONTEXT)
+/* Pushed profiles: a server keeps a series per label set, so no pid/tid (docs/fleet.md). */
+#define KT_PPROF_LABELS_PUSH (KT_PPROF_CPU | KT_PPROF_COMM | KT_PPROF_CONTEXT)
+
+/* Most zoomed modules per report (struct kt_report_ctx.nzoom). */
+#define KT_REPORT_MAX_ZOOM 8
 
 struct kt_report_ctx {
 	enum kt_format format;
@@ -44,6 +73,12 @@ struct kt_report_ctx {
 	/* snapshots: an annotate listing on screen, appended to text snapshots (copied) */
 	const char *annotate_text;
 };
+
+/* The one place a report context starts (batch reports and the viewer's snapshots): format and
+ * rows, what the source says of itself (kind, path, event, rate, CPUs) and the counters of the
+ * tick being reported (throttled, skipped); every other field zeroed, the filter all. */
+void kt_report_ctx_init(struct kt_report_ctx *c, enum kt_format f, uint32_t top,
+			const struct kt_source_info *info, const struct kt_source_stats *st);
 
 /* The IRQ-off notice (docs/contexts.md): with a clock event, when IRQ-enabling helpers hold
  * more than KT_IRQ_NOTICE_PCT % of kernel hits, writes why and what to do into buf and

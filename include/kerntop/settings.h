@@ -8,8 +8,9 @@
 #include <limits.h>
 #include <stddef.h>
 
-#include "kerntop/options.h"
 #include "kerntop/util.h"
+
+struct kt_options;
 
 /* Which fields the file gave (struct kt_settings.set). */
 enum {

@@ -7,7 +7,6 @@
 
 #include <stdint.h>
 
-#include "kerntop/options.h"
 #include "kerntop/procstat.h"
 #include "kerntop/settings.h"
 
@@ -16,6 +15,7 @@ struct kt_agg;
 struct kt_window;
 struct kt_symbols;
 struct kt_source;
+struct kt_options;
 
 struct kt_ui_env {
 	struct kt_agg *agg;

@@ -37,6 +37,8 @@ int kt_log_vline(FILE *f, const char *who, const char *fmt, va_list ap);
 
 /* Monotonic clock in ns (the live source's sample clock too). */
 uint64_t kt_now_ns(void);
+/* Wall clock (Unix time) in ns, for profile timestamps; not a test seam. */
+uint64_t kt_unix_now_ns(void);
 
 /* Refuses (-EPERM) a directory that is world-writable without the sticky bit (or that has
  * such a directory above it), and
