@@ -42,6 +42,7 @@ void kt_agg_free(struct kt_agg *a)
 	kt_agg_tree_free(a);
 	free(a->own);
 	free(a->ownrec);
+	free(a->tuprow);
 	free(a);
 }
 
@@ -150,7 +151,7 @@ int kt_agg_pass(const struct kt_agg *a, const struct kt_filter *f, const struct 
 
 /* The location a helper hit is charged to: the first frame of its chain outside the
  * helpers; the hit's own location when there is no such frame. */
-static uint32_t owner_loc(struct kt_agg *a, const struct kt_hit *h)
+uint32_t kt_agg_owner_loc(struct kt_agg *a, const struct kt_hit *h)
 {
 	uint32_t n;
 	const uint32_t *fr = kt_window_stack_frames(a->w, h->stack, &n);
@@ -173,7 +174,7 @@ static const struct kt_hit *owner_copy(struct kt_agg *a, const struct kt_hit *h,
 	for (size_t i = 0; i < n; i++) {
 		(*buf)[i] = h[i];
 		if (h[i].stack && kt_agg_loc(a, h[i].loc)->helper)
-			(*buf)[i].loc = owner_loc(a, &h[i]);
+			(*buf)[i].loc = kt_agg_owner_loc(a, &h[i]);
 	}
 	return *buf;
 }
@@ -496,6 +497,19 @@ static void name_row(struct kt_agg *a, const struct kt_query *q, struct kt_resul
 	}
 }
 
+uint32_t kt_agg_row_of(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
+		       const struct kt_hit *h)
+{
+	const struct locinfo *li = kt_agg_loc(a, h->loc);
+	uint64_t k0, k1;
+	uint32_t ri;
+
+	if (!kt_agg_pass(a, &q->filter, h, li) || !group_of(a, q, h, li, &k0, &k1) ||
+	    !group_row(a, r, k0, k1, &ri, 0))
+		return UINT32_MAX;
+	return ri;
+}
+
 /* --- sorting --- */
 
 /* What row_cmp sorts by, passed through qsort_r (no file-level state). */
@@ -511,6 +525,14 @@ static int row_cmp(const void *pa, const void *pb, void *ctx)
 	int c;
 
 	switch (o->key) {
+	case KT_SORT_RISING:
+		if (x->rising != y->rising)
+			return x->rising > y->rising ? -1 : 1;
+		if (x->recent_per_s != y->recent_per_s)
+			return x->recent_per_s > y->recent_per_s ? -1 : 1;
+		if (x->hits != y->hits)
+			return x->hits > y->hits ? -1 : 1;
+		break;
 	case KT_SORT_RATE:
 		if (x->recent_per_s != y->recent_per_s)
 			return x->recent_per_s > y->recent_per_s ? -1 : 1;
@@ -733,6 +755,8 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 				p->percpu[(size_t)ri * maxcpu + h[i].cpu] += h[i].hits;
 		}
 	}
+	if ((q->trend || q->sort == KT_SORT_RISING) && kt_agg_trend(a, q, r) < 0)
+		return -ENOMEM;
 	/* name, derive and text-filter, compacting in place */
 	keep = 0;
 	for (size_t i = 0; i < r->nrows; i++)
@@ -747,6 +771,7 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 		row->pct_parent = viewsum ? (double)row->hits / (double)viewsum * 100.0 : 0;
 		if (q->per_cpu)
 			row->per_cpu = p->percpu + i * maxcpu;
+		kt_agg_trend_row(r, row, i);
 		if (q->filter.text && !kt_contains_ci(row->name, q->filter.text))
 			continue;
 		if (keep != i)

@@ -31,6 +31,8 @@ struct rpriv {
 	size_t percpucap;
 	uint32_t *frames;
 	size_t nframes, framescap;
+	uint32_t *trend;         /* trend points, rows x points */
+	size_t trendcap;
 	/* denominators of the query in progress */
 	uint64_t denom;
 	double recent_s, capacity;
@@ -65,6 +67,9 @@ struct kt_agg {
 	/* allocations that failed during the query in progress: it returns -ENOMEM instead of
 	 * rows that miss something (kt_agg_query) */
 	uint64_t nomem;
+	/* trend: the row of each rolling tuple in the query in progress (agg_trend.c) */
+	uint32_t *tuprow;
+	uint32_t tuprowcap;
 };
 
 /* agg.c */
@@ -86,6 +91,18 @@ int kt_agg_module_match(uint32_t want, const struct locinfo *li);
 void kt_agg_sort(struct kt_row *rows, size_t n, enum kt_sort s, int reverse, int numeric);
 void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum,
 			 uint64_t *denom);
+
+/* The index of the row hit h counts in (after the query's filter and grouping), or
+ * UINT32_MAX when it counts in none; rows must not have been reordered yet. */
+uint32_t kt_agg_row_of(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
+		       const struct kt_hit *h);
+/* The location an --irq-owner query charges hit h to. */
+uint32_t kt_agg_owner_loc(struct kt_agg *a, const struct kt_hit *h);
+
+/* agg_trend.c: fills the trend points of rows [0, r->nrows) before they are reordered;
+ * row.trend pointers are set by the caller with kt_agg_trend_row. */
+int kt_agg_trend(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);
+void kt_agg_trend_row(const struct kt_result *r, struct kt_row *row, size_t i);
 
 /* agg_tree.c */
 int kt_agg_tree(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);

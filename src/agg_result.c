@@ -96,6 +96,7 @@ void kt_result_free(struct kt_result *r)
 		free(p->pool.blk);
 		free(p->percpu);
 		free(p->frames);
+		free(p->trend);
 		free(p);
 	}
 	free(r->rows);

@@ -27,7 +27,7 @@ struct kt_batch {
 	const struct kt_options *opts;
 	FILE *out; /* the report output */
 	struct kt_atomic out_file;
-	int pprof_dir;	 /* --format pprof -o DIR: one profile file per report */
+	int pprof_dir; /* --format pprof -o DIR: one profile file per report */
 	uint64_t reports;
 	uint64_t ticks;	 /* refresh ticks (-n counts them) */
 	int stdout_gone; /* output to a pipe whose reader has exited (EPIPE) */
@@ -175,9 +175,10 @@ static int report(struct kt_batch *b)
 					 : "standard output",
 			 strerror(-r),
 			 r == -ENOSPC || r == -EDQUOT ? "; free space or write the report elsewhere"
-			 : r == -EFBIG ? " (the file size limit, ulimit -f); raise the limit or write "
-					 "less"
-				       : "");
+			 : r == -EFBIG
+			     ? " (the file size limit, ulimit -f); raise the limit or write "
+			       "less"
+			     : "");
 	}
 	return r < 0 ? -1 : 0;
 }
@@ -329,8 +330,8 @@ int kt_batch_tick(struct kt_batch *b, char *err, size_t errlen)
 	/* Folded stacks (and a pprof -o FILE) are one profile, written at the end: reports of
 	 * overlapping windows would repeat every stack. */
 	b->ticks++;
-	if (o->format != KT_FORMAT_FOLDED && (o->format != KT_FORMAT_PPROF || kt_batch_pprof_dir(o)) &&
-	    report(b) < 0) {
+	if (o->format != KT_FORMAT_FOLDED &&
+	    (o->format != KT_FORMAT_PPROF || kt_batch_pprof_dir(o)) && report(b) < 0) {
 		snprintf(err, errlen, "%s", b->err);
 		return -1;
 	}

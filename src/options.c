@@ -30,6 +30,7 @@ enum {
 	OPT_FORMAT,
 	OPT_NO_COLOR,
 	OPT_NO_MOUSE,
+	OPT_ASCII,
 	OPT_SNAPSHOT_DIR,
 	OPT_LOG,
 	OPT_KEEP_PRIVILEGES,
@@ -154,6 +155,10 @@ static const struct opt_def opt_defs[] = {
     {NULL, 0, NULL, "Viewer:", NULL},
     {"no-color", OPT_NO_COLOR, NULL, "monochrome (also when NO_COLOR is set)", NULL},
     {"no-mouse", OPT_NO_MOUSE, NULL, "do not take mouse clicks", NULL},
+    {"ascii", OPT_ASCII, NULL,
+     "trend sparklines in ASCII (default: block characters\n"
+     "in a UTF-8 locale)",
+     NULL},
     {"snapshot-dir", OPT_SNAPSHOT_DIR, "DIR", "where the w key writes snapshots (default .)", NULL},
     {"no-config", OPT_NO_CONFIG, NULL,
      "ignore the settings the O key saved\n"
@@ -717,6 +722,9 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 			break;
 		case OPT_NO_MOUSE:
 			o->mouse = 0;
+			break;
+		case OPT_ASCII:
+			o->ascii = 1;
 			break;
 		case OPT_SNAPSHOT_DIR:
 			o->snapshot_dir = optarg;

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -203,6 +204,7 @@ void ui_build_query(const struct kt_ui *ui, const struct ui_screen *s, struct kt
 	if (s->ops->ncols && s->ops->cols[s->sort_col].sort >= 0)
 		q.sort = (enum kt_sort)s->ops->cols[s->sort_col].sort;
 	q.per_cpu = UI_PER_CPU(ui, s->ops->kind);
+	q.trend = ui_trend_points(ui, s);
 	if (s->ops->kind == UI_CONTEXTS)
 		q.filter.ctx = KT_ANY; /* every context stays listed, to pick another */
 	else
@@ -542,6 +544,7 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 
 	g_saved_tio_ok = tcgetattr(STDIN_FILENO, &g_saved_tio) == 0;
 	setlocale(LC_CTYPE, "");
+	ui->utf8 = !env->opts->ascii && !strcmp(nl_langinfo(CODESET), "UTF-8");
 	ui->term = can_address() ? newterm(NULL, stdout, stdin) : NULL;
 	if (!ui->term) {
 		snprintf(err, errlen,

@@ -223,6 +223,10 @@ struct kt_ui {
 	uint64_t start_ns;
 	/* mouse: a click on the selected row opens it */
 	int dirty;
+	/* history (ui_history.c): block characters for sparklines (a UTF-8 locale, no
+	 * --ascii), and the trend column's peak shown */
+	int utf8;
+	int trend_peak;
 	/* saved settings (ui_settings.c): the sort new screens start with, hidden columns */
 	int pref_sort, pref_reverse;
 	char hidden[KT_SETTINGS_HIDDEN_LEN];
@@ -251,6 +255,25 @@ void ui_log(struct kt_ui *ui, const char *fmt, ...) __attribute__((format(printf
 attr_t ui_attr(const struct kt_ui *ui, int pair, attr_t mono);
 
 /* ui_keys.c */
+typedef int (*ui_action)(struct kt_ui *ui, struct ui_screen *s);
+
+/* One binding of the key table (ui_keys.c). */
+struct ui_key {
+	int key;
+	const char *name; /* as shown in help and on the key bar */
+	unsigned on;	  /* UI_ON() mask of the screens it works on */
+	ui_action act;
+	const char *help; /* NULL: hidden alias of the entry above */
+	const char *bar;  /* label on the key bar, or NULL */
+	int prio;	  /* key bar: lower comes first when not all fit (1: always there) */
+	const char *sname, *sbar; /* shorter key name and label for a narrow bar, or NULL */
+};
+
+/* The key table, read-only, and its length (for the viewer's unit tests). */
+const struct ui_key *ui_key_table(size_t *n);
+/* The key bar's choice for ui->top at ui->cols columns: pick[i] set for the entries shown,
+ * with the short names and labels when narrow. Returns how many. */
+int ui_keybar_pick(const struct kt_ui *ui, int narrow, unsigned char *pick);
 int ui_key(struct kt_ui *ui, int ch);
 int ui_prompt_key(struct kt_ui *ui, int ch);
 int ui_key_too_small(struct kt_ui *ui, int ch);
@@ -333,6 +356,21 @@ void ui_col_module(const struct kt_ui *ui, const struct ui_screen *s, const stru
 void ui_draw_bar(struct kt_ui *ui, double kernel, double user, double idle, int w);
 void ui_put(int y, int x, int w, const char *s, int right);
 void ui_put_ellipsized(int y, int x, int w, const char *s);
+
+/* ui_history.c: the Trend column (drawn last-in, dropped first on a narrow terminal; sorts
+ * by rising) and the points its query asks for */
+#define UI_TREND_W 10
+#define UI_TREND_DROP 9
+void ui_cell_trend(struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r, int y,
+		   int x, int w);
+#define UI_COL_TREND                                                                               \
+	{                                                                                          \
+		"Trend", UI_TREND_W, UI_TREND_DROP, KT_SORT_RISING, 0, 1, NULL, ui_cell_trend      \
+	}
+/* Points the screen's query should ask for: 0 when it has no Trend column or it is hidden. */
+uint32_t ui_trend_points(const struct kt_ui *ui, const struct ui_screen *s);
+/* One sparkline character of level 0..8 (kt_trend_level) in buf. */
+void ui_spark_char(const struct kt_ui *ui, int level, char *buf, size_t len);
 
 /* The screens. */
 extern const struct ui_screen_ops ui_modules_ops, ui_funcs_ops, ui_topfuncs_ops, ui_lines_ops,

@@ -11,18 +11,6 @@
 
 #define CTRL(c) ((c)&0x1f)
 
-typedef int (*ui_action)(struct kt_ui *ui, struct ui_screen *s);
-
-struct ui_key {
-	int key;
-	const char *name; /* as shown in help and on the key bar */
-	unsigned on;	  /* UI_ON() mask of the screens it works on */
-	ui_action act;
-	const char *help; /* NULL: hidden alias of the entry above */
-	const char *bar;  /* label on the key bar, or NULL */
-	int prio;	  /* key bar: lower comes first when not all fit (1: always there) */
-	const char *sname, *sbar; /* shorter key name and label for a narrow bar, or NULL */
-};
 
 static int act_up(struct kt_ui *ui, struct ui_screen *s)
 {
@@ -246,6 +234,30 @@ static int act_percpu(struct kt_ui *ui, struct ui_screen *s)
 	return UI_R_REQUERY;
 }
 
+/* R: straight to the rising sort, the on-call question "what is growing?" */
+static int act_rising(struct kt_ui *ui, struct ui_screen *s)
+{
+	for (int i = 0; i < s->ops->ncols; i++) {
+		if (s->ops->cols[i].sort == KT_SORT_RISING) {
+			if (ui_col_hidden(ui, &s->ops->cols[i])) {
+				ui_set_status(ui, 0, "the Trend column is hidden (H shows it)");
+				return UI_R_REDRAW;
+			}
+			s->sort_col = i;
+			s->q.reverse = 0;
+			ui_set_status(ui, 0, "sorted by rising: newest third of the trend against the rest");
+			return UI_R_REQUERY;
+		}
+	}
+	return UI_R_NONE;
+}
+
+static int act_trend_peak(struct kt_ui *ui, struct ui_screen *s)
+{
+	ui->trend_peak = !ui->trend_peak;
+	return UI_R_REDRAW;
+}
+
 static int act_annotate_sort(struct kt_ui *ui, struct ui_screen *s)
 {
 	return ui_annotate_sort(ui, s);
@@ -426,6 +438,9 @@ static int act_redraw(struct kt_ui *ui, struct ui_screen *s)
 /* screens with more than one sortable column */
 #define SORTABLE                                                                                   \
 	(UI_ON_LISTS | UI_ON(UI_LINES) | UI_ON(UI_CPUS) | UI_ON(UI_TASKS) | UI_ON(UI_CONTEXTS))
+/* screens with a Trend column (ui_history.c) */
+#define TRENDED                                                                                    \
+	(UI_ON_LISTS | UI_ON(UI_CPUS) | UI_ON(UI_TASKS) | UI_ON(UI_CONTEXTS))
 /* screens with a text filter (the trees and stacks filter by frame name themselves) */
 #define FILTERABLE ((UI_ON_ROWS & ~UI_ON(UI_FRAMES)) | UI_ON(UI_ANNOTATE))
 /* screens whose selection is a function, or that are about one: a annotates it */
@@ -498,6 +513,10 @@ static const struct ui_key keys[] = {
     BAR('/', "/", FILTERABLE, act_filter, "filter rows by substring (typed on the status line)",
 	"filter", 6, NULL, NULL),
     KEY('p', "p", UI_ON_LISTS, act_percpu, "show/hide per-CPU hit columns"),
+    KEY('R', "R", TRENDED, act_rising,
+	"sort by rising: the Trend's newest third against the older points (hits/s)"),
+    KEY('T', "T", TRENDED, act_trend_peak,
+	"show/hide each row's peak rate (hits/s) beside its Trend sparkline"),
     KEY('i', "i", UI_ON_ROWS, act_idle, "hide/show idle hits"),
     KEY('z', "z", UI_ON_ALL, act_cumulative, "toggle cumulative / rolling window (as perf top's z)"),
     KEY('+', "+", UI_ON_ALL, act_span_up, "longer window"),
@@ -525,6 +544,12 @@ static const struct ui_key keys[] = {
     KEY(KEY_RESIZE, "resize", UI_ON_ALL, act_resize, NULL),
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+const struct ui_key *ui_key_table(size_t *n)
+{
+	*n = NKEYS;
+	return keys;
+}
 
 int ui_key(struct kt_ui *ui, int ch)
 {
@@ -611,9 +636,8 @@ static int bar_width(const struct ui_key *k, int narrow)
 	return (int)(strlen(n) + 1 + strlen(b));
 }
 
-/* Picks the bar entries by priority (table order among equals) while they fit in cols; returns
- * how many were picked. */
-static int bar_pick(const struct kt_ui *ui, int narrow, unsigned char *pick)
+/* Picks the bar entries by priority (table order among equals) while they fit in cols. */
+int ui_keybar_pick(const struct kt_ui *ui, int narrow, unsigned char *pick)
 {
 	int used = 0, n = 0;
 
@@ -643,7 +667,7 @@ void ui_draw_keybar(struct kt_ui *ui, int y)
 	unsigned char pick[NKEYS], spick[NKEYS];
 	int narrow = 0, x = 0;
 
-	if (bar_pick(ui, 1, spick) > bar_pick(ui, 0, pick)) {
+	if (ui_keybar_pick(ui, 1, spick) > ui_keybar_pick(ui, 0, pick)) {
 		narrow = 1;
 		memcpy(pick, spick, sizeof(spick));
 	}

@@ -343,7 +343,7 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 			w->nomem++;
 			return;
 		}
-		s->e[s->n] = (struct slice_ent){id, 0, count};
+		s->e[s->n] = (struct kt_slice_hit){id, 0, count};
 		t->seq = seq;
 		t->sidx = s->n++;
 	}
@@ -558,4 +558,34 @@ uint64_t kt_window_slice(const struct kt_window *w)
 uint64_t kt_window_end(const struct kt_window *w)
 {
 	return w->end;
+}
+
+uint32_t kt_window_slices_done(const struct kt_window *w)
+{
+	if (!w->started)
+		return 0;
+	return w->newest < w->nslices - 1 ? (uint32_t)w->newest : w->nslices - 1;
+}
+
+const struct kt_slice_hit *kt_window_slice_hits(const struct kt_window *w, uint32_t age,
+						size_t *n)
+{
+	const struct slice *s;
+
+	*n = 0;
+	if (!age || age > kt_window_slices_done(w))
+		return NULL;
+	s = &w->ring[(w->newest - age) % w->nslices];
+	*n = s->n;
+	return s->e;
+}
+
+uint32_t kt_window_ntuples(const struct kt_window *w)
+{
+	return w->ntup;
+}
+
+const struct kt_hit *kt_window_tuple(const struct kt_window *w, uint32_t id)
+{
+	return id < w->ntup && w->tup[id].h.hits ? &w->tup[id].h : NULL;
 }

@@ -14,14 +14,8 @@ struct wtuple {
 	uint32_t sidx; /* its index in that slice; next free entry when free */
 };
 
-struct slice_ent {
-	uint32_t tuple;
-	uint32_t pad;
-	uint64_t count;
-};
-
 struct slice {
-	struct slice_ent *e;
+	struct kt_slice_hit *e;
 	uint32_t n, cap;
 	uint64_t hits, lost;
 };

@@ -29,7 +29,12 @@ enum kt_sort {
 	KT_SORT_HITS,      /* most hits first */
 	KT_SORT_NAME,      /* A..Z */
 	KT_SORT_RATE,      /* highest rate in the newest slice first ("hot right now") */
+	KT_SORT_RISING,    /* highest kt_row.rising first (the trend's newest points against
+			    * the older ones, docs/history.md) */
 };
+
+/* Points of a trend series at most: past it, neighbouring slices are summed into one. */
+#define KT_TREND_MAX 60
 
 #define KT_ANY UINT32_MAX
 #define KT_CPUSET_WORDS(ncpu) (((ncpu) + 63) / 64)
@@ -64,6 +69,9 @@ struct kt_query {
 	uint32_t limit;      /* 0 = every row */
 	int per_cpu;         /* fill kt_row.per_cpu */
 	uint32_t max_depth;  /* trees: 0 = unlimited */
+	/* flat views: fill kt_row.trend with up to this many points (0: none, unless sorting by
+	 * KT_SORT_RISING, which computes them; capped at KT_TREND_MAX) */
+	uint32_t trend;
 };
 
 struct kt_row {
@@ -96,6 +104,13 @@ struct kt_row {
 	int32_t tid;             /* tasks view */
 	uint32_t ctx_kind;       /* contexts view: enum kt_ctx_kind (row.id is the context id) */
 	uint8_t irq_helper;      /* flat function views: the function re-enables interrupts */
+	/* the trend (flat views, when asked): the row's hits in each point of
+	 * kt_summary.trend_points, oldest first, owned by the result; its largest value; and
+	 * rising, in hits/s: the mean of the newest third of the points (at least one) minus the
+	 * mean of the older ones (0 with fewer than 2 points) */
+	const uint32_t *trend;
+	uint32_t trend_peak;
+	double rising;
 };
 
 struct kt_summary {
@@ -114,6 +129,9 @@ struct kt_summary {
 	uint64_t irq_helper;     /* kernel hits in IRQ-enabling helpers, before --irq-owner */
 	uint64_t stacked;        /* hits with a call chain (contexts need them) */
 	int irq_owner;           /* --irq-owner charging is on */
+	/* the trend of the last query that asked for one: points per row, seconds per point */
+	uint32_t trend_points;
+	double trend_point_s;
 };
 
 struct kt_result {
@@ -179,6 +197,17 @@ const char *kt_agg_module_name(const struct kt_agg *a, uint32_t module);
  * - kt_agg_summary counts kernel/user/idle regardless of hide_idle. */
 
 const char *kt_view_name(enum kt_view v);
+
+/* A trend point's level on an 8-step ramp scaled to the row's peak: 0 for no hits, 1..8
+ * otherwise (ceil(v * 8 / peak), so the peak is 8 and any hit at least 1). */
+static inline int kt_trend_level(uint32_t v, uint32_t peak)
+{
+	if (!v || !peak)
+		return 0;
+	if (v >= peak)
+		return 8;
+	return (int)(((uint64_t)v * 8 + peak - 1) / peak);
+}
 
 /* Annotate (agg_annotate.c): one function's instructions with their exact-address hits. */
 struct kt_annot_insn {

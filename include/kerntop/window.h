@@ -114,6 +114,26 @@ const struct kt_hit *kt_window_recent(const struct kt_window *w, size_t *n, uint
 /* Allocations that failed in the window (a hit, stack, task or name it could not hold): the
  * totals then miss something, so the caller must not report them as they are. */
 uint64_t kt_window_nomem(const struct kt_window *w);
+
+/* The trend (per-slice counts, docs/history.md): the complete slices of the rolling window
+ * (the open newest slice is not one), read without copying. An entry names a rolling tuple
+ * by its id (below kt_window_ntuples; kt_window_tuple gives its key) and its count in that
+ * slice. Valid until the next add/advance/span change. */
+struct kt_slice_hit {
+	uint32_t tuple;
+	uint32_t pad;
+	uint64_t count;
+};
+/* Complete slices in the rolling window: at most the span's slices minus the open one. */
+uint32_t kt_window_slices_done(const struct kt_window *w);
+/* The entries of the complete slice age slices before the open one (1 = the newest
+ * complete slice); NULL and *n = 0 past kt_window_slices_done. */
+const struct kt_slice_hit *kt_window_slice_hits(const struct kt_window *w, uint32_t age,
+						size_t *n);
+/* Rolling tuple ids are below this; kt_window_tuple is NULL for a free id. */
+uint32_t kt_window_ntuples(const struct kt_window *w);
+const struct kt_hit *kt_window_tuple(const struct kt_window *w, uint32_t id);
+
 /* Bytes held by the window (slices, tuple tables, stacks, tasks): the memory-bound check. */
 size_t kt_window_mem(const struct kt_window *w);
 /* Live interned stacks (referenced by a slice or by the since-start totals). */

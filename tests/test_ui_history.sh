@@ -1,0 +1,95 @@
+# History in the viewer (docs/history.md), driven in tmux on generated perf-script replays
+# with known per-second counts: the Trend column's exact sparklines (block characters in a
+# UTF-8 locale, the ASCII ramp with --ascii), R sorts by rising, T shows the peak, the Trend
+# gives way first on a narrow terminal.
+. "${top_srcdir:-.}/tests/lib.sh"
+. "$top_srcdir/tests/ui_lib.sh"
+mkdir -p "$TMP/snap"
+
+cat >"$TMP/kallsyms" <<'EOF'
+ffffffff81000000 T _stext
+ffffffff81000100 T fa
+ffffffff81000200 T fb
+ffffffff81000300 T fc
+ffffffff81000400 T fd
+ffffffff81001000 T _etext
+EOF
+echo 'e1000e 65536 0 - Live 0xffffffffc0100000' >"$TMP/modules"
+sample() { # time address name
+	printf 'dd 100/100 [000] %s: 1003009 cpu-clock: \n\t%x %s ([kernel.kallsyms])\n\n' "$1" "$2" "$3"
+}
+# counts per second 100..108 (slices 0..8); one fd hit at 109.5 completes slice 8 and stays
+# in the open slice 9, outside the trend
+FA="1 2 3 4 5 6 7 8 8" FB="8 8 8 8 8 0 0 0 0" FC="0 0 0 0 0 0 0 6 12"
+gen() {
+	k=0
+	for a in $FA; do
+		b=$(echo $FB | cut -d' ' -f$((k + 1))) c=$(echo $FC | cut -d' ' -f$((k + 1)))
+		i=0
+		for f in "fa $a 0x100" "fb $b 0x200" "fc $c 0x300"; do
+			set -- $f
+			n=0
+			while [ "$n" -lt "$2" ]; do
+				i=$((i + 1)) n=$((n + 1))
+				sample "$((100 + k)).$(printf '%03d' $((i * 20)))" $((0xffffffff81000000 + $3)) "$1"
+			done
+		done
+		k=$((k + 1))
+	done
+	sample 109.500 $((0xffffffff81000400)) fd
+}
+gen >"$TMP/trend.perf"
+
+trend_start() { # W H ENV... -- OPTIONS...
+	tw=$1 th=$2
+	shift 2
+	tenv=
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do tenv="$tenv $1"; shift; done
+	[ $# -gt 0 ] && shift
+	# shellcheck disable=SC2086 # env assignments are single words
+	ui_start "$tw" "$th" $tenv -- --replay "$TMP/trend.perf" --speed max --kallsyms "$TMP/kallsyms" \
+		--modules "$TMP/modules" --snapshot-dir "$TMP/snap" -w 10 -d 1 "$@"
+}
+
+trend_start 100 24 LANG=C.UTF-8 LC_ALL=C.UTF-8 -- -z vmlinux
+wait_for '^fd +1 |EXIT=' 30 || true
+if printf '%s\n' "$SCREEN" | grep -q 'EXIT='; then dump; sed 's/^/#   /' "$TMP/stderr"; echo "Bail out! kerntop did not start"; exit 1; fi
+see '^Function +\[Hits\] .*Hits/s +Trend$' "functions: a Trend column, last"
+see '^fa +44 .* ▁▂▃▄▅▆▇██$' "fa: one level per second, newest on the right, peak at full height"
+see '^fb +40 .* █████    $|^fb +40 .* █████$' "fb: busy first, then nothing (blank: no hits)"
+see '^fc +18 .* ▄█$' "fc: only the last two seconds, scaled to its own peak"
+see '^fd +1 ' "fd: its one hit counts in the table"
+see '^fd +1 +[0-9. %]+$' "fd: but its open slice is not in the trend"
+keys R
+see '^Function +Hits .*Hits/s +\[Trend\]$' "R: sorted by the Trend (rising)"
+rows_are '^Function' "fc fa fd fb" "rising: fc (6/s), fa (4.2/s), fd (0), fb (-6.7/s)"
+keys T
+see '^fc +18 .* ▄█ +12\.0$' "T: the peak rate beside the sparkline"
+see '^fa +44 .* ▆▇██ +8\.0$' "fa: the newest points, its peak 8/s"
+keys T
+see '^fa +44 .* ▁▂▃▄▅▆▇██$' "T again: the whole sparkline"
+keys BSpace
+see '^vmlinux +103 .* [^ ]+ *$' "modules screen: a Trend too"
+keys t
+see '^ +100 +100 +dd +103 .*[^ ]+$' "tasks screen: a Trend too"
+keys c
+see '^0 +103 .*[^ ]+$' "CPU screen: a Trend too"
+keys q
+see 'EXIT=0' "q quits"
+
+trend_start 100 24 LANG=C.UTF-8 LC_ALL=C.UTF-8 -- -z vmlinux --ascii
+see '^fa +44 .* _\.-:=\+\*##$' "--ascii: the ASCII ramp in a UTF-8 locale"
+keys q
+trend_start 100 24 LANG=C LC_ALL=C -- -z vmlinux
+see '^fc +18 .* :#$' "C locale: the ASCII ramp (6 of 12: level 4)"
+see '^fb +40 .* #####' "fb in ASCII"
+keys q
+
+# narrow: the Trend goes first, before CPU ms, %Machine and Hits/s
+trend_start 72 24 LANG=C.UTF-8 LC_ALL=C.UTF-8 -- -z vmlinux
+see '^Function +\[Hits\] +CPU ms +%Kernel +%Machine +Hits/s$' "72 columns: every column but the Trend"
+keys R
+see 'the Trend column|rising' "R still sorts by rising without the column shown"
+keys q
+no_stderr
+done_testing
