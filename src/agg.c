@@ -169,8 +169,10 @@ static const struct kt_hit *owner_copy(struct kt_agg *a, const struct kt_hit *h,
 {
 	if (!a->irq_owner || !n)
 		return h;
-	if (kt_grow((void **)buf, cap, (uint32_t)n, sizeof(**buf)) < 0)
-		return h; /* out of memory: raw counts rather than none */
+	if (kt_grow((void **)buf, cap, (uint32_t)n, sizeof(**buf)) < 0) {
+		a->nomem++; /* raw counts rather than none, and the query fails */
+		return h;
+	}
 	for (size_t i = 0; i < n; i++) {
 		(*buf)[i] = h[i];
 		if (h[i].stack && kt_agg_loc(a, h[i].loc)->helper)
@@ -605,8 +607,10 @@ static void cpu_tops(struct kt_agg *a, const struct kt_query *q, struct kt_resul
 	uint32_t *touched = malloc(((size_t)nf + nm + 1) * sizeof(*touched));
 	uint64_t *cnt = calloc((size_t)nf + nm + 1, sizeof(*cnt));
 
-	if (!start || !at || !touched || !cnt)
+	if (!start || !at || !touched || !cnt) {
+		a->nomem++;
 		goto out;
+	}
 	for (size_t i = 0; i < n; i++)
 		if (top_counts(a, q, &h[i], nf, nm))
 			start[h[i].cpu + 1]++;
@@ -615,8 +619,10 @@ static void cpu_tops(struct kt_agg *a, const struct kt_query *q, struct kt_resul
 		at[c] = start[c];
 	}
 	th = malloc(((size_t)start[maxcpu] + 1) * sizeof(*th));
-	if (!th)
+	if (!th) {
+		a->nomem++;
 		goto out;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct locinfo *li;
 
@@ -805,13 +811,31 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 	return 0;
 }
 
+static int query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);
+
+/* A query that could not allocate something (a row name, a copy of the window's hits, a
+ * path) fails as a whole: rows that miss part of the counts would be a wrong table. */
 int kt_agg_query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
+{
+	uint64_t wnomem;
+	int ret;
+
+	if (!a || !q || !r)
+		return -EINVAL;
+	a->nomem = 0;
+	wnomem = kt_window_nomem(a->w);
+	ret = query(a, q, r);
+	if (ret == 0 && (a->nomem || kt_window_nomem(a->w) != wnomem ||
+			 (r->priv && ((struct rpriv *)r->priv)->nomem)))
+		ret = -ENOMEM;
+	return ret;
+}
+
+static int query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
 {
 	struct rpriv *p;
 	uint64_t denom;
 
-	if (!a || !q || !r)
-		return -EINVAL;
 	kt_agg_result_reset(r);
 	p = kt_agg_priv(r);
 	if (!p)

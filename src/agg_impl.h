@@ -36,6 +36,7 @@ struct rpriv {
 	/* denominators of the query in progress */
 	uint64_t denom;
 	double recent_s, capacity;
+	int nomem; /* a row name could not be stored (kt_agg_strdup returned "") */
 };
 
 /* Rows grouped by a two-word key through a hash index (the group scratch). */
@@ -90,6 +91,9 @@ struct kt_agg {
 	/* per source and dimension set: requests since a projection was found not worth it
 	 * (0: worth it, or never tried); it is tried again every KT_AGG_PROJ_RETRY requests */
 	uint32_t proj_wide[3][KT_NEED_ALL + 1];
+	/* allocations that failed during the query in progress: it returns -ENOMEM instead of
+	 * rows that miss something (kt_agg_query) */
+	uint64_t nomem;
 	/* trend: the row of each rolling tuple in the query in progress (agg_trend.c) */
 	uint32_t *tuprow;
 	uint32_t tuprowcap;

@@ -27,8 +27,10 @@ uint32_t kt_agg_path(struct kt_agg *a, const struct kt_hit *h)
 	uint32_t n, k = 0, start = 0;
 	const uint32_t *fr = kt_window_stack_frames(a->w, h->stack, &n);
 
-	if (kt_grow((void **)&a->path, &a->pathcap, n + 1, sizeof(*a->path)) < 0)
+	if (kt_grow((void **)&a->path, &a->pathcap, n + 1, sizeof(*a->path)) < 0) {
+		a->nomem++;
 		return 0;
+	}
 	/* --irq-owner moved a helper hit to its first caller outside the helpers: the path
 	 * starts there too */
 	if (a->irq_owner && n && kt_agg_loc(a, fr[0])->helper) {

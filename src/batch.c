@@ -126,6 +126,21 @@ static void irq_notice(struct kt_batch *b, const struct kt_report_ctx *c)
 	}
 }
 
+/* An allocation the window or the symbolizer could not make while the report was built (a
+ * copy of the hits, a build id): the report would miss what it held, so the run ends. */
+static int nomem(struct kt_batch *b)
+{
+	uint64_t n = kt_window_nomem(b->env.win) + kt_sym_nomem(b->env.sym);
+
+	if (!n)
+		return 0;
+	snprintf(b->err, sizeof(b->err),
+		 "out of memory for report %llu (%llu allocations failed): it would miss what they "
+		 "held; free memory or raise the limit (ulimit -v)",
+		 (unsigned long long)b->reports, (unsigned long long)n);
+	return 1;
+}
+
 static int report(struct kt_batch *b)
 {
 	struct kt_report_ctx c;
@@ -134,6 +149,8 @@ static int report(struct kt_batch *b)
 	b->reports++;
 	report_ctx(b, &c);
 	irq_notice(b, &c);
+	if (nomem(b))
+		return -1;
 	errno = 0;
 	if (b->opts->format == KT_FORMAT_PPROF) {
 		r = pprof_report(b);
@@ -144,6 +161,8 @@ static int report(struct kt_batch *b)
 	}
 	if (r == 0 && fflush(b->out) != 0)
 		r = errno ? -errno : -EIO;
+	if (r == 0 && nomem(b))
+		return -1;
 	if (r == -EPIPE && !b->opts->output) {
 		/* The reader went away (kerntop -b | head): stop quietly, as top -b does. */
 		b->stdout_gone = 1;

@@ -569,7 +569,7 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 			fputs("\nHottest stacks\n", out);
 			kt_rep_text_table(out, agg, KT_VIEW_STACKS, &stacks, "");
 		}
-		kt_rep_annotate(out, agg, c);
+		r = kt_rep_annotate(out, agg, c);
 		fputs("\n", out);
 		break;
 	case KT_FORMAT_JSON:
@@ -600,7 +600,7 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 		if (c->stacks)
 			json_rows(out, agg, "stacks", KT_VIEW_STACKS, &stacks);
 		json_ctx_rows(out, &ctxs);
-		kt_rep_annotate(out, agg, c);
+		r = kt_rep_annotate(out, agg, c);
 		fputs("}\n", out);
 		break;
 	case KT_FORMAT_CSV:
@@ -619,6 +619,9 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 	case KT_FORMAT_PPROF: /* written by kt_report_pprof, from the window */
 		break;
 	}
+	if (r == -ENOMEM)
+		snprintf(err, errlen,
+			 "annotate: out of memory; free memory or raise the limit (ulimit -v)");
 done:
 	kt_result_free(&mods);
 	kt_result_free(&funcs);

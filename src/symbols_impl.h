@@ -166,6 +166,7 @@ struct kt_symbols {
 	uint32_t nctx, capctx;
 	uint32_t *ctxhash; /* label pointer -> id + 1, open addressing */
 	uint32_t ctxmask;
+	uint64_t nomem; /* lookups that could not allocate (kt_sym_nomem) */
 };
 
 /* symbols_core.c */

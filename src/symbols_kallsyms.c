@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -450,24 +451,97 @@ static int parse_ranges(struct kt_symbols *s, char *b, size_t len, const struct 
 	return 0;
 }
 
-static void compose_notice(struct kt_symbols *s, const char *ksrc, const char *msrc)
+/* A kernel sysctl under the sysroot as a small number; -1 when unreadable. Non-blocking, so a
+ * FIFO planted there cannot hang the start. */
+static int sysctl_int(const char *root, const char *sysctl)
+{
+	char path[PATH_MAX], buf[16];
+	ssize_t len;
+	long v;
+	char *end;
+	int fd;
+
+	if (kt_sysroot_path(path, sizeof(path), root, "%s", sysctl) < 0)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = 0;
+	v = strtol(buf, &end, 10);
+	return end != buf && (*end == '\n' || !*end) && v >= 0 && v < 100 ? (int)v : -1;
+}
+
+/* Why every kallsyms address reads as 0, and the fix. The kernel shows them when
+ * kptr_restrict is 0 and perf_event_paranoid at most 1, or to CAP_SYSLOG (root) while
+ * kptr_restrict is at most 1. For the running kernel's own file both values are read and the
+ * one that hides the addresses is named; for a --kallsyms FILE or a recording's copy (another
+ * moment, maybe another machine) both possible causes are named. */
+static size_t kptr_notice(char *out, size_t cap, const char *ksrc, const char *root, int live)
+{
+	int kr = live ? sysctl_int(root, KT_PATH_KPTR_RESTRICT) : -1;
+	int pa = live ? sysctl_int(root, KT_PATH_PERF_PARANOID) : -1;
+	size_t used;
+	int n;
+
+	if (kr < 0 || pa < 0)
+		n = geteuid() == 0
+			? snprintf(out, cap,
+				   "%s: every address reads as 0 (kernel.kptr_restrict): run as root "
+				   "or sysctl kernel.kptr_restrict=0; ",
+				   ksrc)
+			: snprintf(out, cap,
+				   "%s: every address reads as 0 (kernel.kptr_restrict, or "
+				   "kernel.perf_event_paranoid above 1 for a user who is not root): "
+				   "run as root, or set kptr_restrict=0 and perf_event_paranoid<=1; ",
+				   ksrc);
+	else if (kr >= 2)
+		n = snprintf(out, cap,
+			     "%s: every address reads as 0 (kernel.kptr_restrict is %d, which hides "
+			     "them from every user, root too): sysctl kernel.kptr_restrict=%s; ",
+			     ksrc, kr,
+			     geteuid() == 0 ? "1"
+			     : pa > 1	    ? "0 and kernel.perf_event_paranoid=1, or run as root "
+					      "with kptr_restrict=1"
+					    : "0");
+	else if (geteuid() == 0)
+		n = snprintf(out, cap,
+			     "%s: every address reads as 0, though kernel.kptr_restrict is %d and "
+			     "kerntop runs as root (lockdown or a security module may hide them); ",
+			     ksrc, kr);
+	else if (kr == 1)
+		n = snprintf(out, cap,
+			     "%s: every address reads as 0 (kernel.kptr_restrict is 1: only root "
+			     "sees them): run as root, or sysctl kernel.kptr_restrict=0%s; ",
+			     ksrc, pa > 1 ? " and kernel.perf_event_paranoid=1" : "");
+	else if (pa > 1)
+		n = snprintf(out, cap,
+			     "%s: every address reads as 0 (kernel.perf_event_paranoid is %d: above "
+			     "1 the kernel hides them from users who are not root; kptr_restrict is "
+			     "already 0): run as root or sysctl kernel.perf_event_paranoid=1; ",
+			     ksrc, pa);
+	else
+		n = snprintf(out, cap,
+			     "%s: every address reads as 0, though kernel.kptr_restrict is 0 and "
+			     "perf_event_paranoid %d (lockdown or a security module may hide them): "
+			     "run as root; ",
+			     ksrc, pa);
+	used = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+	n = snprintf(out + used, cap - used, "kernel hits show as [unknown] buckets; ");
+	return used + (n < 0 ? 0 : (size_t)n);
+}
+
+static void compose_notice(struct kt_symbols *s, const char *ksrc, const char *msrc,
+			   const char *root, int live)
 {
 	size_t n = 0, cap = sizeof(s->notice);
 
 	s->notice[0] = 0;
 	if (s->st.kptr_restricted)
-		n += (size_t)snprintf(
-		    s->notice + n, cap - n,
-		    geteuid() == 0
-			? "%s: every address reads as 0 (kernel.kptr_restrict): run as root or "
-			  "sysctl kernel.kptr_restrict=0; kernel hits show as [unknown] buckets; "
-			/* not root: kptr_restrict=0 alone is not enough, the kernel also hides
-			 * the addresses while perf_event_paranoid is above 1 */
-			: "%s: every address reads as 0 (kernel.kptr_restrict, or "
-			  "kernel.perf_event_paranoid above 1 for a user who is not root): run "
-			  "as root, or set kptr_restrict=0 and perf_event_paranoid<=1; kernel "
-			  "hits show as [unknown] buckets; ",
-		    ksrc);
+		n += kptr_notice(s->notice, cap, ksrc, root, live);
 	if (s->st.kallsyms_skipped && n < cap)
 		n += (size_t)snprintf(s->notice + n, cap - n, "%s: %llu malformed lines skipped; ",
 				      ksrc, (unsigned long long)s->st.kallsyms_skipped);
@@ -621,6 +695,6 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 			if (s->mods[m].builtin)
 				s->mods[m].has_lines = s->mods[KT_MOD_VMLINUX].has_lines;
 	}
-	compose_notice(s, ksrc, msrc);
+	compose_notice(s, ksrc, msrc, root, !o->kallsyms_buf && !o->kallsyms);
 	return 0;
 }

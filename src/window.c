@@ -227,6 +227,8 @@ static void slice_expire(struct kt_window *w, struct slice *s)
 		if (c != UINT32_MAX) {
 			w->cum[c].hits += s->e[i].count;
 			w->base_total += s->e[i].count;
+		} else {
+			w->nomem++;
 		}
 		t->h.hits -= s->e[i].count;
 		if (!t->h.hits)
@@ -247,8 +249,10 @@ static void recent_from(struct kt_window *w, const struct slice *s, uint64_t len
 {
 	w->nrecent = 0;
 	w->recent_len = len;
-	if (kt_grow((void **)&w->recent, &w->recentcap, s->n, sizeof(*w->recent)) < 0)
+	if (kt_grow((void **)&w->recent, &w->recentcap, s->n, sizeof(*w->recent)) < 0) {
+		w->nomem++;
 		return;
+	}
 	for (uint32_t i = 0; i < s->n; i++) {
 		w->recent[i] = w->tup[s->e[i].tuple].h;
 		w->recent[i].hits = s->e[i].count;
@@ -326,8 +330,10 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 			rotate_to(w, k);
 	}
 	id = tuple_entry(w, loc, stack, cpu, task, ctx);
-	if (id == UINT32_MAX)
-		return; /* out of memory: the hit is dropped, totals stay consistent */
+	if (id == UINT32_MAX) {
+		w->nomem++; /* the hit is dropped, totals stay consistent; the caller is told */
+		return;
+	}
 	s = &w->ring[w->newest % w->nslices];
 	t = &w->tup[id];
 	seq = (uint32_t)(w->newest + 1);
@@ -337,6 +343,7 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 		if (kt_grow((void **)&s->e, &s->cap, s->n + 1, sizeof(*s->e)) < 0) {
 			if (!t->h.hits)
 				tuple_release(w, id);
+			w->nomem++;
 			return;
 		}
 		s->e[s->n] = (struct kt_slice_hit){id, 0, count};
@@ -375,8 +382,10 @@ void kt_window_set_span(struct kt_window *w, uint64_t span_ns)
 		return;
 	}
 	ring = calloc(n, sizeof(*ring));
-	if (!ring)
+	if (!ring) {
+		w->nomem++;
 		return;
+	}
 	keep = n < o ? n : o;
 	/* old slot i holds slice newest - d; the oldest fall out when shrinking */
 	for (uint32_t i = 0; i < o; i++) {
@@ -438,6 +447,7 @@ static const struct kt_hit *cum_hits(struct kt_window *m, size_t *n)
 
 		if (kt_grow((void **)&m->out, &m->outcap, m->ncum + m->tuplive, sizeof(*m->out)) <
 		    0) {
+			m->nomem++;
 			*n = 0;
 			return NULL;
 		}
@@ -486,6 +496,7 @@ const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n)
 		return cum_hits(m, n);
 	if (m->out_dirty || m->out_cum) {
 		if (kt_grow((void **)&m->out, &m->outcap, w->tuplive, sizeof(*m->out)) < 0) {
+			m->nomem++;
 			*n = 0;
 			return NULL;
 		}
@@ -498,6 +509,11 @@ const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n)
 	}
 	*n = m->nout;
 	return m->out;
+}
+
+uint64_t kt_window_nomem(const struct kt_window *w)
+{
+	return w->nomem;
 }
 
 uint64_t kt_window_total(const struct kt_window *w)

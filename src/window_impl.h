@@ -108,6 +108,7 @@ struct kt_window {
 	struct wname *names; /* ring of KT_WINDOW_NAMES retired names */
 	uint32_t namehead;
 	struct kt_idx nameidx;
+	uint64_t nomem; /* allocations that failed: what they held is missing (kt_window_nomem) */
 };
 
 /* window_intern.c: stacks */

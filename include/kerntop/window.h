@@ -115,6 +115,10 @@ uint64_t kt_window_covered(const struct kt_window *w);
 /* Hits of the newest complete slice and its length: the "now" rate for sorting by rate. */
 const struct kt_hit *kt_window_recent(const struct kt_window *w, size_t *n, uint64_t *len_ns);
 
+/* Allocations that failed in the window (a hit, stack, task or name it could not hold): the
+ * totals then miss something, so the caller must not report them as they are. */
+uint64_t kt_window_nomem(const struct kt_window *w);
+
 /* The trend (per-slice counts, docs/history.md): the complete slices of the rolling window
  * (the open newest slice is not one), read without copying. An entry names a rolling tuple
  * by its id (below kt_window_ntuples; kt_window_tuple gives its key) and its count in that
