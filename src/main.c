@@ -612,6 +612,8 @@ static int run_loop(struct app *a, int sigfd)
 		if (now >= next_tick && !batch_max) {
 			char msg[KT_ERRLEN];
 
+			if (a->batch)
+				kt_batch_tick_start(a->batch, now);
 			/* Drain the rings first so a report includes samples up to this tick. */
 			if (!a->opts->replay &&
 			    kt_source_read(a->src, &sink, &src_timeout, a->err, sizeof(a->err)) < 0)

@@ -353,7 +353,6 @@ void kt_sym_free(struct kt_symbols *s)
 	free(s->idle);
 	free(s->idle_copy);
 	free(s->lines);
-	free(s->kbuf);
 	free(s->mbuf);
 	free(s->rbuf);
 	free(s->sysfs_root);

@@ -193,6 +193,7 @@ void kt_window_cum_remap(struct kt_window *w, const uint32_t *map)
 	for (uint32_t i = 1; i < w->nstk; i++)
 		w->stk[i].drop = 0;
 	w->out_dirty = 1;
+	w->gen++;
 }
 
 /* Folds an expiring slice into the since-start totals. The lookups miss the cache (the
@@ -240,6 +241,7 @@ static void slice_expire(struct kt_window *w, struct slice *s)
 	s->hits = 0;
 	s->lost = 0;
 	w->out_dirty = 1;
+	w->gen++;
 }
 
 /* Copies a slice as kt_hits: the recent rate survives the slice's own expiry. */
@@ -298,6 +300,7 @@ void kt_window_advance(struct kt_window *w, uint64_t now_ns)
 		rotate_to(w, (now_ns - w->origin) / w->slice_ns);
 		kt_window_retire(w);
 		w->out_dirty = 1;
+		w->gen++;
 	}
 	kt_window_stack_reclaim(w);
 }
@@ -351,6 +354,7 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 	s->hits += count;
 	w->total += count;
 	w->out_dirty = 1;
+	w->gen++;
 	/* tasks and stacks left the window as it moved; the caller's have a hit now */
 	if (w->nidle > w->max_idle || w->stkidle > w->max_idle_stk)
 		kt_window_retire(w);
@@ -401,6 +405,7 @@ void kt_window_set_span(struct kt_window *w, uint64_t span_ns)
 	w->nslices = n;
 	w->span_ns = span_ns;
 	w->out_dirty = 1;
+	w->gen++;
 }
 
 uint64_t kt_window_span(const struct kt_window *w)
@@ -412,6 +417,7 @@ void kt_window_set_cumulative(struct kt_window *w, int on)
 {
 	w->cumulative = !!on;
 	w->out_dirty = 1;
+	w->gen++;
 }
 
 int kt_window_cumulative(const struct kt_window *w)
@@ -468,6 +474,17 @@ static const struct kt_hit *cum_hits(struct kt_window *m, size_t *n)
 	}
 	*n = m->nout;
 	return m->out;
+}
+
+const struct kt_hit *kt_window_tuples(const struct kt_window *w, size_t *n, size_t *stride)
+{
+	if (w->cumulative) {
+		*n = 0;
+		return NULL;
+	}
+	*n = w->ntup;
+	*stride = sizeof(*w->tup);
+	return &w->tup[0].h;
 }
 
 const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n)
@@ -548,6 +565,11 @@ size_t kt_window_mem(const struct kt_window *w)
 	m += (size_t)w->cumcap * sizeof(*w->cum) + kt_idx_mem(&w->cumidx);
 	m += (size_t)w->outcap * sizeof(*w->out) + (size_t)w->recentcap * sizeof(*w->recent);
 	return m + kt_window_stacks_mem(w) + kt_window_tasks_mem(w);
+}
+
+uint64_t kt_window_gen(const struct kt_window *w)
+{
+	return w->gen;
 }
 
 uint64_t kt_window_slice(const struct kt_window *w)

@@ -85,6 +85,7 @@ struct kt_window {
 	struct kt_hit *out;
 	uint32_t nout, outcap;
 	int out_dirty;
+	uint64_t gen; /* kt_window_gen: bumped whenever out_dirty is set */
 	int out_cum; /* out[] holds the since-start merge */
 	struct kt_hit *recent;
 	uint32_t nrecent, recentcap;
