@@ -45,6 +45,7 @@ void kt_agg_free(struct kt_agg *a)
 	free(a->ownrec);
 	kt_agg_proj_free(a);
 	free(a->tuprow);
+	free(a->locrow);
 	free(a);
 }
 

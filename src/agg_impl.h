@@ -97,6 +97,9 @@ struct kt_agg {
 	/* trend: the row of each rolling tuple in the query in progress (agg_trend.c) */
 	uint32_t *tuprow;
 	uint32_t tuprowcap;
+	/* trend: the row of each location, when a row depends on nothing else (agg_trend.c) */
+	uint32_t *locrow;
+	uint32_t locrowcap;
 };
 
 /* agg.c */

@@ -29,6 +29,29 @@ static uint32_t tuple_row(struct kt_agg *a, const struct kt_query *q, struct kt_
 	return a->tuprow[id] = kt_agg_row_of(a, q, r, &h);
 }
 
+/* Whether a row of q depends on a hit's location alone (a flat view keyed by location, no
+ * filter on the CPU, task or context, no --irq-owner charging through the stack): then the
+ * slice entries are mapped through their location, without reading each tuple (issue 14:
+ * 1.5 M tuples at 256 CPUs, a cache miss each). Off with the projections (the comparison
+ * test reads both ways). */
+static int by_loc(const struct kt_agg *a, const struct kt_query *q)
+{
+	return a->project && !a->irq_owner && !kt_agg_filter_needs(&q->filter) &&
+	       (q->view == KT_VIEW_MODULES || q->view == KT_VIEW_FUNCS ||
+		q->view == KT_VIEW_TOPFUNCS || q->view == KT_VIEW_LINES);
+}
+
+/* The row of location loc for a by_loc query, cached for the query in progress. */
+static uint32_t loc_row(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
+			uint32_t loc)
+{
+	struct kt_hit h = {.loc = loc};
+
+	if (a->locrow[loc] != ROW_UNSET)
+		return a->locrow[loc];
+	return a->locrow[loc] = kt_agg_row_of(a, q, r, &h);
+}
+
 /* Rising, in hits/s: the newest third of the points (at least one) against the rest. */
 static double rising(const uint32_t *v, uint32_t n, double point_s)
 {
@@ -50,7 +73,8 @@ int kt_agg_trend(struct kt_agg *a, const struct kt_query *q, struct kt_result *r
 {
 	struct rpriv *p = r->priv;
 	uint32_t done = kt_window_slices_done(a->w), want = q->trend ? q->trend : KT_TREND_MAX;
-	uint32_t per, npts, ntup = kt_window_ntuples(a->w);
+	uint32_t per, npts, ntup = kt_window_ntuples(a->w), nloc = 0;
+	int loc;
 	size_t need;
 
 	if (want > KT_TREND_MAX)
@@ -73,10 +97,21 @@ int kt_agg_trend(struct kt_agg *a, const struct kt_query *q, struct kt_result *r
 		p->trendcap = need;
 	}
 	memset(p->trend, 0, need * sizeof(*p->trend));
-	if (kt_grow((void **)&a->tuprow, &a->tuprowcap, ntup ? ntup : 1, sizeof(*a->tuprow)) < 0)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < ntup; i++)
-		a->tuprow[i] = ROW_UNSET;
+	loc = by_loc(a, q);
+	if (loc) {
+		nloc = kt_sym_nlocs(a->s);
+		if (kt_grow((void **)&a->locrow, &a->locrowcap, nloc ? nloc : 1,
+			    sizeof(*a->locrow)) < 0)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < nloc; i++)
+			a->locrow[i] = ROW_UNSET;
+	} else {
+		if (kt_grow((void **)&a->tuprow, &a->tuprowcap, ntup ? ntup : 1,
+			    sizeof(*a->tuprow)) < 0)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < ntup; i++)
+			a->tuprow[i] = ROW_UNSET;
+	}
 	for (uint32_t age = 1; age <= npts * per; age++) {
 		size_t n;
 		const struct kt_slice_hit *e = kt_window_slice_hits(a->w, age, &n);
@@ -84,7 +119,9 @@ int kt_agg_trend(struct kt_agg *a, const struct kt_query *q, struct kt_result *r
 
 		for (size_t i = 0; i < n; i++) {
 			uint32_t ri =
-			    e[i].tuple < ntup ? tuple_row(a, q, r, e[i].tuple) : UINT32_MAX;
+			    loc ? (e[i].loc < nloc ? loc_row(a, q, r, e[i].loc) : UINT32_MAX)
+			    : e[i].tuple < ntup ? tuple_row(a, q, r, e[i].tuple)
+						: UINT32_MAX;
 			uint32_t *c;
 
 			if (ri == UINT32_MAX)

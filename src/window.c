@@ -346,7 +346,7 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 			w->nomem++;
 			return;
 		}
-		s->e[s->n] = (struct kt_slice_hit){id, 0, count};
+		s->e[s->n] = (struct kt_slice_hit){id, loc, count};
 		t->seq = seq;
 		t->sidx = s->n++;
 	}

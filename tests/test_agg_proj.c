@@ -1,6 +1,7 @@
 /* The aggregator's projections (issue 14, src/agg_proj.c) change no answer: every view under
  * every filter, sort, mode (rolling, since start, --irq-owner) gives exactly the rows the
- * full scan of the window's tuples gives, on random windows of many CPUs, tasks, contexts and
+ * full scan of the window's tuples gives, trend points included (read through the slice
+ * entries' locations, or through each tuple), on random windows of many CPUs, tasks, contexts and
  * stacks; narrow ones (a few keys) and wide ones (a projection not worth keeping, read in
  * place) alike, while slices expire and the window moves between queries. */
 #include "config.h"
@@ -64,6 +65,11 @@ static int same(const struct kt_result *x, const struct kt_result *y, uint32_t m
 			return 0;
 		if (a->per_cpu && memcmp(a->per_cpu, b->per_cpu, maxcpu * sizeof(*a->per_cpu)))
 			return 0;
+		if (!a->trend != !b->trend || a->trend_peak != b->trend_peak ||
+		    a->rising != b->rising ||
+		    (a->trend &&
+		     memcmp(a->trend, b->trend, x->sum.trend_points * sizeof(*a->trend))))
+			return 0;
 	}
 	return 1;
 }
@@ -86,7 +92,10 @@ static int compare(struct kt_agg *a, const struct kt_filter *f, uint32_t func, u
 			    .view = views[v], .module = mod, .func = func, .filter = *f};
 			int rx, ry;
 
-			q.sort = variant == 1 ? KT_SORT_RATE : KT_SORT_HITS;
+			q.sort = variant == 1	? KT_SORT_RATE
+				 : variant == 2 ? KT_SORT_RISING
+						: KT_SORT_HITS;
+			q.trend = variant == 0 ? KT_TREND_MAX : variant == 1 ? 2 : 0;
 			q.per_cpu = variant == 2;
 			q.limit = variant == 2 ? 3 : 0;
 			q.reverse = variant == 1;
