@@ -345,6 +345,14 @@ int kt_agg_baseline_rows(struct kt_agg *a, const struct kt_query *q, struct kt_r
 			sscanf(sep + 1, "%d/%d", &row->pid, &row->tid);
 		} else {
 			row->name = kt_agg_strdup(r, e->key);
+			if (q->view == KT_VIEW_CONTEXTS) {
+				int cid = kt_sym_ctx_find(a->s, e->key);
+
+				if (cid >= 0 && kt_sym_ctx(a->s, (uint32_t)cid)) {
+					row->id = (uint32_t)cid;
+					row->ctx_kind = kt_sym_ctx(a->s, (uint32_t)cid)->kind;
+				}
+			}
 		}
 		if (q->filter.text && !kt_contains_ci(row->name, q->filter.text)) {
 			r->nrows--;
