@@ -23,6 +23,7 @@ int kt_agg_new(struct kt_window *w, struct kt_symbols *s, const struct kt_agg_pa
 	a->w = w;
 	a->s = s;
 	a->p = *p;
+	a->project = 1;
 	if (a->p.ncpus == 0)
 		a->p.ncpus = 1;
 	if (a->p.max_cpu < a->p.ncpus)
@@ -42,6 +43,7 @@ void kt_agg_free(struct kt_agg *a)
 	kt_agg_tree_free(a);
 	free(a->own);
 	free(a->ownrec);
+	kt_agg_proj_free(a);
 	free(a->tuprow);
 	kt_baseline_free(a->base);
 	free(a);
@@ -168,8 +170,10 @@ static const struct kt_hit *owner_copy(struct kt_agg *a, const struct kt_hit *h,
 {
 	if (!a->irq_owner || !n)
 		return h;
-	if (kt_grow((void **)buf, cap, (uint32_t)n, sizeof(**buf)) < 0)
-		return h; /* out of memory: raw counts rather than none */
+	if (kt_grow((void **)buf, cap, (uint32_t)n, sizeof(**buf)) < 0) {
+		a->nomem++; /* raw counts rather than none, and the query fails */
+		return h;
+	}
 	for (size_t i = 0; i < n; i++) {
 		(*buf)[i] = h[i];
 		if (h[i].stack && kt_agg_loc(a, h[i].loc)->helper)
@@ -212,8 +216,9 @@ void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_
 			 uint64_t *denom)
 {
 	struct kt_filter nf = *f;
+	unsigned need = kt_agg_filter_needs(f);
 	size_t n;
-	const struct kt_hit *h = kt_window_hits(a->w, &n);
+	const struct kt_hit *h = kt_agg_proj(a, KT_PROJ_RAW, need, &n, NULL);
 	double cap;
 
 	memset(sum, 0, sizeof(*sum));
@@ -231,7 +236,7 @@ void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_
 		}
 	}
 	sum->irq_owner = a->irq_owner;
-	h = kt_agg_hits(a, &n);
+	h = kt_agg_proj(a, KT_PROJ_TOTALS, need, &n, NULL);
 	for (size_t i = 0; i < n; i++) {
 		const struct locinfo *li = kt_agg_loc(a, h[i].loc);
 
@@ -585,86 +590,105 @@ void kt_agg_sort(struct kt_row *rows, size_t n, enum kt_sort s, int reverse, int
 
 /* --- CPU view extras: top module and function among each CPU's kernel work --- */
 
-struct topkey {
-	const uint64_t *keys;
-	uint64_t k;
-};
-
-static int top_eq(const void *ctx, uint32_t id)
+/* The hits a CPU row's top module and function count: its kernel work under the filter. */
+static int top_counts(struct kt_agg *a, const struct kt_query *q, const struct kt_hit *h,
+		      uint32_t nf, uint32_t nm)
 {
-	const struct topkey *t = ctx;
+	const struct locinfo *li = kt_agg_loc(a, h->loc);
 
-	return t->keys[id] == t->k;
+	return !li->idle && !li->user && h->cpu < a->p.max_cpu && li->func < nf &&
+	       li->module < nm && kt_agg_pass(a, &q->filter, h, li);
 }
 
-/* One pass: (cpu, module) and (cpu, function) counts in a scratch table, then the maxima. */
+/* A CPU's kernel hit as cpu_tops counts it. */
+struct top_hit {
+	uint32_t func, module;
+	uint64_t hits;
+};
+
+/* The hits' function and module grouped by CPU (a counting sort into one array, so each
+ * CPU's are read in sequence), then for each CPU row dense per-function and per-module counts
+ * and their maxima (the lowest name among equal counts): cache-friendly on a many-CPU window,
+ * where a (CPU, function) hash missed on every hit. */
 static void cpu_tops(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
 		     const struct kt_hit *h, size_t n)
 {
-	struct kt_idx ix = {0};
-	uint64_t *keys = NULL, *cnt = NULL;
-	uint32_t nk = 0, cap = 0, kcap = 0, maxcpu = a->p.max_cpu;
-	uint64_t *bestm = calloc(maxcpu * 3u, sizeof(*bestm)), *bestf;
-	uint32_t *rowof;
+	uint32_t maxcpu = a->p.max_cpu, nf = kt_sym_nfuncs(a->s), nm = kt_sym_nmodules(a->s);
+	uint32_t *start = calloc((size_t)maxcpu + 1, sizeof(*start));
+	uint32_t *at = calloc((size_t)maxcpu + 1, sizeof(*at));
+	struct top_hit *th = NULL;
+	uint32_t *touched = malloc(((size_t)nf + nm + 1) * sizeof(*touched));
+	uint64_t *cnt = calloc((size_t)nf + nm + 1, sizeof(*cnt));
 
-	if (!bestm)
-		return;
-	bestf = bestm + maxcpu;
-	rowof = (uint32_t *)(bestf + maxcpu);
-	for (size_t i = 0; i < n; i++) {
-		const struct locinfo *li = kt_agg_loc(a, h[i].loc);
-		uint64_t k[2];
-
-		if (li->idle || li->user || h[i].cpu >= maxcpu ||
-		    !kt_agg_pass(a, &q->filter, &h[i], li))
-			continue;
-		k[0] = (uint64_t)h[i].cpu << 33 | (uint64_t)li->module << 1;
-		k[1] = (uint64_t)h[i].cpu << 33 | (uint64_t)li->func << 1 | 1;
-		for (int j = 0; j < 2; j++) {
-			struct topkey t = {keys, k[j]};
-			uint32_t hh = kt_hash64(k[j]), pos, id;
-
-			id = kt_idx_find(&ix, hh, top_eq, &t, &pos);
-			if (id == UINT32_MAX) {
-				if (kt_grow((void **)&keys, &kcap, nk + 1, sizeof(*keys)) < 0 ||
-				    kt_grow((void **)&cnt, &cap, nk + 1, sizeof(*cnt)) < 0 ||
-				    kt_idx_insert(&ix, hh, nk, pos) < 0)
-					goto out;
-				id = nk++;
-				keys[id] = k[j];
-				cnt[id] = 0;
-			}
-			cnt[id] += h[i].hits;
-		}
+	if (!start || !at || !touched || !cnt) {
+		a->nomem++;
+		goto out;
 	}
-	for (size_t i = 0; i < r->nrows; i++)
-		if (r->rows[i].id < maxcpu)
-			rowof[r->rows[i].id] = (uint32_t)i + 1;
-	for (uint32_t j = 0; j < nk; j++) {
-		uint32_t cpu = (uint32_t)(keys[j] >> 33), id = (uint32_t)(keys[j] >> 1);
-		struct kt_row *row;
+	for (size_t i = 0; i < n; i++)
+		if (top_counts(a, q, &h[i], nf, nm))
+			start[h[i].cpu + 1]++;
+	for (uint32_t c = 0; c < maxcpu; c++) {
+		start[c + 1] += start[c];
+		at[c] = start[c];
+	}
+	th = malloc(((size_t)start[maxcpu] + 1) * sizeof(*th));
+	if (!th) {
+		a->nomem++;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct locinfo *li;
 
-		if (cpu >= maxcpu || !rowof[cpu])
+		if (!top_counts(a, q, &h[i], nf, nm))
 			continue;
-		row = &r->rows[rowof[cpu] - 1];
-		if (keys[j] & 1) {
-			if (cnt[j] > bestf[cpu] || (cnt[j] == bestf[cpu] && row->top_func &&
-						    strcmp(func_name(a, id), row->top_func) < 0)) {
-				bestf[cpu] = cnt[j];
-				row->top_func = func_name(a, id);
+		li = kt_agg_loc(a, h[i].loc);
+		th[at[h[i].cpu]++] = (struct top_hit){li->func, li->module, h[i].hits};
+	}
+	for (size_t ri = 0; ri < r->nrows; ri++) {
+		struct kt_row *row = &r->rows[ri];
+		uint32_t cpu = row->id, nt = 0;
+		uint64_t bestf = 0, bestm = 0;
+
+		if (cpu >= maxcpu)
+			continue;
+		for (uint32_t j = start[cpu]; j < start[cpu + 1]; j++) {
+			uint32_t k[2] = {th[j].func, nf + th[j].module};
+
+			for (int m = 0; m < 2; m++) {
+				if (!cnt[k[m]])
+					touched[nt++] = k[m];
+				cnt[k[m]] += th[j].hits;
 			}
-		} else if (cnt[j] > bestm[cpu] ||
-			   (cnt[j] == bestm[cpu] && row->top_module &&
-			    strcmp(kt_agg_module_name(a, id), row->top_module) < 0)) {
-			bestm[cpu] = cnt[j];
-			row->top_module = kt_agg_module_name(a, id);
+		}
+		for (uint32_t j = 0; j < nt; j++) {
+			uint32_t k = touched[j];
+
+			if (k < nf) {
+				const char *name = func_name(a, k);
+
+				if (cnt[k] > bestf ||
+				    (cnt[k] == bestf && row->top_func && strcmp(name, row->top_func) < 0)) {
+					bestf = cnt[k];
+					row->top_func = name;
+				}
+			} else {
+				const char *name = kt_agg_module_name(a, k - nf);
+
+				if (cnt[k] > bestm || (cnt[k] == bestm && row->top_module &&
+						       strcmp(name, row->top_module) < 0)) {
+					bestm = cnt[k];
+					row->top_module = name;
+				}
+			}
+			cnt[k] = 0;
 		}
 	}
 out:
-	free(bestm);
-	free(keys);
+	free(start);
+	free(at);
+	free(th);
+	free(touched);
 	free(cnt);
-	kt_idx_free(&ix);
 }
 
 /* --- the flat query --- */
@@ -695,7 +719,11 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 {
 	struct rpriv *p = r->priv;
 	size_t n, rn;
-	const struct kt_hit *h = kt_agg_hits(a, &n);
+	unsigned dims = kt_agg_filter_needs(&q->filter) | (q->per_cpu ? KT_NEED_CPU : 0) |
+			(q->view == KT_VIEW_CPUS ? KT_NEED_CPU : 0) |
+			(q->view == KT_VIEW_TASKS ? KT_NEED_TASK : 0) |
+			(q->view == KT_VIEW_CONTEXTS ? KT_NEED_CTX : 0);
+	const struct kt_hit *h = kt_agg_proj(a, KT_PROJ_TOTALS, dims, &n, NULL);
 	const struct kt_hit *rh;
 	uint64_t rlen;
 	uint32_t maxcpu = a->p.max_cpu;
@@ -729,7 +757,7 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 	}
 	if (q->view == KT_VIEW_CPUS && cpu_rows_all(a, q, r, h, n) < 0)
 		return -ENOMEM;
-	rh = kt_agg_recent(a, &rn, &rlen);
+	rh = kt_agg_proj(a, KT_PROJ_RECENT, dims, &rn, &rlen);
 	p->recent_s = (double)rlen / 1e9;
 	for (size_t i = 0; i < rn; i++) {
 		const struct locinfo *li = kt_agg_loc(a, rh[i].loc);
@@ -798,13 +826,31 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 	return 0;
 }
 
+static int query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);
+
+/* A query that could not allocate something (a row name, a copy of the window's hits, a
+ * path) fails as a whole: rows that miss part of the counts would be a wrong table. */
 int kt_agg_query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
+{
+	uint64_t wnomem;
+	int ret;
+
+	if (!a || !q || !r)
+		return -EINVAL;
+	a->nomem = 0;
+	wnomem = kt_window_nomem(a->w);
+	ret = query(a, q, r);
+	if (ret == 0 && (a->nomem || kt_window_nomem(a->w) != wnomem ||
+			 (r->priv && ((struct rpriv *)r->priv)->nomem)))
+		ret = -ENOMEM;
+	return ret;
+}
+
+static int query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
 {
 	struct rpriv *p;
 	uint64_t denom;
 
-	if (!a || !q || !r)
-		return -EINVAL;
 	kt_agg_result_reset(r);
 	p = kt_agg_priv(r);
 	if (!p)

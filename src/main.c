@@ -531,6 +531,23 @@ static double delay_s(const struct app *a)
 	return a->ui ? kt_ui_delay(a->ui) : a->opts->delay_s;
 }
 
+/* A sample the window or the symbolizer could not store (an allocation failed) would make
+ * every later report quietly wrong: the run ends with an error instead (issue 20). */
+static int out_of_memory(struct app *a)
+{
+	uint64_t n = kt_window_nomem(a->win) + kt_sym_nomem(a->sym);
+	struct kt_source_stats st;
+
+	if (!n)
+		return 0;
+	kt_source_stats(a->src, &st);
+	snprintf(a->err, sizeof(a->err),
+		 "out of memory after %llu samples (%llu allocations failed): the profile would "
+		 "miss what they held; free memory or raise the limit (ulimit -v)",
+		 (unsigned long long)st.samples, (unsigned long long)n);
+	return 1;
+}
+
 /* The one event loop: perf rings, keys, signals and the refresh tick. */
 static int run_loop(struct app *a, int sigfd)
 {
@@ -557,7 +574,7 @@ static int run_loop(struct app *a, int sigfd)
 
 		if (!a->replay_done) {
 			r = kt_source_read(a->src, &sink, &src_timeout, a->err, sizeof(a->err));
-			if (r < 0)
+			if (r < 0 || out_of_memory(a))
 				return -1;
 			if (r == KT_SOURCE_EOF) {
 				replay_finished(a);
@@ -595,12 +612,16 @@ static int run_loop(struct app *a, int sigfd)
 		if (now >= next_tick && !batch_max) {
 			char msg[KT_ERRLEN];
 
+			if (a->batch)
+				kt_batch_tick_start(a->batch, now);
 			/* Drain the rings first so a report includes samples up to this tick. */
 			if (!a->opts->replay &&
 			    kt_source_read(a->src, &sink, &src_timeout, a->err, sizeof(a->err)) < 0)
 				return -1;
 			if (!a->replay_done)
 				kt_window_advance(a->win, kt_source_now(a->src));
+			if (out_of_memory(a))
+				return -1;
 			proc_tick(a);
 			if (kt_source_refresh(a->src, msg, sizeof(msg)) > 0)
 				status_notice(a, msg);

@@ -618,7 +618,7 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 			fputs("\nHottest stacks\n", out);
 			kt_rep_text_table(out, agg, KT_VIEW_STACKS, &stacks, "");
 		}
-		kt_rep_annotate(out, agg, c);
+		r = kt_rep_annotate(out, agg, c);
 		fputs("\n", out);
 		break;
 	case KT_FORMAT_JSON:
@@ -658,7 +658,7 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 		if (c->stacks)
 			json_rows(out, agg, "stacks", KT_VIEW_STACKS, &stacks);
 		json_ctx_rows(out, &ctxs);
-		kt_rep_annotate(out, agg, c);
+		r = kt_rep_annotate(out, agg, c);
 		fputs("}\n", out);
 		break;
 	case KT_FORMAT_CSV:
@@ -680,6 +680,9 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 	case KT_FORMAT_PPROF: /* written by kt_report_pprof, from the window */
 		break;
 	}
+	if (r == -ENOMEM)
+		snprintf(err, errlen,
+			 "annotate: out of memory; free memory or raise the limit (ulimit -v)");
 done:
 	kt_result_free(&mods);
 	kt_result_free(&funcs);

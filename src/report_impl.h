@@ -34,8 +34,9 @@ void kt_rep_json_row(FILE *out, struct kt_agg *agg, enum kt_view v, const struct
 void kt_rep_json_base(FILE *out, const struct kt_row *r);
 void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const struct kt_result *res,
 		       const char *indent);
-/* report_annotate.c: the --annotate listings (text) or the "annotate" array (JSON). */
-void kt_rep_annotate(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c);
+/* report_annotate.c: the --annotate listings (text) or the "annotate" array (JSON); -ENOMEM
+ * when a listing could not be built for lack of memory (it says so inline). */
+int kt_rep_annotate(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c);
 
 /* The /proc figures (report_procstat.c); each writes nothing without them. */
 int kt_rep_ps_idle_from_stat(const struct kt_report_ctx *c);

@@ -695,9 +695,15 @@ int kt_ui_input(struct kt_ui *ui)
 
 void kt_ui_refresh(struct kt_ui *ui)
 {
+	uint64_t t0 = kt_now_ns(), t1;
+
 	if (!ui->paused)
 		requery_all(ui);
+	t1 = kt_now_ns();
 	ui_draw(ui);
+	/* what one tick costs, queries and drawing apart (the scale benchmark's p99) */
+	ui_log(ui, "refresh: query %.3f ms, draw %.3f ms", (double)(t1 - t0) / 1e6,
+	       (double)(kt_now_ns() - t1) / 1e6);
 }
 
 void kt_ui_resize(struct kt_ui *ui)

@@ -425,8 +425,18 @@ void ui_draw_status(struct kt_ui *ui, int y)
 	move(y, 0);
 	clrtoeol();
 	if (ui->prompt.active) {
+		size_t room = (size_t)ui->cols > strlen(ui->prompt.label) + 2
+				  ? (size_t)ui->cols - strlen(ui->prompt.label) - 1
+				  : 1;
+		const char *b = ui->prompt.buf;
+
 		seg(ui, A_BOLD, ui->prompt.label);
-		seg(ui, A_NORMAL, ui->prompt.buf);
+		/* a text longer than the line shows its end, where the typing goes */
+		if (ui->prompt.len > room) {
+			seg(ui, A_BOLD, "<");
+			b += ui->prompt.len - (room - 1);
+		}
+		seg(ui, A_NORMAL, b);
 		return;
 	}
 	ui_status_expire(ui, 0);

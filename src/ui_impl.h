@@ -4,6 +4,7 @@
 #define KERNTOP_UI_IMPL_H
 
 #include <curses.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -173,7 +174,7 @@ struct ui_screen {
 struct ui_prompt {
 	int active;
 	char label[96];
-	char buf[256];
+	char buf[PATH_MAX]; /* the W prompt is pre-filled with a whole snapshot path */
 	size_t len;
 	int (*done)(struct kt_ui *ui, const char *text); /* returns UI_R_* flags */
 };

@@ -184,6 +184,11 @@ void kt_filter_all(struct kt_filter *f);
 void kt_agg_set_irq_owner(struct kt_agg *a, int on);
 int kt_agg_irq_owner(const struct kt_agg *a);
 
+/* Queries read per-refresh projections of the window's hits (merged on the dimensions they
+ * do not read; on by default). Off, every query scans the window's tuples as before issue 14:
+ * the same answers, kept so a benchmark and the equivalence test can compare both ways. */
+void kt_agg_set_projection(struct kt_agg *a, int on);
+
 /* The layers the aggregator reads, for writers that need names (reports). */
 struct kt_symbols *kt_agg_symbols(const struct kt_agg *a);
 struct kt_window *kt_agg_window(const struct kt_agg *a);
