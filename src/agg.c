@@ -45,6 +45,7 @@ void kt_agg_free(struct kt_agg *a)
 	free(a->ownrec);
 	kt_agg_proj_free(a);
 	free(a->tuprow);
+	kt_baseline_free(a->base);
 	free(a);
 }
 
@@ -528,6 +529,18 @@ static int row_cmp(const void *pa, const void *pb, void *ctx)
 	int c;
 
 	switch (o->key) {
+	case KT_SORT_DELTA:
+		if (x->delta_pct != y->delta_pct)
+			return x->delta_pct > y->delta_pct ? -1 : 1;
+		if (x->hits != y->hits)
+			return x->hits > y->hits ? -1 : 1;
+		break;
+	case KT_SORT_RATIO:
+		if (x->rate_ratio != y->rate_ratio)
+			return x->rate_ratio > y->rate_ratio ? -1 : 1;
+		if (x->hits != y->hits)
+			return x->hits > y->hits ? -1 : 1;
+		break;
 	case KT_SORT_RISING:
 		if (x->rising != y->rising)
 			return x->rising > y->rising ? -1 : 1;
@@ -801,6 +814,8 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 		keep++;
 	}
 	r->nrows = keep;
+	if (a->base && kt_agg_baseline_rows(a, q, r) < 0)
+		return -ENOMEM;
 	kt_agg_sort(r->rows, r->nrows, q->sort, q->reverse,
 		    q->view == KT_VIEW_CPUS || q->view == KT_VIEW_TASKS);
 	r->total_rows = r->nrows;

@@ -84,6 +84,7 @@ struct kt_agg {
 	int irq_owner;
 	struct kt_hit *own, *ownrec;
 	uint32_t owncap, ownreccap;
+	struct kt_baseline *base; /* agg_baseline.c: owned */
 	/* projections of this window generation (agg_proj.c) */
 	int project;
 	struct kt_proj proj[KT_AGG_NPROJ];
@@ -137,6 +138,9 @@ uint32_t kt_agg_owner_loc(struct kt_agg *a, const struct kt_hit *h);
  * row.trend pointers are set by the caller with kt_agg_trend_row. */
 int kt_agg_trend(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);
 void kt_agg_trend_row(const struct kt_result *r, struct kt_row *row, size_t i);
+
+/* agg_baseline.c: the Δ fields of rows [0, r->nrows), then the vanished rows appended */
+int kt_agg_baseline_rows(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);
 
 /* agg_tree.c */
 int kt_agg_tree(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);

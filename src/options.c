@@ -31,6 +31,8 @@ enum {
 	OPT_NO_COLOR,
 	OPT_NO_MOUSE,
 	OPT_ASCII,
+	OPT_BASELINE,
+	OPT_DIFF,
 	OPT_SNAPSHOT_DIR,
 	OPT_LOG,
 	OPT_KEEP_PRIVILEGES,
@@ -128,6 +130,14 @@ static const struct opt_def opt_defs[] = {
      "MODULE:FUNC when the name is in several modules)",
      NULL},
     {"top", OPT_TOP, "N", "rows per table (default 30)", NULL},
+    {"baseline", OPT_BASELINE, "FILE",
+     "compare with FILE (a JSON report, a recording or perf\n"
+     "script text): delta and rate-ratio columns per row",
+     NULL},
+    {"diff", OPT_DIFF, "A B",
+     "print what changed from A to B (recordings, perf script\n"
+     "or JSON reports) per module, function and context, and exit",
+     NULL},
     {"format", OPT_FORMAT, "FMT",
      "text (default), json, csv, folded or pprof\n"
      "(pprof: gzipped profile.proto; -o DIR: one per report)",
@@ -726,6 +736,12 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 		case OPT_ASCII:
 			o->ascii = 1;
 			break;
+		case OPT_BASELINE:
+			o->baseline = optarg;
+			break;
+		case OPT_DIFF:
+			o->diff_a = optarg;
+			break;
 		case OPT_SNAPSHOT_DIR:
 			o->snapshot_dir = optarg;
 			break;
@@ -751,6 +767,24 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 		case '?':
 		default:
 			return usage_error(err, argv, optopt);
+		}
+	}
+	if (o->diff_a) {
+		if (optind >= argc) {
+			fprintf(err, "kerntop: --diff needs two files: kerntop --diff BEFORE AFTER\n");
+			return 2;
+		}
+		o->diff_b = argv[optind++];
+		if (o->baseline || o->record) {
+			fprintf(err, "kerntop: --diff compares its two files: drop --%s\n",
+				o->baseline ? "baseline" : "record");
+			return 2;
+		}
+		if (o->format != KT_FORMAT_TEXT && o->format != KT_FORMAT_JSON &&
+		    o->format != KT_FORMAT_CSV) {
+			fprintf(err, "kerntop: --diff writes text, json or csv: pick one of those "
+				     "with --format\n");
+			return 2;
 		}
 	}
 	if (optind < argc) {

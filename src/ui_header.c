@@ -223,6 +223,8 @@ static void draw_title(struct kt_ui *ui)
 		snprintf(hadd(&L, "  ", mark, 0, 0)->text, 16, "irq-owner");
 	if (ui->filter.hide_idle)
 		snprintf(hadd(&L, "  ", A_NORMAL, 0, 0)->text, 16, "idle hidden");
+	if (ui->env.agg && kt_agg_baseline(ui->env.agg))
+		snprintf(hadd(&L, "  ", mark, 0, 0)->text, 16, "vs baseline");
 	if (ui->paused)
 		snprintf(hadd(&L, "  ", mark, 0, 0)->text, 16, "PAUSED");
 	hdraw(ui, &L, 0);

@@ -74,3 +74,64 @@ void ui_cell_trend(struct kt_ui *ui, const struct ui_screen *s, const struct kt_
 	if (pk[0])
 		ui_put(y, x + room, w - room, pk, 1);
 }
+
+int ui_has_baseline(const struct kt_ui *ui)
+{
+	return ui->env.agg && kt_agg_baseline(ui->env.agg) != NULL;
+}
+
+void ui_col_delta(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		  char *buf, size_t len)
+{
+	if (r->base_state != KT_BASE_NONE)
+		snprintf(buf, len, "%+.1f", r->delta_pct);
+}
+
+void ui_col_ratio(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		  char *buf, size_t len)
+{
+	if (r->base_state == KT_BASE_NEW)
+		snprintf(buf, len, "new");
+	else if (r->base_state == KT_BASE_GONE)
+		snprintf(buf, len, "gone");
+	else if (r->base_state == KT_BASE_BOTH)
+		snprintf(buf, len, r->rate_ratio < 100 ? "%.2fx" : "%.0fx", r->rate_ratio);
+}
+
+int ui_baseline_take(struct kt_ui *ui)
+{
+	struct kt_baseline *b;
+	char src[64];
+	const struct kt_source_info *info = ui->env.src ? kt_source_info(ui->env.src) : NULL;
+	double t = ui->start_ns && ui_source_now(ui) > ui->start_ns
+		       ? (double)(ui_source_now(ui) - ui->start_ns) / 1e9
+		       : 0;
+
+	if (!ui->env.agg)
+		return UI_R_NONE;
+	if (!ui->sum.samples) {
+		ui_set_status(ui, 0, "no samples yet: nothing to take as the baseline");
+		return UI_R_REDRAW;
+	}
+	snprintf(src, sizeof(src), "%s window at %.1f s", info && info->path ? "replay" : "live",
+		 t);
+	if (kt_baseline_capture(ui->env.agg, src, &b) < 0) {
+		ui_set_status(ui, 1, "baseline: out of memory");
+		return UI_R_REDRAW;
+	}
+	kt_agg_set_baseline(ui->env.agg, b);
+	ui_set_status(ui, 0, "baseline: the window now (%llu samples); B clears it",
+		      (unsigned long long)kt_baseline_samples(b));
+	return UI_R_REQUERY;
+}
+
+int ui_baseline_clear(struct kt_ui *ui)
+{
+	if (!ui_has_baseline(ui)) {
+		ui_set_status(ui, 0, "no baseline (b takes the window as one)");
+		return UI_R_REDRAW;
+	}
+	kt_agg_set_baseline(ui->env.agg, NULL);
+	ui_set_status(ui, 0, "baseline cleared");
+	return UI_R_REQUERY;
+}

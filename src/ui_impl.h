@@ -367,6 +367,22 @@ void ui_cell_trend(struct kt_ui *ui, const struct ui_screen *s, const struct kt_
 	{                                                                                          \
 		"Trend", UI_TREND_W, UI_TREND_DROP, KT_SORT_RISING, 0, 1, NULL, ui_cell_trend      \
 	}
+/* The baseline columns (ui_history.c), before the Trend: the share's change in percentage
+ * points and the rate ratio ("new", "gone" for rows that appeared or vanished). */
+void ui_col_delta(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		  char *buf, size_t len);
+void ui_col_ratio(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		  char *buf, size_t len);
+int ui_has_baseline(const struct kt_ui *ui);
+/* (columns sorting by KT_SORT_DELTA or KT_SORT_RATIO are there only with a baseline) */
+#define UI_COL_DELTA                                                                               \
+	{"\u0394%", 7, UI_TREND_DROP - 1, KT_SORT_DELTA, 0, 0, ui_col_delta, NULL},                  \
+	{                                                                                          \
+		"Ratio", 6, UI_TREND_DROP - 1, KT_SORT_RATIO, 0, 0, ui_col_ratio, NULL             \
+	}
+/* b and B (ui_keys.c): the current window as the baseline, and none. */
+int ui_baseline_take(struct kt_ui *ui);
+int ui_baseline_clear(struct kt_ui *ui);
 /* Points the screen's query should ask for: 0 when it has no Trend column or it is hidden. */
 uint32_t ui_trend_points(const struct kt_ui *ui, const struct ui_screen *s);
 /* One sparkline character of level 0..8 (kt_trend_level) in buf. */

@@ -252,6 +252,16 @@ static int act_rising(struct kt_ui *ui, struct ui_screen *s)
 	return UI_R_NONE;
 }
 
+static int act_baseline(struct kt_ui *ui, struct ui_screen *s)
+{
+	return ui_baseline_take(ui);
+}
+
+static int act_baseline_clear(struct kt_ui *ui, struct ui_screen *s)
+{
+	return ui_baseline_clear(ui);
+}
+
 static int act_trend_peak(struct kt_ui *ui, struct ui_screen *s)
 {
 	ui->trend_peak = !ui->trend_peak;
@@ -517,6 +527,10 @@ static const struct ui_key keys[] = {
 	"sort by rising: the Trend's newest third against the older points (hits/s)"),
     KEY('T', "T", TRENDED, act_trend_peak,
 	"show/hide each row's peak rate (hits/s) beside its Trend sparkline"),
+    KEY('b', "b", UI_ON_ALL, act_baseline,
+	"take the window now as the baseline: every table gets \u0394% (share now minus then, "
+	"points) and Ratio (rate now over then) columns"),
+    KEY('B', "B", UI_ON_ALL, act_baseline_clear, "clear the baseline"),
     KEY('i', "i", UI_ON_ROWS, act_idle, "hide/show idle hits"),
     KEY('z', "z", UI_ON_ALL, act_cumulative, "toggle cumulative / rolling window (as perf top's z)"),
     KEY('+', "+", UI_ON_ALL, act_span_up, "longer window"),

@@ -484,7 +484,7 @@ const struct kt_hit *kt_window_tuples(const struct kt_window *w, size_t *n, size
 	}
 	*n = w->ntup;
 	*stride = sizeof(*w->tup);
-	return &w->tup[0].h;
+	return w->tup ? &w->tup[0].h : NULL; /* no tuple yet: no table (UBSan: no &NULL->h) */
 }
 
 const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n)

@@ -3,6 +3,7 @@
  * the CPU and task views), with the open slice left out. */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,8 @@
 #include "tap.h"
 
 #include "test_agg_fixture.h"
+
+#define like_str(got, sub, what) ok(strstr((got), (sub)) != NULL, (what))
 
 static struct kt_query qv(enum kt_view v)
 {
@@ -183,10 +186,115 @@ static void test_trend(void)
 	kt_window_free(w);
 }
 
+/* Baselines: captured from the fixture window, then compared with a window of other counts;
+ * from a JSON report's text; and the --diff writer on two baselines. */
+static void test_baseline(void)
+{
+	struct kt_query q = qv(KT_VIEW_TOPFUNCS);
+	struct kt_result r = {0};
+	struct kt_baseline *b, *j, *j2;
+	const struct kt_row *row;
+	char err[256];
+	static const char json[] =
+	    "{\"version\":1,\"report\":1,\"samples\":999,\"modules\":[]}\n"
+	    "{\"version\":1,\"report\":2,\"time\":2,\"source\":\"replay\",\"samples\":200,"
+	    "\"kernel\":150,\"idle\":50,\"covered_s\":2.0,\"busy_pct\":1.5,"
+	    "\"proc_stat\":{\"us\":1,\"si\":2},\"modules\":[{\"name\":\"vmlinux\",\"hits\":100,"
+	    "\"idle\":false},{\"name\":\"[idle]\",\"hits\":50,\"idle\":true},{\"name\":\"tcp\","
+	    "\"hits\":50,\"pct\":25}],\"functions\":[{\"module\":\"vmlinux\",\"name\":"
+	    "\"read_zero\",\"hits\":80,\"idle\":false},{\"module\":\"tcp\",\"name\":\"tcp_push\","
+	    "\"hits\":50,\"idle\":false},{\"module\":\"v\\u00ffm\",\"name\":\"a\\\"b\",\"hits\":1}],"
+	    "\"cpu\":[{\"cpu\":1,\"hits\":120,\"idle\":30,\"top_module\":\"tcp\"}],"
+	    "\"contexts\":[{\"kind\":\"softirq\",\"name\":\"NET_RX\",\"hits\":7},{\"kind\":"
+	    "\"idle\",\"name\":\"\",\"hits\":50}]}\n";
+
+	/* the fixture window as the baseline: 220 samples (217 and 3 more in the second slice) */
+	ok(kt_baseline_capture(agg, "fixture", &b) == 0, "capture the fixture window");
+	is_int(kt_baseline_samples(b), 220, "the baseline's samples: every hit of the window");
+	is_int(kt_baseline_hits(b, KT_VIEW_TOPFUNCS, "vmlinux", "copy_user"), 18,
+	       "copy_user's 18 hits kept by module and name");
+	is_int(kt_baseline_hits(b, KT_VIEW_MODULES, NULL, "tcp"), 70, "tcp's 70");
+	is_int(kt_baseline_hits(b, KT_VIEW_TASKS, "dd", "300/300"), 48, "dd's 48 by command and pid");
+	is_int(kt_baseline_hits(b, KT_VIEW_CPUS, NULL, "cpu1"), 98, "cpu1's 98");
+	is_int(kt_baseline_hits(b, KT_VIEW_MODULES, NULL, "nothere"), 0, "an unknown row: 0");
+	kt_agg_set_baseline(agg, b);
+	ok(kt_agg_baseline(agg) == b, "set on the aggregator");
+	/* the same window against itself: every delta 0, every ratio 1, nothing new or gone */
+	kt_agg_query(agg, &q, &r);
+	row = find(&r, "copy_user");
+	ok(row && row->base_state == KT_BASE_BOTH && fabs(row->delta_pct) < 1e-9 &&
+	       fabs(row->rate_ratio - 1.0) < 1e-9,
+	   "against itself: copy_user +0.0, 1.00x");
+
+	/* a baseline of other counts: 200 samples, 50 idle, 2 s; hand-computed deltas */
+	ok(kt_baseline_from_json(json, sizeof(json) - 1, "r.json", &j, err, sizeof(err)) == 0,
+	   "a JSON report's last line as a baseline");
+	is_int(kt_baseline_samples(j), 200, "its samples (the last report, not the first)");
+	is_double(kt_baseline_covered(j), 2.0, 1e-12, "its covered seconds");
+	is_int(kt_baseline_hits(j, KT_VIEW_TOPFUNCS, "tcp", "tcp_push"), 50, "tcp_push 50");
+	is_int(kt_baseline_hits(j, KT_VIEW_TOPFUNCS, "v\xffm", "a\"b"), 1,
+	       "escapes decoded (\\u00ff is the byte 0xff, \\\" a quote)");
+	is_int(kt_baseline_hits(j, KT_VIEW_CPUS, NULL, "cpu1"), 120, "cpu rows as cpuN");
+	is_int(kt_baseline_hits(j, KT_VIEW_CONTEXTS, NULL, "softirq NET_RX"), 7,
+	       "contexts as their label, kind and name");
+	is_int(kt_baseline_hits(j, KT_VIEW_CONTEXTS, NULL, "idle"), 50, "idle's label: the kind");
+	kt_agg_set_baseline(agg, j);
+	q = qv(KT_VIEW_MODULES);
+	kt_agg_query(agg, &q, &r);
+	row = find(&r, "tcp");
+	/* tcp now 70 of 220 (31.818 %), then 50 of 200 (25 %); its rate now against 50 / 2.0 s */
+	ok(row && row->base_state == KT_BASE_BOTH, "tcp in both");
+	is_double(row ? row->delta_pct : 0, 70.0 / 220 * 100 - 25.0, 1e-9, "tcp: +6.82 points");
+	is_double(row ? row->rate_ratio : 0, (70.0 / r.sum.covered_s) / 25.0, 1e-9,
+		  "tcp: the rate now over 25/s");
+	row = find(&r, "nosym");
+	ok(row && row->base_state == KT_BASE_NEW && isinf(row->rate_ratio) &&
+	       fabs(row->delta_pct - 12.0 / 220 * 100) < 1e-9,
+	   "nosym appeared: new, its whole share");
+	q.filter.hide_idle = 1;
+	kt_agg_query(agg, &q, &r);
+	row = find(&r, "tcp");
+	is_double(row ? row->delta_pct : 0, 70.0 / 130 * 100 - 50.0 / 150 * 100, 1e-9,
+		  "idle hidden: both shares without idle (130 now, 150 then)");
+	q = qv(KT_VIEW_TOPFUNCS);
+	kt_agg_query(agg, &q, &r);
+	row = find(&r, "a\"b");
+	ok(row && row->base_state == KT_BASE_GONE && row->hits == 0 && row->base_hits == 1 &&
+	       !strcmp(row->module, "v\xffm") && fabs(row->delta_pct + 0.5) < 1e-9,
+	   "a vanished function: added with 0 hits, -0.50 points, marked gone");
+	q.sort = KT_SORT_DELTA;
+	kt_agg_query(agg, &q, &r);
+	ok(r.nrows > 2 && !strcmp(r.rows[0].name, "default_idle") &&
+	       !strcmp(r.rows[r.nrows - 1].name, "read_zero"),
+	   "sorted by delta: default_idle (+40.9, new) first, read_zero (-28.6) last");
+	q = qv(KT_VIEW_FUNCS);
+	q.module = (uint32_t)kt_sym_module_find(sym, "tcp");
+	kt_agg_query(agg, &q, &r);
+	row = find(&r, "tcp_push");
+	is_double(row ? row->delta_pct : 0, 10.0 / 220 * 100 - 25.0, 1e-9,
+		  "a module's functions compare by module and name too");
+	ok(!find(&r, "read_zero"), "and a vanished row of another module stays out");
+	q = qv(KT_VIEW_TOPFUNCS);
+	q.filter.cpu = 0;
+	kt_agg_query(agg, &q, &r);
+	ok(!find(&r, "a\"b"), "under a CPU filter no vanished rows (the baseline has no CPU split)");
+	kt_agg_set_baseline(agg, NULL);
+	kt_agg_query(agg, &q, &r);
+	ok(r.nrows && r.rows[0].base_state == KT_BASE_NONE, "cleared: no baseline fields");
+
+	ok(kt_baseline_from_json("{\"version\":1,\"modules\":[{\"name\":1}]}", 36, "x", &j2, err,
+				 sizeof(err)) == -EINVAL,
+	   "a bad JSON report is refused");
+	like_str(err, "not a kerntop JSON report", "with the reason");
+	ok(kt_baseline_from_json("[]", 2, "x", &j2, err, sizeof(err)) == -EINVAL, "not an object");
+	kt_result_free(&r);
+}
+
 int main(void)
 {
 	load();
 	test_trend();
+	test_baseline();
 	kt_agg_free(agg);
 	kt_window_free(win);
 	kt_sym_free(sym);

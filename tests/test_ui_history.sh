@@ -85,6 +85,39 @@ see '^fc +18 .* :#$' "C locale: the ASCII ramp (6 of 12: level 4)"
 see '^fb +40 .* #####' "fb in ASCII"
 keys q
 
+# b in a paced replay: 8 s of fa alone (20/s), then fa and fb together (20/s each); with a
+# 2 s window, b taken in the first phase makes fa's share fall by 50 points and fb appear
+pace() {
+	i=0
+	while [ "$i" -lt 320 ]; do
+		t=$((i * 50))
+		sample "$((100 + t / 1000)).$(printf '%03d' $((t % 1000)))" $((0xffffffff81000100)) fa
+		[ "$i" -ge 160 ] && sample "$((100 + t / 1000)).$(printf '%03d' $((t % 1000 + 25)))" $((0xffffffff81000200)) fb
+		i=$((i + 1))
+	done
+}
+pace >"$TMP/pace.perf"
+ui_start 110 24 LANG=C.UTF-8 LC_ALL=C.UTF-8 -- --replay "$TMP/pace.perf" --speed 1 --kallsyms "$TMP/kallsyms" \
+	--modules "$TMP/modules" -w 2 -d 0.5 -z vmlinux
+see '^fa +[0-9]+ ' "paced replay: fa counted" 30
+# b only while fb has not come yet (t < 8 s): re-checked right before the key
+n=0
+until wait_for '^kerntop REPLAY pace\.perf t=[2-6]\.' 1 && ! printf '%s\n' "$SCREEN" | grep -q '^fb '; do
+	n=$((n + 1))
+	[ "$n" -gt 30 ] && break
+done
+keys b
+see 'baseline: the window now \([0-9]+ samples\); B clears it' "b: the window taken as the baseline"
+see 'vs baseline' "the header says so"
+see '^Function +\[Hits\] .*Hits/s +Δ% +Ratio +Trend$' "Δ% and Ratio columns before the Trend"
+see '^fa +[0-9]+ .* \+0\.0 +1\.00x ' "fa against itself: +0.0, 1.00x" 30
+see '^fb +[0-9]+ .* \+50\.0 +new ' "the load changes: fb appears, +50.0 points, new" 40
+see '^fa +[0-9]+ .* -50\.0 +(0\.9[89]|1\.0[012])x ' "fa's share falls by 50 points at about the same rate" 40
+keys B
+see 'baseline cleared' "B clears it"
+see '^Function +\[Hits\] .*Hits/s +Trend$' "the Δ columns go with it"
+keys q
+
 # narrow: the Trend goes first, before CPU ms, %Machine and Hits/s
 trend_start 72 24 LANG=C.UTF-8 LC_ALL=C.UTF-8 -- -z vmlinux
 see '^Function +\[Hits\] +CPU ms +%Kernel +%Machine +Hits/s$' "72 columns: every column but the Trend"

@@ -27,7 +27,7 @@ keys 'cpu ms, %machine' Enter
 see '^Module +Hits +%Kernel +\[Hits/s\]\^ +Trend +cpu0 +cpu1' "CPU ms and %Machine hidden (titles in any case)"
 see 'hidden: CPU ms,%Machine \(O saves it\)' "H says what is hidden"
 keys H C-u 'hits' Enter
-see "no optional column 'hits': H hides CPU ms, %Machine, Hits/s, Trend" "H refuses a column that cannot go, listing those that can"
+see "no optional column 'hits': H hides CPU ms, %Machine, Hits/s, Δ%, Ratio, Trend" "H refuses a column that cannot go, listing those that can"
 keys H C-u 'CPU ms,%Machine,Hits/s' Enter
 see '^Module +\[Hits\] +%Kernel +Trend +cpu0 +cpu1' "hiding the sort column sorts by Hits again"
 keys s

@@ -31,6 +31,16 @@ enum kt_sort {
 	KT_SORT_RATE,      /* highest rate in the newest slice first ("hot right now") */
 	KT_SORT_RISING,    /* highest kt_row.rising first (the trend's newest points against
 			    * the older ones, docs/history.md) */
+	KT_SORT_DELTA,     /* highest kt_row.delta_pct first (share grown most since the baseline) */
+	KT_SORT_RATIO,     /* highest kt_row.rate_ratio first (appeared rows first) */
+};
+
+/* A row against the baseline (kt_agg_set_baseline). */
+enum kt_base_state {
+	KT_BASE_NONE,   /* no baseline, or a view without one */
+	KT_BASE_BOTH,   /* in the baseline and now */
+	KT_BASE_NEW,    /* appeared: not in the baseline */
+	KT_BASE_GONE,   /* vanished: in the baseline, no hits now (a row added with hits 0) */
 };
 
 /* Points of a trend series at most: past it, neighbouring slices are summed into one. */
@@ -111,6 +121,12 @@ struct kt_row {
 	const uint32_t *trend;
 	uint32_t trend_peak;
 	double rising;
+	/* against the baseline (flat views but lines, when one is set): the share now minus the
+	 * share in the baseline in percentage points, the rate now over the rate then (INFINITY
+	 * for an appeared row), the baseline's hits */
+	uint8_t base_state; /* enum kt_base_state */
+	double delta_pct, rate_ratio;
+	uint64_t base_hits;
 };
 
 struct kt_summary {
@@ -202,6 +218,41 @@ const char *kt_agg_module_name(const struct kt_agg *a, uint32_t module);
  * - kt_agg_summary counts kernel/user/idle regardless of hide_idle. */
 
 const char *kt_view_name(enum kt_view v);
+
+/* Baselines (agg_baseline.c, docs/history.md): per-row hits of another time, keyed by name
+ * (module; module and function; "cpuN"; command and pid/tid; context label) so they compare
+ * across runs, with the baseline's samples, idle samples and covered seconds. */
+struct kt_baseline;
+int kt_baseline_new(const char *source, struct kt_baseline **out);
+void kt_baseline_free(struct kt_baseline *b);
+/* Adds hits to a row: view is MODULES, TOPFUNCS (functions), CPUS, TASKS or CONTEXTS; module
+ * for functions, tid/pid ("PID/TID") for tasks, else NULL. */
+int kt_baseline_add(struct kt_baseline *b, enum kt_view v, const char *module, const char *name,
+		    uint64_t hits, int idle);
+void kt_baseline_set_totals(struct kt_baseline *b, uint64_t samples, uint64_t idle,
+			    double covered_s);
+uint64_t kt_baseline_samples(const struct kt_baseline *b);
+double kt_baseline_covered(const struct kt_baseline *b);
+const char *kt_baseline_source(const struct kt_baseline *b);
+/* The baseline's hits of a row, 0 when it has none. */
+uint64_t kt_baseline_hits(const struct kt_baseline *b, enum kt_view v, const char *module,
+			  const char *name);
+/* Every row of the agg's current totals (no filter), as a baseline named source. */
+int kt_baseline_capture(struct kt_agg *a, const char *source, struct kt_baseline **out);
+/* A kerntop JSON report (its last line, the last report): modules, functions, cpu and
+ * contexts rows (as many as the report holds: --top cuts them) and its totals. Returns 0, or
+ * -EINVAL with the reason in err. */
+int kt_baseline_from_json(const char *text, size_t len, const char *source,
+			  struct kt_baseline **out, char *err, size_t errlen);
+/* Rows of view v in the baseline, for --diff: calls fn for each (module may be NULL). */
+void kt_baseline_each(const struct kt_baseline *b, enum kt_view v,
+		      void (*fn)(void *ctx, const char *module, const char *name, uint64_t hits,
+				 int idle),
+		      void *ctx);
+/* Sets the baseline the flat queries compare with (taking ownership; the previous one is
+ * freed; NULL clears it). */
+void kt_agg_set_baseline(struct kt_agg *a, struct kt_baseline *b);
+const struct kt_baseline *kt_agg_baseline(const struct kt_agg *a);
 
 /* A trend point's level on an 8-step ramp scaled to the row's peak: 0 for no hits, 1..8
  * otherwise (ceil(v * 8 / peak), so the peak is 8 and any hit at least 1). */
