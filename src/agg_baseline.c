@@ -227,9 +227,10 @@ int kt_baseline_capture(struct kt_agg *a, const char *source, struct kt_baseline
 		rc = kt_agg_query(a, &q, &r);
 		for (size_t i = 0; rc == 0 && i < r.nrows; i++) {
 			const struct kt_row *row = &r.rows[i];
-			char pt[32];
 
 			if (views[k] == KT_VIEW_TASKS) {
+				char pt[32];
+
 				snprintf(pt, sizeof(pt), "%d/%d", row->pid, row->tid);
 				rc = kt_baseline_add(b, views[k], row->name, pt, row->hits, 0);
 			} else {
@@ -271,7 +272,6 @@ const struct kt_baseline *kt_agg_baseline(const struct kt_agg *a)
 static int gone_fits(struct kt_agg *a, const struct kt_query *q, const struct bent *e)
 {
 	const struct kt_filter *f = &q->filter;
-	const char *sep;
 
 	if (f->cpu != KT_ANY || f->cpuset || f->task != KT_ANY || f->ctx != KT_ANY)
 		return 0;
@@ -281,8 +281,8 @@ static int gone_fits(struct kt_agg *a, const struct kt_query *q, const struct be
 		const char *m =
 		    kt_agg_module_name(a, q->view == KT_VIEW_FUNCS ? q->module : f->module);
 		size_t ml = strlen(m);
+		const char *sep = strchr(e->key, '\x1f');
 
-		sep = strchr(e->key, '\x1f');
 		if (q->module == KT_AGG_IDLE_MODULE && q->view == KT_VIEW_FUNCS)
 			return e->idle;
 		if (!sep || (size_t)(sep - e->key) != ml || strncmp(e->key, m, ml) || e->idle)
@@ -536,14 +536,17 @@ static int jp_skip(struct jp *j, int depth)
 /* One row object of array key: its fields into the baseline. */
 static int jp_row(struct jp *j, const char *key, struct kt_baseline *b)
 {
-	char k[32], name[256] = "", module[256] = "", kind[64] = "", label[320];
+	char name[256] = "", module[256] = "", kind[64] = "", label[320];
 	double hits = 0, cpu = -1;
-	int idle = 0, r;
+	int idle = 0;
 
 	if (!jp_lit(j, '{'))
 		return jp_fail(j, "a row object expected");
 	if (!jp_lit(j, '}')) {
 		do {
+			char k[32];
+			int r;
+
 			if (jp_str(j, k, sizeof(k)) < 0 || !jp_lit(j, ':'))
 				return jp_fail(j, "a member expected");
 			jp_ws(j);
