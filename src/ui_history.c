@@ -174,7 +174,7 @@ int ui_hist_lines(const struct kt_ui *ui)
 int ui_hist_mode_next(struct kt_ui *ui)
 {
 	static const char *const what[] = {
-	    "history meters: one line (on a terminal of 32 rows or more)",
+	    "history meters: one line (on a terminal of 36 rows or more)",
 	    "history meters: big, one line each", "history meters: off"};
 
 	ui->hist_mode = (ui->hist_mode + 1) % 3;

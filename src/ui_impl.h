@@ -394,7 +394,7 @@ int ui_baseline_clear(struct kt_ui *ui);
  * line of three small graphs when the terminal has UI_HIST_ROWS rows or more (auto), three
  * full-width lines (big), or none; M cycles the three. */
 #define UI_HIST_MAX 600
-#define UI_HIST_ROWS 32
+#define UI_HIST_ROWS 36
 enum { UI_HIST_AUTO, UI_HIST_BIG, UI_HIST_OFF };
 struct ui_hist_pt {
 	float busy, si, idle;

@@ -152,7 +152,7 @@ keys q
 ui_start 100 30 LANG=C.UTF-8 LC_ALL=C.UTF-8 -- --replay "$TMP/meters.perf" --speed max \
 	--kallsyms "$TMP/kallsyms2" --modules "$TMP/modules"
 see '^vmlinux +3000 ' "30 rows: started"
-unseen '^busy ' "below 32 rows the one-line meters stay out of the way"
+unseen '^busy ' "below 36 rows the one-line meters stay out of the way"
 keys M
 see '^busy ' "M shows them big there"
 keys q
