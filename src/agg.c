@@ -276,6 +276,29 @@ void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_
 		sum->samples_per_s = (double)sum->samples / sum->covered_s;
 }
 
+int kt_agg_recent_split(struct kt_agg *a, double *busy_pct, double *idle_pct)
+{
+	size_t n;
+	uint64_t len, busy = 0, idle = 0;
+	const struct kt_hit *h = kt_agg_recent(a, &n, &len);
+	double cap = (double)len / 1e9 * a->p.freq_hz * a->p.ncpus;
+
+	*busy_pct = *idle_pct = 0;
+	if (!len || cap <= 0)
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		const struct locinfo *li = kt_agg_loc(a, h[i].loc);
+
+		if (li->idle)
+			idle += h[i].hits;
+		else if (!li->user)
+			busy += h[i].hits;
+	}
+	*busy_pct = (double)busy / cap * 100.0;
+	*idle_pct = (double)idle / cap * 100.0;
+	return 0;
+}
+
 void kt_agg_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum)
 {
 	uint64_t denom;

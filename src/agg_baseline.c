@@ -278,7 +278,8 @@ static int gone_fits(struct kt_agg *a, const struct kt_query *q, const struct be
 	if (f->hide_idle && e->idle)
 		return 0;
 	if (q->view == KT_VIEW_FUNCS || (q->view == KT_VIEW_TOPFUNCS && f->module != KT_ANY)) {
-		const char *m = kt_agg_module_name(a, q->view == KT_VIEW_FUNCS ? q->module : f->module);
+		const char *m =
+		    kt_agg_module_name(a, q->view == KT_VIEW_FUNCS ? q->module : f->module);
 		size_t ml = strlen(m);
 
 		sep = strchr(e->key, '\x1f');
@@ -431,11 +432,21 @@ static int jp_str(struct jp *j, char *buf, size_t len)
 		if (c == '\\' && j->p < j->end) {
 			c = *j->p++;
 			switch (c) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
+			case 'n':
+				c = '\n';
+				break;
+			case 't':
+				c = '\t';
+				break;
+			case 'r':
+				c = '\r';
+				break;
+			case 'b':
+				c = '\b';
+				break;
+			case 'f':
+				c = '\f';
+				break;
 			case 'u': {
 				unsigned cp = 0;
 
@@ -452,7 +463,8 @@ static int jp_str(struct jp *j, char *buf, size_t len)
 				put_utf8(buf, len, &n, cp);
 				continue;
 			}
-			default: break;
+			default:
+				break;
 			}
 		}
 		if (n + 1 < len)
@@ -545,7 +557,8 @@ static int jp_row(struct jp *j, const char *key, struct kt_baseline *b)
 				r = jp_num(j, &hits);
 			else if (!strcmp(k, "cpu"))
 				r = jp_num(j, &cpu);
-			else if (!strcmp(k, "idle") && j->p < j->end && (*j->p == 't' || *j->p == 'f')) {
+			else if (!strcmp(k, "idle") && j->p < j->end &&
+				 (*j->p == 't' || *j->p == 'f')) {
 				idle = *j->p == 't';
 				r = jp_skip(j, 1);
 			} else
