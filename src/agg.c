@@ -111,8 +111,12 @@ const struct locinfo *kt_agg_loc(struct kt_agg *a, uint32_t loc)
 	if (loc >= a->nli) {
 		uint32_t n = kt_sym_nlocs(a->s);
 
-		if (loc >= n || kt_grow((void **)&a->li, &a->licap, n, sizeof(*a->li)) < 0)
+		if (loc >= n)
 			return &unknown;
+		if (kt_grow((void **)&a->li, &a->licap, n, sizeof(*a->li)) < 0) {
+			a->nomem++; /* a query in progress fails rather than count it as unknown */
+			return &unknown;
+		}
 		for (uint32_t i = a->nli; i < n; i++) {
 			const struct kt_sym_loc *l = kt_sym_loc(a->s, i);
 			struct locinfo *c = &a->li[i];
