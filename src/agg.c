@@ -112,8 +112,12 @@ const struct locinfo *kt_agg_loc(struct kt_agg *a, uint32_t loc)
 	if (loc >= a->nli) {
 		uint32_t n = kt_sym_nlocs(a->s);
 
-		if (loc >= n || kt_grow((void **)&a->li, &a->licap, n, sizeof(*a->li)) < 0)
+		if (loc >= n)
 			return &unknown;
+		if (kt_grow((void **)&a->li, &a->licap, n, sizeof(*a->li)) < 0) {
+			a->nomem++; /* a query in progress fails rather than count it as unknown */
+			return &unknown;
+		}
 		for (uint32_t i = a->nli; i < n; i++) {
 			const struct kt_sym_loc *l = kt_sym_loc(a->s, i);
 			struct locinfo *c = &a->li[i];
@@ -271,6 +275,29 @@ void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_
 		sum->unsampled_pct = 100.0 - sum->busy_pct - sum->idle_pct;
 	if (sum->covered_s > 0)
 		sum->samples_per_s = (double)sum->samples / sum->covered_s;
+}
+
+int kt_agg_recent_split(struct kt_agg *a, double *busy_pct, double *idle_pct)
+{
+	size_t n;
+	uint64_t len, busy = 0, idle = 0;
+	const struct kt_hit *h = kt_agg_recent(a, &n, &len);
+	double cap = (double)len / 1e9 * a->p.freq_hz * a->p.ncpus;
+
+	*busy_pct = *idle_pct = 0;
+	if (!len || cap <= 0)
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		const struct locinfo *li = kt_agg_loc(a, h[i].loc);
+
+		if (li->idle)
+			idle += h[i].hits;
+		else if (!li->user)
+			busy += h[i].hits;
+	}
+	*busy_pct = (double)busy / cap * 100.0;
+	*idle_pct = (double)idle / cap * 100.0;
+	return 0;
 }
 
 void kt_agg_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum)

@@ -227,9 +227,10 @@ int kt_baseline_capture(struct kt_agg *a, const char *source, struct kt_baseline
 		rc = kt_agg_query(a, &q, &r);
 		for (size_t i = 0; rc == 0 && i < r.nrows; i++) {
 			const struct kt_row *row = &r.rows[i];
-			char pt[32];
 
 			if (views[k] == KT_VIEW_TASKS) {
+				char pt[32];
+
 				snprintf(pt, sizeof(pt), "%d/%d", row->pid, row->tid);
 				rc = kt_baseline_add(b, views[k], row->name, pt, row->hits, 0);
 			} else {
@@ -271,17 +272,17 @@ const struct kt_baseline *kt_agg_baseline(const struct kt_agg *a)
 static int gone_fits(struct kt_agg *a, const struct kt_query *q, const struct bent *e)
 {
 	const struct kt_filter *f = &q->filter;
-	const char *sep;
 
 	if (f->cpu != KT_ANY || f->cpuset || f->task != KT_ANY || f->ctx != KT_ANY)
 		return 0;
 	if (f->hide_idle && e->idle)
 		return 0;
 	if (q->view == KT_VIEW_FUNCS || (q->view == KT_VIEW_TOPFUNCS && f->module != KT_ANY)) {
-		const char *m = kt_agg_module_name(a, q->view == KT_VIEW_FUNCS ? q->module : f->module);
+		const char *m =
+		    kt_agg_module_name(a, q->view == KT_VIEW_FUNCS ? q->module : f->module);
 		size_t ml = strlen(m);
+		const char *sep = strchr(e->key, '\x1f');
 
-		sep = strchr(e->key, '\x1f');
 		if (q->module == KT_AGG_IDLE_MODULE && q->view == KT_VIEW_FUNCS)
 			return e->idle;
 		if (!sep || (size_t)(sep - e->key) != ml || strncmp(e->key, m, ml) || e->idle)
@@ -431,11 +432,21 @@ static int jp_str(struct jp *j, char *buf, size_t len)
 		if (c == '\\' && j->p < j->end) {
 			c = *j->p++;
 			switch (c) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
+			case 'n':
+				c = '\n';
+				break;
+			case 't':
+				c = '\t';
+				break;
+			case 'r':
+				c = '\r';
+				break;
+			case 'b':
+				c = '\b';
+				break;
+			case 'f':
+				c = '\f';
+				break;
 			case 'u': {
 				unsigned cp = 0;
 
@@ -452,7 +463,8 @@ static int jp_str(struct jp *j, char *buf, size_t len)
 				put_utf8(buf, len, &n, cp);
 				continue;
 			}
-			default: break;
+			default:
+				break;
 			}
 		}
 		if (n + 1 < len)
@@ -524,14 +536,17 @@ static int jp_skip(struct jp *j, int depth)
 /* One row object of array key: its fields into the baseline. */
 static int jp_row(struct jp *j, const char *key, struct kt_baseline *b)
 {
-	char k[32], name[256] = "", module[256] = "", kind[64] = "", label[320];
+	char name[256] = "", module[256] = "", kind[64] = "", label[320];
 	double hits = 0, cpu = -1;
-	int idle = 0, r;
+	int idle = 0;
 
 	if (!jp_lit(j, '{'))
 		return jp_fail(j, "a row object expected");
 	if (!jp_lit(j, '}')) {
 		do {
+			char k[32];
+			int r;
+
 			if (jp_str(j, k, sizeof(k)) < 0 || !jp_lit(j, ':'))
 				return jp_fail(j, "a member expected");
 			jp_ws(j);
@@ -545,7 +560,8 @@ static int jp_row(struct jp *j, const char *key, struct kt_baseline *b)
 				r = jp_num(j, &hits);
 			else if (!strcmp(k, "cpu"))
 				r = jp_num(j, &cpu);
-			else if (!strcmp(k, "idle") && j->p < j->end && (*j->p == 't' || *j->p == 'f')) {
+			else if (!strcmp(k, "idle") && j->p < j->end &&
+				 (*j->p == 't' || *j->p == 'f')) {
 				idle = *j->p == 't';
 				r = jp_skip(j, 1);
 			} else

@@ -780,6 +780,11 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 				o->baseline ? "baseline" : "record");
 			return 2;
 		}
+		if (o->output) {
+			fprintf(err, "kerntop: --diff writes to standard output: drop -o and redirect "
+				     "it (> FILE)\n");
+			return 2;
+		}
 		if (o->format != KT_FORMAT_TEXT && o->format != KT_FORMAT_JSON &&
 		    o->format != KT_FORMAT_CSV) {
 			fprintf(err, "kerntop: --diff writes text, json or csv: pick one of those "

@@ -130,13 +130,14 @@ static void text_level(FILE *out, int lv, const struct dset *d, uint32_t top)
 
 	fprintf(out, "\n%c%s (%u rows, by absolute change)\n", levels[lv][0] - 32, levels[lv] + 1,
 		d->n);
-	fprintf(out, "%-40s %9s %9s %8s %8s %8s %9s %7s  %s\n", title[lv], "Hits A", "Hits B",
-		"%A", "%B", "Delta", "Ratio", "z", "Note");
+	fprintf(out, "%-40s %9s %9s %8s %8s %8s %9s %7s  %s\n", title[lv], "Hits A", "Hits B", "%A",
+		"%B", "Delta", "Ratio", "z", "Note");
 	for (uint32_t i = 0; i < d->n && (!top || i < top); i++) {
 		const struct drow *r = &d->r[i];
 
 		if (lv == 1)
-			snprintf(name, sizeof(name), "%s [%s]", kt_rep_safe(r->name, sa, sizeof(sa)),
+			snprintf(name, sizeof(name), "%s [%s]",
+				 kt_rep_safe(r->name, sa, sizeof(sa)),
 				 kt_rep_safe(r->module, sb, sizeof(sb)));
 		else
 			snprintf(name, sizeof(name), "%s", kt_rep_safe(r->name, sa, sizeof(sa)));
@@ -151,7 +152,8 @@ static void json_src(FILE *out, const char *key, const struct kt_baseline *b)
 {
 	fprintf(out, "\"%s\":{\"source\":", key);
 	kt_rep_json_str(out, kt_baseline_source(b));
-	fprintf(out, ",\"samples\":%llu,\"covered_s\":", (unsigned long long)kt_baseline_samples(b));
+	fprintf(out,
+		",\"samples\":%llu,\"covered_s\":", (unsigned long long)kt_baseline_samples(b));
 	kt_rep_json_num(out, kt_baseline_covered(b));
 	fputc('}', out);
 }
@@ -170,7 +172,8 @@ static void json_level(FILE *out, int lv, const struct dset *d, uint32_t top)
 		}
 		fputs("\"name\":", out);
 		kt_rep_json_str(out, r->name);
-		fprintf(out, ",\"hits_a\":%llu,\"hits_b\":%llu,\"pct_a\":", (unsigned long long)r->a,
+		fprintf(out,
+			",\"hits_a\":%llu,\"hits_b\":%llu,\"pct_a\":", (unsigned long long)r->a,
 			(unsigned long long)r->b);
 		kt_rep_json_num(out, r->pa);
 		fputs(",\"pct_b\":", out);
@@ -186,7 +189,9 @@ static void json_level(FILE *out, int lv, const struct dset *d, uint32_t top)
 		kt_rep_json_num(out, r->z);
 		fprintf(out, ",\"significant\":%s,\"state\":\"%s\"}",
 			fabs(r->z) >= DIFF_Z ? "true" : "false",
-			!r->a ? "new" : !r->b ? "gone" : "both");
+			!r->a	? "new"
+			: !r->b ? "gone"
+				: "both");
 	}
 	fputc(']', out);
 }
@@ -245,8 +250,9 @@ int kt_report_diff(FILE *out, enum kt_format f, const struct kt_baseline *a,
 		fprintf(out, "B:        %s: %llu samples over %.3f s\n",
 			kt_rep_safe(kt_baseline_source(b), sb, sizeof(sb)),
 			(unsigned long long)kt_baseline_samples(b), kt_baseline_covered(b));
-		fprintf(out, "Test:     two-proportion z-test of each row's share of all samples, A "
-			     "against B; |z| >= %.2f (two-sided p < 0.001) is beyond sampling noise\n",
+		fprintf(out,
+			"Test:     two-proportion z-test of each row's share of all samples, A "
+			"against B; |z| >= %.2f (two-sided p < 0.001) is beyond sampling noise\n",
 			DIFF_Z);
 		for (int lv = 0; lv < 3; lv++)
 			text_level(out, lv, &d[lv], top);

@@ -275,7 +275,7 @@ static void requery_all(struct kt_ui *ui)
 			ui_set_status(ui, 1, "%llu samples lost (ring overflow): try a lower -F",
 				      (unsigned long long)ui->stats.lost);
 	}
-	if (ui_header_height(ui) > 2 && ui->env.win && kt_window_total(ui->env.win)) {
+	if (ui_strip_shown(ui) && ui->env.win && kt_window_total(ui->env.win)) {
 		struct kt_query q = {.view = KT_VIEW_CPUS, .module = KT_ANY, .func = KT_ANY};
 
 		kt_filter_all(&q.filter);
@@ -587,6 +587,8 @@ void kt_ui_free(struct kt_ui *ui)
 
 	if (!ui)
 		return;
+	free(ui->hist);
+	ui->hist = NULL;
 	if (ui->term) {
 		if (ui->mouse)
 			mousemask(0, NULL);
@@ -697,6 +699,7 @@ void kt_ui_refresh(struct kt_ui *ui)
 {
 	uint64_t t0 = kt_now_ns(), t1;
 
+	ui_hist_push(ui); /* paused or not: the history goes on, as sampling does */
 	if (!ui->paused)
 		requery_all(ui);
 	t1 = kt_now_ns();

@@ -39,7 +39,12 @@ const struct kt_ps_view *ui_ps(const struct kt_ui *ui)
 
 int ui_header_height(const struct kt_ui *ui)
 {
-	return strip_fits(ui) ? 3 : 2;
+	return (strip_fits(ui) ? 3 : 2) + ui_hist_lines(ui);
+}
+
+int ui_strip_shown(const struct kt_ui *ui)
+{
+	return strip_fits(ui);
 }
 
 /* Appends text at the cursor if it fits before the right edge; returns 0 once it did not. */
@@ -321,8 +326,10 @@ void ui_draw_header(struct kt_ui *ui)
 {
 	draw_title(ui);
 	draw_figures(ui);
-	if (ui_header_height(ui) > 2)
+	if (strip_fits(ui))
 		draw_strip(ui);
+	if (ui_hist_lines(ui))
+		ui_hist_draw(ui, strip_fits(ui) ? 3 : 2);
 }
 
 /* "modules > vmlinux > tcp_sendmsg", the sort key and the screen's text filter. */

@@ -2,8 +2,10 @@
  * slice, newest on the right, scaled to the row's own peak. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "kerntop/procstat.h"
 #include "ui_impl.h"
 
 /* Level 1..8 as block characters, or as an ASCII ramp that reads low to high. */
@@ -134,4 +136,115 @@ int ui_baseline_clear(struct kt_ui *ui)
 	kt_agg_set_baseline(ui->env.agg, NULL);
 	ui_set_status(ui, 0, "baseline cleared");
 	return UI_R_REQUERY;
+}
+
+/* --- the history meters --- */
+
+void ui_hist_push(struct kt_ui *ui)
+{
+	const struct kt_ps_view *ps = ui->env.proc ? kt_procstat_view(ui->env.proc) : NULL;
+	struct ui_hist_pt *p;
+	double busy, idle;
+
+	if (!ui->env.agg || kt_agg_recent_split(ui->env.agg, &busy, &idle) < 0)
+		return;
+	if (!ui->hist) {
+		ui->hist = calloc(UI_HIST_MAX, sizeof(*ui->hist));
+		if (!ui->hist)
+			return;
+	}
+	p = &ui->hist[ui->hist_head];
+	ui->hist_head = (ui->hist_head + 1) % UI_HIST_MAX;
+	if (ui->hist_n < UI_HIST_MAX)
+		ui->hist_n++;
+	p->busy = (float)busy;
+	p->idle = (float)idle;
+	p->si = ps && ps->stat_valid ? (float)ps->pct[KT_PS_SOFTIRQ] : -1.0f;
+}
+
+int ui_hist_lines(const struct kt_ui *ui)
+{
+	if (ui->hist_mode == UI_HIST_OFF)
+		return 0;
+	if (ui->hist_mode == UI_HIST_BIG)
+		return ui->rows >= 20 ? 3 : 0;
+	return ui->rows >= UI_HIST_ROWS ? 1 : 0;
+}
+
+int ui_hist_mode_next(struct kt_ui *ui)
+{
+	static const char *const what[] = {
+	    "history meters: one line (on a terminal of 36 rows or more)",
+	    "history meters: big, one line each", "history meters: off"};
+
+	ui->hist_mode = (ui->hist_mode + 1) % 3;
+	ui_set_status(ui, 0, "%s", what[ui->hist_mode]);
+	return UI_R_REDRAW;
+}
+
+/* The i-th newest point of series which (0 busy, 1 si, 2 idle); -1 when unknown. */
+static double hist_at(const struct kt_ui *ui, uint32_t i, int which)
+{
+	const struct ui_hist_pt *p = &ui->hist[(ui->hist_head + UI_HIST_MAX - 1 - i) % UI_HIST_MAX];
+
+	return which == 0 ? p->busy : which == 1 ? p->si : p->idle;
+}
+
+/* "label 12.3% " then the last w points of a series as a sparkline on a 0-100 % scale,
+ * newest on the right; one level per 12.5 %. */
+static void hist_graph(struct kt_ui *ui, int y, int x, int w, int which)
+{
+	static const char *const label[] = {"busy", "si", "idle"};
+	uint32_t n = ui->hist_n < (uint32_t)(w > 0 ? w : 0) ? ui->hist_n : (uint32_t)w;
+	double now = ui->hist_n ? hist_at(ui, 0, which) : -1;
+	char head[32];
+	int lw;
+
+	if (now < 0)
+		snprintf(head, sizeof(head), "%-4s  n/a ", label[which]);
+	else
+		snprintf(head, sizeof(head), "%-4s%5.1f%% ", label[which], now);
+	lw = (int)strlen(head);
+	attrset(ui_attr(ui, UI_C_KEY, A_BOLD));
+	ui_put(y, x, lw, head, 0);
+	attrset(A_NORMAL);
+	x += lw;
+	w -= lw;
+	if (w <= 0)
+		return;
+	mvhline(y, x, ' ', w);
+	if (n > (uint32_t)w)
+		n = (uint32_t)w;
+	move(y, x + w - (int)n);
+	attron(ui_attr(ui, which == 2 ? UI_C_IDLE : UI_C_KERNEL, 0));
+	for (uint32_t i = n; i-- > 0;) {
+		double v = hist_at(ui, i, which);
+		char c[8];
+		int lv = v <= 0 ? 0 : v >= 100 ? 8 : (int)((v * 8 + 99.999) / 100);
+
+		ui_spark_char(ui, v < 0 ? 0 : lv, c, sizeof(c));
+		addstr(c);
+	}
+	attroff(ui_attr(ui, which == 2 ? UI_C_IDLE : UI_C_KERNEL, 0));
+}
+
+void ui_hist_draw(struct kt_ui *ui, int y)
+{
+	int lines = ui_hist_lines(ui);
+
+	if (lines == 3) {
+		for (int k = 0; k < 3; k++) {
+			move(y + k, 0);
+			clrtoeol();
+			hist_graph(ui, y + k, 0, ui->cols, k);
+		}
+		return;
+	}
+	move(y, 0);
+	clrtoeol();
+	for (int k = 0; k < 3; k++) {
+		int w = (ui->cols - 4) / 3;
+
+		hist_graph(ui, y, k * (w + 2), w, k);
+	}
 }

@@ -227,6 +227,10 @@ struct kt_ui {
 	 * --ascii), and the trend column's peak shown */
 	int utf8;
 	int trend_peak;
+	/* the history meters: a ring of per-refresh figures, and how they are shown */
+	struct ui_hist_pt *hist;
+	uint32_t hist_n, hist_head;
+	int hist_mode; /* UI_HIST_AUTO, UI_HIST_BIG, UI_HIST_OFF */
 	/* saved settings (ui_settings.c): the sort new screens start with, hidden columns */
 	int pref_sort, pref_reverse;
 	char hidden[KT_SETTINGS_HIDDEN_LEN];
@@ -297,6 +301,8 @@ int ui_col_hidden(const struct kt_ui *ui, const struct ui_col *c);
 
 /* ui_header.c */
 int ui_header_height(const struct kt_ui *ui);
+/* The per-CPU strip fits and is drawn. */
+int ui_strip_shown(const struct kt_ui *ui);
 /* The /proc figures shown now (the copy taken at the last query), or NULL when there are none. */
 const struct kt_ps_view *ui_ps(const struct kt_ui *ui);
 /* The source's clock as shown: live, or that of the frozen tick while paused. */
@@ -383,6 +389,20 @@ int ui_has_baseline(const struct kt_ui *ui);
 /* b and B (ui_keys.c): the current window as the baseline, and none. */
 int ui_baseline_take(struct kt_ui *ui);
 int ui_baseline_clear(struct kt_ui *ui);
+/* The history meters (ui_history.c): per refresh, kernel busy %, softirq % (from /proc/stat;
+ * negative when unknown) and idle %, the last UI_HIST_MAX refreshes kept. The header shows one
+ * line of three small graphs when the terminal has UI_HIST_ROWS rows or more (auto), three
+ * full-width lines (big), or none; M cycles the three. */
+#define UI_HIST_MAX 600
+#define UI_HIST_ROWS 36
+enum { UI_HIST_AUTO, UI_HIST_BIG, UI_HIST_OFF };
+struct ui_hist_pt {
+	float busy, si, idle;
+};
+void ui_hist_push(struct kt_ui *ui);
+int ui_hist_lines(const struct kt_ui *ui);
+void ui_hist_draw(struct kt_ui *ui, int y);
+int ui_hist_mode_next(struct kt_ui *ui);
 /* Points the screen's query should ask for: 0 when it has no Trend column or it is hidden. */
 uint32_t ui_trend_points(const struct kt_ui *ui, const struct ui_screen *s);
 /* One sparkline character of level 0..8 (kt_trend_level) in buf. */

@@ -262,6 +262,11 @@ static int act_baseline_clear(struct kt_ui *ui, struct ui_screen *s)
 	return ui_baseline_clear(ui);
 }
 
+static int act_hist(struct kt_ui *ui, struct ui_screen *s)
+{
+	return ui_hist_mode_next(ui);
+}
+
 static int act_trend_peak(struct kt_ui *ui, struct ui_screen *s)
 {
 	ui->trend_peak = !ui->trend_peak;
@@ -531,6 +536,8 @@ static const struct ui_key keys[] = {
 	"take the window now as the baseline: every table gets \u0394% (share now minus then, "
 	"points) and Ratio (rate now over then) columns"),
     KEY('B', "B", UI_ON_ALL, act_baseline_clear, "clear the baseline"),
+    KEY('M', "M", UI_ON_ALL, act_hist,
+	"history meters in the header: busy, softirq and idle % per refresh (small, big, off)"),
     KEY('i', "i", UI_ON_ROWS, act_idle, "hide/show idle hits"),
     KEY('z', "z", UI_ON_ALL, act_cumulative, "toggle cumulative / rolling window (as perf top's z)"),
     KEY('+', "+", UI_ON_ALL, act_span_up, "longer window"),

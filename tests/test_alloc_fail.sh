@@ -5,8 +5,9 @@
 # malloc/calloc/realloc/strdup; each replay below runs once for every N of its allocations, and
 # each run must either exit 0 with exactly the report of the run without a failure, or exit 1
 # with one line "kerntop: ..." that names the memory problem: never another table, never a
-# crash. Then the installed binary under a range of `ulimit -v` limits around the least it
-# needs.
+# crash. Then a --push run every 7th allocation (the profiles sent carry every sample, or the
+# loss is counted), and the installed binary under a range of `ulimit -v` limits around the
+# least it needs.
 . "${top_srcdir:-..}/tests/lib.sh"
 AF="$top_builddir/tests/kerntop_allocfail"
 UI="$DATA/ui"
@@ -55,6 +56,52 @@ sweep "folded stacks" "" -b --speed max --format folded \
 	--replay "$ST/stacks.perf" --kallsyms "$ST/kallsyms" --modules "$ST/modules"
 sweep "two reports of a 4 s window" "" -b -d 2 -w 4 --speed 50 --format csv \
 	--replay "$UI/ui.perf" --kallsyms "$UI/kallsyms" --modules "$UI/modules"
+
+# --- --push: a profile that misses samples is never sent --------------------------------------
+# The push feed keeps its own window per interval; a sample it could not hold used to leave a
+# short profile that was pushed as if whole. Every 7th allocation of a replay pushing 1 s
+# intervals to a local receiver fails in turn: exit 1 with the one line, or exit 0 with the
+# same report (its push counters aside) and either every sample in the profiles received, or
+# the lost interval counted in "dropped".
+if command -v python3 >/dev/null 2>&1; then
+	SRV="$TMP/srv"
+	mkdir "$SRV"
+	python3 "$top_srcdir/tests/tools/ingest_server.py" "$SRV" ok &
+	SRVPID=$!
+	trap 'kill $SRVPID 2>/dev/null; rm -rf "$TMP"' EXIT
+	n=100
+	while [ ! -s "$SRV/port" ] && [ $n -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
+	P="-b --speed max --format json --push http://127.0.0.1:$(cat "$SRV/port" 2>/dev/null) --push-interval 1 --replay $UI/ui.perf --kallsyms $UI/kallsyms --modules $UI/modules"
+	strip() { sed 's/"unix_time":[0-9.]*//; s/"push":{[^}]*}//' "$1"; }
+	KERNTOP_ALLOC_COUNT="$TMP/count" "$AF" $P >"$TMP/pref.out" 2>"$TMP/pref.err" </dev/null
+	is "$? $(python3 "$top_srcdir/tests/tools/pprof_total.py" "$SRV"/req-*.body)" "0 385" "--push, clean run: the profiles received hold all 385 samples"
+	calls=$(cat "$TMP/count")
+	bad=0 dropped=0 i=1
+	while [ "$i" -le "$calls" ]; do
+		rm -f "$SRV"/req-*
+		rc=0
+		KERNTOP_ALLOC_FAIL=$i timeout -s KILL 60 "$AF" $P >"$TMP/p.out" 2>"$TMP/p.err" </dev/null || rc=$?
+		if [ "$rc" = 0 ]; then
+			d=$(sed -n 's/.*"push":{[^}]*"dropped":\([0-9]*\).*/\1/p' "$TMP/p.out" | tail -1)
+			got=$(python3 "$top_srcdir/tests/tools/pprof_total.py" "$SRV"/req-*.body 2>/dev/null)
+			if [ "$(strip "$TMP/p.out")" != "$(strip "$TMP/pref.out")" ] || [ -s "$TMP/p.err" ] ||
+				{ [ "${d:-0}" = 0 ] && [ "$got" != 385 ]; }; then
+				bad=$((bad + 1))
+				echo "#   allocation $i: exit 0, dropped ${d:-?}, $got samples received, stderr: $(head -c 200 "$TMP/p.err")"
+			fi
+			[ "${d:-0}" = 0 ] || dropped=$((dropped + 1))
+		elif [ "$rc" != 1 ] || [ "$(wc -l <"$TMP/p.err")" != 1 ] ||
+			! grep -Eq '^kerntop: .*(out of memory|Cannot allocate memory)' "$TMP/p.err"; then
+			bad=$((bad + 1))
+			echo "#   allocation $i: exit $rc, stderr: $(head -c 300 "$TMP/p.err")"
+		fi
+		i=$((i + 7))
+	done
+	is "$bad" 0 "--push, every 7th of $calls allocations failing: the exact report with every sample pushed or the loss counted ($dropped runs dropped an interval), or the one line and exit 1"
+	kill $SRVPID 2>/dev/null
+else
+	echo "# SKIP --push: python3 is not installed (the receiver is a Python script)"
+fi
 
 # --- the installed binary under ulimit -v ------------------------------------------------------
 # The limits around the least address space kerntop needs for this replay: below it the

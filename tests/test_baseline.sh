@@ -109,4 +109,8 @@ is "$rc" 2 "--diff with one file: usage error"
 like "$err" "--diff needs two files" "says so"
 err=$(kt --diff "$TMP/A.perf" "$TMP/B.perf" --format folded 2>&1 >/dev/null); rc=$?
 is "$rc" 2 "--diff --format folded: usage error"
+err=$(kt --diff "$TMP/A.perf" "$TMP/B.perf" -o "$TMP/d.txt" 2>&1 >/dev/null); rc=$?
+is "$rc" 2 "--diff -o: usage error (it writes to standard output)"
+like "$err" "redirect" "says how"
+check "and no file written" test ! -e "$TMP/d.txt"
 done_testing

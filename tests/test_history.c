@@ -203,7 +203,8 @@ static void test_baseline(void)
 	    "\"idle\":false},{\"name\":\"[idle]\",\"hits\":50,\"idle\":true},{\"name\":\"tcp\","
 	    "\"hits\":50,\"pct\":25}],\"functions\":[{\"module\":\"vmlinux\",\"name\":"
 	    "\"read_zero\",\"hits\":80,\"idle\":false},{\"module\":\"tcp\",\"name\":\"tcp_push\","
-	    "\"hits\":50,\"idle\":false},{\"module\":\"v\\u00ffm\",\"name\":\"a\\\"b\",\"hits\":1}],"
+	    "\"hits\":50,\"idle\":false},{\"module\":\"v\\u00ffm\",\"name\":\"a\\\"b\",\"hits\":1}]"
+	    ","
 	    "\"cpu\":[{\"cpu\":1,\"hits\":120,\"idle\":30,\"top_module\":\"tcp\"}],"
 	    "\"contexts\":[{\"kind\":\"softirq\",\"name\":\"NET_RX\",\"hits\":7},{\"kind\":"
 	    "\"idle\",\"name\":\"\",\"hits\":50}]}\n";
@@ -214,7 +215,8 @@ static void test_baseline(void)
 	is_int(kt_baseline_hits(b, KT_VIEW_TOPFUNCS, "vmlinux", "copy_user"), 18,
 	       "copy_user's 18 hits kept by module and name");
 	is_int(kt_baseline_hits(b, KT_VIEW_MODULES, NULL, "tcp"), 70, "tcp's 70");
-	is_int(kt_baseline_hits(b, KT_VIEW_TASKS, "dd", "300/300"), 48, "dd's 48 by command and pid");
+	is_int(kt_baseline_hits(b, KT_VIEW_TASKS, "dd", "300/300"), 48,
+	       "dd's 48 by command and pid");
 	is_int(kt_baseline_hits(b, KT_VIEW_CPUS, NULL, "cpu1"), 98, "cpu1's 98");
 	is_int(kt_baseline_hits(b, KT_VIEW_MODULES, NULL, "nothere"), 0, "an unknown row: 0");
 	kt_agg_set_baseline(agg, b);
@@ -277,7 +279,8 @@ static void test_baseline(void)
 	q = qv(KT_VIEW_TOPFUNCS);
 	q.filter.cpu = 0;
 	kt_agg_query(agg, &q, &r);
-	ok(!find(&r, "a\"b"), "under a CPU filter no vanished rows (the baseline has no CPU split)");
+	ok(!find(&r, "a\"b"),
+	   "under a CPU filter no vanished rows (the baseline has no CPU split)");
 	kt_agg_set_baseline(agg, NULL);
 	kt_agg_query(agg, &q, &r);
 	ok(r.nrows && r.rows[0].base_state == KT_BASE_NONE, "cleared: no baseline fields");

@@ -4,7 +4,10 @@
 #    --snapshot-dir deep enough wrote (or failed to write) somewhere else; paths up to
 #    PATH_MAX now go through whole, and the prompt shows the end of a path wider than the line;
 #  - --log on a device that fails every write (/dev/full): the status line says so once and
-#    logging stops, the viewer goes on (batch mode's exit 1 is in test_hostile.sh).
+#    logging stops, the viewer goes on (batch mode's exit 1 is in test_hostile.sh);
+#  - allocation failure (tests/kerntop_allocfail): every 5th allocation of a viewer replay
+#    failing in turn ends in one out-of-memory line and exit 1, or in the exact table (a
+#    failed query says so on the status line and the next refresh redraws it).
 . "${top_srcdir:-..}/tests/lib.sh"
 . "$top_srcdir/tests/ui_lib.sh"
 U="$DATA/ui"
@@ -54,4 +57,51 @@ if [ -w /dev/full ]; then
 else
 	echo "# SKIP --log /dev/full: /dev/full is not writable here"
 fi
+# --- allocation failure in the viewer ----------------------------------------------------------
+AF="$top_builddir/tests/kerntop_allocfail"
+table() { printf '%s\n' "$SCREEN" | awk '/^Module/ { f = 1; next } f && NF == 0 { exit } f'; }
+K0=$KERNTOP
+KERNTOP=$AF
+: >"$TMP/stderr"
+ui_start 120 30 KERNTOP_ALLOC_COUNT="$TMP/count" -- --replay "$U/ui.perf" --speed max \
+	--kallsyms "$U/kallsyms" --modules "$U/modules"
+see 'replay finished' "kerntop_allocfail: the viewer replays the fixture" 30
+capture
+want=$(table)
+is "$(rows_after '^Module')" "[idle] vmlinux e1000e nosym [user]" "the clean run's modules"
+keys q
+see '^EXIT=0' "q quits"
+calls=$(cat "$TMP/count" 2>/dev/null || echo 0)
+bad=0 runs=0 k=1
+while [ "$k" -le "$calls" ]; do
+	: >"$TMP/stderr"
+	ui_start 120 30 KERNTOP_ALLOC_FAIL=$k -- --replay "$U/ui.perf" --speed max \
+		--kallsyms "$U/kallsyms" --modules "$U/modules"
+	runs=$((runs + 1))
+	wait_for '^EXIT=|replay finished' 30
+	if printf '%s\n' "$SCREEN" | grep -q '^EXIT='; then
+		if ! printf '%s\n' "$SCREEN" | grep -q '^EXIT=1' || [ "$(wc -l <"$TMP/stderr")" != 1 ] ||
+			! grep -Eq '^kerntop: .*(out of memory|Cannot allocate memory)' "$TMP/stderr"; then
+			bad=$((bad + 1))
+			echo "#   allocation $k: $(printf '%s\n' "$SCREEN" | grep '^EXIT='), stderr: $(head -c 200 "$TMP/stderr")"
+		fi
+	else
+		n=100
+		while [ "$n" -gt 0 ] && capture && [ "$(table)" != "$want" ]; do
+			sleep 0.1
+			n=$((n - 1))
+		done
+		[ "$n" -gt 0 ] || { bad=$((bad + 1)); echo "#   allocation $k: another table:"; table | sed 's/^/#     /'; }
+		keys q
+		wait_for '^EXIT=' 10
+		if ! printf '%s\n' "$SCREEN" | grep -q '^EXIT=0' || [ -s "$TMP/stderr" ]; then
+			bad=$((bad + 1))
+			echo "#   allocation $k: after q $(printf '%s\n' "$SCREEN" | grep '^EXIT='), stderr: $(head -c 200 "$TMP/stderr")"
+		fi
+	fi
+	k=$((k + 5))
+done
+ok $([ "$calls" -gt 20 ]; echo $?) "the viewer's replay makes $calls allocations"
+is "$bad" 0 "each of $runs runs (every 5th allocation failing) ends in one out-of-memory line and exit 1, or shows the exact module table and quits with 0"
+KERNTOP=$K0
 done_testing

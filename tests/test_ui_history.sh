@@ -118,6 +118,45 @@ see 'baseline cleared' "B clears it"
 see '^Function +\[Hits\] .*Hits/s +Trend$' "the Δ columns go with it"
 keys q
 
+# history meters: 6 s of fa at 500/s (50 % of one CPU at 997 Hz) and default_idle at 200/s
+# (20 %), refreshed every 0.5 s; a perf script replay has no /proc/stat: si is n/a
+cat >"$TMP/kallsyms2" <<'EOF'
+ffffffff81000000 T _stext
+ffffffff81000100 T fa
+ffffffff81000800 t default_idle
+ffffffff81001000 T _etext
+EOF
+python3 - "$TMP/meters.perf" <<'EOF'
+import sys
+with open(sys.argv[1], 'w') as out:
+    for ms in range(6000):
+        t = 100 + ms / 1000
+        if ms % 2 == 0:
+            out.write('dd 100/100 [000] %.6f: 1003009 cpu-clock: \n\tffffffff81000100 fa ([kernel.kallsyms])\n\n' % t)
+        if ms % 5 == 1:
+            out.write('swapper 0/0 [000] %.6f: 1003009 cpu-clock: \n\tffffffff81000800 default_idle ([kernel.kallsyms])\n\n' % t)
+EOF
+ui_start 100 40 LANG=C.UTF-8 LC_ALL=C.UTF-8 -- --replay "$TMP/meters.perf" --speed 1 -d 0.5 \
+	--kallsyms "$TMP/kallsyms2" --modules "$TMP/modules"
+see '^busy 50\.[0-9]% +▅▅▅▅▅ +si +n/a +idle 20\.[0-9]% +▂▂▂▂▂$' \
+	"40 rows: one line of meters, busy at level 5 (50 %), idle at level 2 (20 %), si unknown" 30
+keys M
+see '^busy 50\.[0-9]% +▅{8,}$' "M: big, busy on a line of its own, the points kept (8 or more)"
+see '^si +n/a$' "si on its own line"
+see '^idle 20\.[0-9]% +▂{8,}$' "idle on its own"
+keys M
+unseen '^busy ' "M again: off"
+keys M
+see '^busy [0-9.]+% ' "M again: one line"
+keys q
+ui_start 100 30 LANG=C.UTF-8 LC_ALL=C.UTF-8 -- --replay "$TMP/meters.perf" --speed max \
+	--kallsyms "$TMP/kallsyms2" --modules "$TMP/modules"
+see '^vmlinux +3000 ' "30 rows: started"
+unseen '^busy ' "below 36 rows the one-line meters stay out of the way"
+keys M
+see '^busy ' "M shows them big there"
+keys q
+
 # narrow: the Trend goes first, before CPU ms, %Machine and Hits/s
 trend_start 72 24 LANG=C.UTF-8 LC_ALL=C.UTF-8 -- -z vmlinux
 see '^Function +\[Hits\] +CPU ms +%Kernel +%Machine +Hits/s$' "72 columns: every column but the Trend"

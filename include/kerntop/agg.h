@@ -173,6 +173,11 @@ void kt_agg_free(struct kt_agg *a);
 int kt_agg_query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);
 void kt_result_free(struct kt_result *r);
 
+/* The newest complete slice's kernel busy and idle shares of the machine's capacity (every
+ * CPU, no filter), in %: the history meters' per-refresh figures (docs/history.md). Returns
+ * 0, or -ENOENT before a slice is complete. */
+int kt_agg_recent_split(struct kt_agg *a, double *busy_pct, double *idle_pct);
+
 /* Header figures under a filter. */
 void kt_agg_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum);
 
