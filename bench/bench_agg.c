@@ -222,6 +222,59 @@ static void queries(struct kt_symbols *s, const uint64_t *addr, uint32_t naddr, 
 	kt_window_free(w);
 }
 
+/* The Trend's cost (docs/history.md): the same queries with and without trend points, over
+ * 100k keys each hit in every one of 10 slices (the worst case: every tuple in every slice). */
+static void trend_cost(struct kt_symbols *s, const uint64_t *addr, uint32_t naddr, double freq)
+{
+	struct kt_window *w = window();
+	struct kt_agg_params ap = {
+	    .freq_hz = freq, .ms_per_hit = 1000.0 / freq, .ncpus = 8, .max_cpu = 8};
+	struct kt_agg *a;
+	struct kt_result res = {0};
+	static const enum kt_view views[] = {KT_VIEW_MODULES, KT_VIEW_TOPFUNCS, KT_VIEW_TASKS,
+					     KT_VIEW_CPUS};
+	double v[RUNS], off = 0, on = 0;
+	size_t n = 0;
+
+	for (uint32_t sl = 0; sl < 10; sl++)
+		for (uint32_t i = 0; i < 100000; i++) {
+			uint32_t loc = kt_sym_lookup(s, addr[i % naddr]);
+			uint32_t task = kt_window_task(w, (int32_t)(i / naddr), (int32_t)(i / naddr));
+
+			kt_window_add(w, 2000000000ull + sl * 1000000000ull, loc, 0, (i / 7) % 8, task,
+				      1 + xrand() % 50);
+		}
+	kt_window_advance(w, 11500000000ull);
+	kt_window_hits(w, &n);
+	kt_agg_new(w, s, &ap, &a);
+	printf("trend: the same query without / with 10 trend points, %zu keys in each of %u "
+	       "complete slices (median of %d, CPU time):\n",
+	       n, kt_window_slices_done(w), RUNS);
+	for (size_t k = 0; k < sizeof(views) / sizeof(views[0]); k++) {
+		struct kt_query q = {.view = views[k], .func = KT_ANY, .limit = 50};
+
+		kt_filter_all(&q.filter);
+		for (int pass = 0; pass < 2; pass++) {
+			q.trend = pass ? 10 : 0;
+			for (int r = 0; r < RUNS; r++) {
+				double t0 = now_s();
+
+				kt_agg_query(a, &q, &res);
+				v[r] = (now_s() - t0) * 1e3;
+			}
+			if (pass)
+				on = median(v, RUNS);
+			else
+				off = median(v, RUNS);
+		}
+		printf("  %-14s %8.3f ms without (peer), %8.3f ms with the trend: %5.2fx\n",
+		       kt_view_name(views[k]), off, on, on / off);
+	}
+	kt_result_free(&res);
+	kt_agg_free(a);
+	kt_window_free(w);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -292,6 +345,7 @@ int main(int argc, char **argv)
 		       TARGET / 1e6, dist ? "wide" : "hot ", at[dist].cpu / 1e6,
 		       at[dist].cpu > TARGET ? "meets it" : "BELOW it");
 	queries(s, addr, naddr, 997);
+	trend_cost(s, addr, naddr, 997);
 	free(r);
 	free(stk);
 	free(addr);

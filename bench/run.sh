@@ -35,7 +35,7 @@ mkdir -p "$B" "$LOG"
 	fi
 	make -j2 kerntop >"$LOG/make.log" 2>&1 || make kerntop >>"$LOG/make.log" 2>&1 || { tail -20 "$LOG/make.log"; exit 1; }
 	# The layers' bench programs and the replay helper (built, not run, by make check).
-	for p in bench/bench_symbols bench/bench_agg bench/bench_annotate bench/bench_source_live bench/bench_contexts tests/test_replay_dump; do
+	for p in bench/bench_symbols bench/bench_agg bench/bench_annotate bench/bench_source_live bench/bench_contexts bench/bench_bigmachine tests/test_replay_dump; do
 		make -j2 "$p" >>"$LOG/make.log" 2>&1 || echo "bench: could not build $p (see $LOG/make.log)"
 	done
 ) || { echo "bench: the optimised build failed" >&2; exit 1; }
@@ -198,6 +198,28 @@ stop_load
 if [ -s "$LOG/bench_annotate.log" ]; then
 	read -r a_kt a_first a_perf < <(awk '/^annotate open: kerntop/ { print $4, $7, $11 }' "$LOG/bench_annotate.log" | tr -d '(')
 	[ -n "${a_kt:-}" ] && row "annotate screen of a 4 KiB function opens, ms (median; first $a_first ms)" "$a_kt" "${a_perf:-nan}" "perf annotate --stdio (perf.data)" lower
+fi
+
+# 3g. A 256-CPU machine replayed at recorded speed with -d 1 (bench_scale.sh of section 2):
+# today's build against the design before issue 14, built from git in the same run.
+if [ -s "$LOG/bench_scale.log" ]; then
+	scale_row() { # scale_row INPUT METRIC LABEL
+		awk -v inp="$1:" -v m="$2" '$1 == inp { on = 1; next } on && /^$/ { on = 0 }
+			on && index($0, m) == 1 { n = split($0, f, /   */); print f[2], f[3]; exit }' "$LOG/bench_scale.log"
+	}
+	for inp in nog g; do
+		lab=$([ $inp = g ] && echo "256 CPUs x 997 Hz, 32-frame chains" || echo "256 CPUs x 997 Hz, no chains")
+		read -r b a < <(scale_row $inp "own CPU, % of one core")
+		[ -n "${a:-}" ] && row "paced replay of $lab, -d 1: own CPU, % of one core" "$a" "$b" "kerntop before issue 14 (bench_scale.sh)" lower
+		read -r b a < <(scale_row $inp "refresh p99, ms")
+		[ -n "${a:-}" ] && row "paced replay of $lab: refresh p99, ms" "$a" "$b" "kerntop before issue 14" lower
+		read -r b a < <(scale_row $inp "peak RSS, MiB")
+		[ -n "${a:-}" ] && row "paced replay of $lab: peak RSS, MiB" "$a" "$b" "kerntop before issue 14" lower
+		read -r b a < <(scale_row $inp "viewer: refresh p99, ms")
+		[ -n "${a:-}" ] && row "viewer replaying $lab: refresh p99 (query + draw), ms" "$a" "$b" "kerntop before issue 14" lower
+		read -r b a < <(scale_row $inp "viewer: own CPU, % of one core")
+		[ -n "${a:-}" ] && row "viewer replaying $lab: own CPU, % of one core" "$a" "$b" "kerntop before issue 14" lower
+	done
 fi
 
 # --- 4. the table ---------------------------------------------------------------------------

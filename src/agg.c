@@ -23,6 +23,7 @@ int kt_agg_new(struct kt_window *w, struct kt_symbols *s, const struct kt_agg_pa
 	a->w = w;
 	a->s = s;
 	a->p = *p;
+	a->project = 1;
 	if (a->p.ncpus == 0)
 		a->p.ncpus = 1;
 	if (a->p.max_cpu < a->p.ncpus)
@@ -42,6 +43,10 @@ void kt_agg_free(struct kt_agg *a)
 	kt_agg_tree_free(a);
 	free(a->own);
 	free(a->ownrec);
+	kt_agg_proj_free(a);
+	free(a->tuprow);
+	free(a->locrow);
+	kt_baseline_free(a->base);
 	free(a);
 }
 
@@ -107,8 +112,12 @@ const struct locinfo *kt_agg_loc(struct kt_agg *a, uint32_t loc)
 	if (loc >= a->nli) {
 		uint32_t n = kt_sym_nlocs(a->s);
 
-		if (loc >= n || kt_grow((void **)&a->li, &a->licap, n, sizeof(*a->li)) < 0)
+		if (loc >= n)
 			return &unknown;
+		if (kt_grow((void **)&a->li, &a->licap, n, sizeof(*a->li)) < 0) {
+			a->nomem++; /* a query in progress fails rather than count it as unknown */
+			return &unknown;
+		}
 		for (uint32_t i = a->nli; i < n; i++) {
 			const struct kt_sym_loc *l = kt_sym_loc(a->s, i);
 			struct locinfo *c = &a->li[i];
@@ -150,7 +159,7 @@ int kt_agg_pass(const struct kt_agg *a, const struct kt_filter *f, const struct 
 
 /* The location a helper hit is charged to: the first frame of its chain outside the
  * helpers; the hit's own location when there is no such frame. */
-static uint32_t owner_loc(struct kt_agg *a, const struct kt_hit *h)
+uint32_t kt_agg_owner_loc(struct kt_agg *a, const struct kt_hit *h)
 {
 	uint32_t n;
 	const uint32_t *fr = kt_window_stack_frames(a->w, h->stack, &n);
@@ -166,12 +175,14 @@ static const struct kt_hit *owner_copy(struct kt_agg *a, const struct kt_hit *h,
 {
 	if (!a->irq_owner || !n)
 		return h;
-	if (kt_grow((void **)buf, cap, (uint32_t)n, sizeof(**buf)) < 0)
-		return h; /* out of memory: raw counts rather than none */
+	if (kt_grow((void **)buf, cap, (uint32_t)n, sizeof(**buf)) < 0) {
+		a->nomem++; /* raw counts rather than none, and the query fails */
+		return h;
+	}
 	for (size_t i = 0; i < n; i++) {
 		(*buf)[i] = h[i];
 		if (h[i].stack && kt_agg_loc(a, h[i].loc)->helper)
-			(*buf)[i].loc = owner_loc(a, &h[i]);
+			(*buf)[i].loc = kt_agg_owner_loc(a, &h[i]);
 	}
 	return *buf;
 }
@@ -210,8 +221,9 @@ void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_
 			 uint64_t *denom)
 {
 	struct kt_filter nf = *f;
+	unsigned need = kt_agg_filter_needs(f);
 	size_t n;
-	const struct kt_hit *h = kt_window_hits(a->w, &n);
+	const struct kt_hit *h = kt_agg_proj(a, KT_PROJ_RAW, need, &n, NULL);
 	double cap;
 
 	memset(sum, 0, sizeof(*sum));
@@ -229,7 +241,7 @@ void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_
 		}
 	}
 	sum->irq_owner = a->irq_owner;
-	h = kt_agg_hits(a, &n);
+	h = kt_agg_proj(a, KT_PROJ_TOTALS, need, &n, NULL);
 	for (size_t i = 0; i < n; i++) {
 		const struct locinfo *li = kt_agg_loc(a, h[i].loc);
 
@@ -263,6 +275,29 @@ void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_
 		sum->unsampled_pct = 100.0 - sum->busy_pct - sum->idle_pct;
 	if (sum->covered_s > 0)
 		sum->samples_per_s = (double)sum->samples / sum->covered_s;
+}
+
+int kt_agg_recent_split(struct kt_agg *a, double *busy_pct, double *idle_pct)
+{
+	size_t n;
+	uint64_t len, busy = 0, idle = 0;
+	const struct kt_hit *h = kt_agg_recent(a, &n, &len);
+	double cap = (double)len / 1e9 * a->p.freq_hz * a->p.ncpus;
+
+	*busy_pct = *idle_pct = 0;
+	if (!len || cap <= 0)
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		const struct locinfo *li = kt_agg_loc(a, h[i].loc);
+
+		if (li->idle)
+			idle += h[i].hits;
+		else if (!li->user)
+			busy += h[i].hits;
+	}
+	*busy_pct = (double)busy / cap * 100.0;
+	*idle_pct = (double)idle / cap * 100.0;
+	return 0;
 }
 
 void kt_agg_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum)
@@ -494,6 +529,19 @@ static void name_row(struct kt_agg *a, const struct kt_query *q, struct kt_resul
 	}
 }
 
+uint32_t kt_agg_row_of(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
+		       const struct kt_hit *h)
+{
+	const struct locinfo *li = kt_agg_loc(a, h->loc);
+	uint64_t k0, k1;
+	uint32_t ri;
+
+	if (!kt_agg_pass(a, &q->filter, h, li) || !group_of(a, q, h, li, &k0, &k1) ||
+	    !group_row(a, r, k0, k1, &ri, 0))
+		return UINT32_MAX;
+	return ri;
+}
+
 /* --- sorting --- */
 
 /* What row_cmp sorts by, passed through qsort_r (no file-level state). */
@@ -509,6 +557,26 @@ static int row_cmp(const void *pa, const void *pb, void *ctx)
 	int c;
 
 	switch (o->key) {
+	case KT_SORT_DELTA:
+		if (x->delta_pct != y->delta_pct)
+			return x->delta_pct > y->delta_pct ? -1 : 1;
+		if (x->hits != y->hits)
+			return x->hits > y->hits ? -1 : 1;
+		break;
+	case KT_SORT_RATIO:
+		if (x->rate_ratio != y->rate_ratio)
+			return x->rate_ratio > y->rate_ratio ? -1 : 1;
+		if (x->hits != y->hits)
+			return x->hits > y->hits ? -1 : 1;
+		break;
+	case KT_SORT_RISING:
+		if (x->rising != y->rising)
+			return x->rising > y->rising ? -1 : 1;
+		if (x->recent_per_s != y->recent_per_s)
+			return x->recent_per_s > y->recent_per_s ? -1 : 1;
+		if (x->hits != y->hits)
+			return x->hits > y->hits ? -1 : 1;
+		break;
 	case KT_SORT_RATE:
 		if (x->recent_per_s != y->recent_per_s)
 			return x->recent_per_s > y->recent_per_s ? -1 : 1;
@@ -550,86 +618,105 @@ void kt_agg_sort(struct kt_row *rows, size_t n, enum kt_sort s, int reverse, int
 
 /* --- CPU view extras: top module and function among each CPU's kernel work --- */
 
-struct topkey {
-	const uint64_t *keys;
-	uint64_t k;
-};
-
-static int top_eq(const void *ctx, uint32_t id)
+/* The hits a CPU row's top module and function count: its kernel work under the filter. */
+static int top_counts(struct kt_agg *a, const struct kt_query *q, const struct kt_hit *h,
+		      uint32_t nf, uint32_t nm)
 {
-	const struct topkey *t = ctx;
+	const struct locinfo *li = kt_agg_loc(a, h->loc);
 
-	return t->keys[id] == t->k;
+	return !li->idle && !li->user && h->cpu < a->p.max_cpu && li->func < nf &&
+	       li->module < nm && kt_agg_pass(a, &q->filter, h, li);
 }
 
-/* One pass: (cpu, module) and (cpu, function) counts in a scratch table, then the maxima. */
+/* A CPU's kernel hit as cpu_tops counts it. */
+struct top_hit {
+	uint32_t func, module;
+	uint64_t hits;
+};
+
+/* The hits' function and module grouped by CPU (a counting sort into one array, so each
+ * CPU's are read in sequence), then for each CPU row dense per-function and per-module counts
+ * and their maxima (the lowest name among equal counts): cache-friendly on a many-CPU window,
+ * where a (CPU, function) hash missed on every hit. */
 static void cpu_tops(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
 		     const struct kt_hit *h, size_t n)
 {
-	struct kt_idx ix = {0};
-	uint64_t *keys = NULL, *cnt = NULL;
-	uint32_t nk = 0, cap = 0, kcap = 0, maxcpu = a->p.max_cpu;
-	uint64_t *bestm = calloc(maxcpu * 3u, sizeof(*bestm)), *bestf;
-	uint32_t *rowof;
+	uint32_t maxcpu = a->p.max_cpu, nf = kt_sym_nfuncs(a->s), nm = kt_sym_nmodules(a->s);
+	uint32_t *start = calloc((size_t)maxcpu + 1, sizeof(*start));
+	uint32_t *at = calloc((size_t)maxcpu + 1, sizeof(*at));
+	struct top_hit *th = NULL;
+	uint32_t *touched = malloc(((size_t)nf + nm + 1) * sizeof(*touched));
+	uint64_t *cnt = calloc((size_t)nf + nm + 1, sizeof(*cnt));
 
-	if (!bestm)
-		return;
-	bestf = bestm + maxcpu;
-	rowof = (uint32_t *)(bestf + maxcpu);
-	for (size_t i = 0; i < n; i++) {
-		const struct locinfo *li = kt_agg_loc(a, h[i].loc);
-		uint64_t k[2];
-
-		if (li->idle || li->user || h[i].cpu >= maxcpu ||
-		    !kt_agg_pass(a, &q->filter, &h[i], li))
-			continue;
-		k[0] = (uint64_t)h[i].cpu << 33 | (uint64_t)li->module << 1;
-		k[1] = (uint64_t)h[i].cpu << 33 | (uint64_t)li->func << 1 | 1;
-		for (int j = 0; j < 2; j++) {
-			struct topkey t = {keys, k[j]};
-			uint32_t hh = kt_hash64(k[j]), pos, id;
-
-			id = kt_idx_find(&ix, hh, top_eq, &t, &pos);
-			if (id == UINT32_MAX) {
-				if (kt_grow((void **)&keys, &kcap, nk + 1, sizeof(*keys)) < 0 ||
-				    kt_grow((void **)&cnt, &cap, nk + 1, sizeof(*cnt)) < 0 ||
-				    kt_idx_insert(&ix, hh, nk, pos) < 0)
-					goto out;
-				id = nk++;
-				keys[id] = k[j];
-				cnt[id] = 0;
-			}
-			cnt[id] += h[i].hits;
-		}
+	if (!start || !at || !touched || !cnt) {
+		a->nomem++;
+		goto out;
 	}
-	for (size_t i = 0; i < r->nrows; i++)
-		if (r->rows[i].id < maxcpu)
-			rowof[r->rows[i].id] = (uint32_t)i + 1;
-	for (uint32_t j = 0; j < nk; j++) {
-		uint32_t cpu = (uint32_t)(keys[j] >> 33), id = (uint32_t)(keys[j] >> 1);
-		struct kt_row *row;
+	for (size_t i = 0; i < n; i++)
+		if (top_counts(a, q, &h[i], nf, nm))
+			start[h[i].cpu + 1]++;
+	for (uint32_t c = 0; c < maxcpu; c++) {
+		start[c + 1] += start[c];
+		at[c] = start[c];
+	}
+	th = malloc(((size_t)start[maxcpu] + 1) * sizeof(*th));
+	if (!th) {
+		a->nomem++;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct locinfo *li;
 
-		if (cpu >= maxcpu || !rowof[cpu])
+		if (!top_counts(a, q, &h[i], nf, nm))
 			continue;
-		row = &r->rows[rowof[cpu] - 1];
-		if (keys[j] & 1) {
-			if (cnt[j] > bestf[cpu] || (cnt[j] == bestf[cpu] && row->top_func &&
-						    strcmp(func_name(a, id), row->top_func) < 0)) {
-				bestf[cpu] = cnt[j];
-				row->top_func = func_name(a, id);
+		li = kt_agg_loc(a, h[i].loc);
+		th[at[h[i].cpu]++] = (struct top_hit){li->func, li->module, h[i].hits};
+	}
+	for (size_t ri = 0; ri < r->nrows; ri++) {
+		struct kt_row *row = &r->rows[ri];
+		uint32_t cpu = row->id, nt = 0;
+		uint64_t bestf = 0, bestm = 0;
+
+		if (cpu >= maxcpu)
+			continue;
+		for (uint32_t j = start[cpu]; j < start[cpu + 1]; j++) {
+			uint32_t k[2] = {th[j].func, nf + th[j].module};
+
+			for (int m = 0; m < 2; m++) {
+				if (!cnt[k[m]])
+					touched[nt++] = k[m];
+				cnt[k[m]] += th[j].hits;
 			}
-		} else if (cnt[j] > bestm[cpu] ||
-			   (cnt[j] == bestm[cpu] && row->top_module &&
-			    strcmp(kt_agg_module_name(a, id), row->top_module) < 0)) {
-			bestm[cpu] = cnt[j];
-			row->top_module = kt_agg_module_name(a, id);
+		}
+		for (uint32_t j = 0; j < nt; j++) {
+			uint32_t k = touched[j];
+
+			if (k < nf) {
+				const char *name = func_name(a, k);
+
+				if (cnt[k] > bestf ||
+				    (cnt[k] == bestf && row->top_func && strcmp(name, row->top_func) < 0)) {
+					bestf = cnt[k];
+					row->top_func = name;
+				}
+			} else {
+				const char *name = kt_agg_module_name(a, k - nf);
+
+				if (cnt[k] > bestm || (cnt[k] == bestm && row->top_module &&
+						       strcmp(name, row->top_module) < 0)) {
+					bestm = cnt[k];
+					row->top_module = name;
+				}
+			}
+			cnt[k] = 0;
 		}
 	}
 out:
-	free(bestm);
-	free(keys);
+	free(start);
+	free(at);
+	free(th);
+	free(touched);
 	free(cnt);
-	kt_idx_free(&ix);
 }
 
 /* --- the flat query --- */
@@ -660,7 +747,11 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 {
 	struct rpriv *p = r->priv;
 	size_t n, rn;
-	const struct kt_hit *h = kt_agg_hits(a, &n);
+	unsigned dims = kt_agg_filter_needs(&q->filter) | (q->per_cpu ? KT_NEED_CPU : 0) |
+			(q->view == KT_VIEW_CPUS ? KT_NEED_CPU : 0) |
+			(q->view == KT_VIEW_TASKS ? KT_NEED_TASK : 0) |
+			(q->view == KT_VIEW_CONTEXTS ? KT_NEED_CTX : 0);
+	const struct kt_hit *h = kt_agg_proj(a, KT_PROJ_TOTALS, dims, &n, NULL);
 	const struct kt_hit *rh;
 	uint64_t rlen;
 	uint32_t maxcpu = a->p.max_cpu;
@@ -694,7 +785,7 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 	}
 	if (q->view == KT_VIEW_CPUS && cpu_rows_all(a, q, r, h, n) < 0)
 		return -ENOMEM;
-	rh = kt_agg_recent(a, &rn, &rlen);
+	rh = kt_agg_proj(a, KT_PROJ_RECENT, dims, &rn, &rlen);
 	p->recent_s = (double)rlen / 1e9;
 	for (size_t i = 0; i < rn; i++) {
 		const struct locinfo *li = kt_agg_loc(a, rh[i].loc);
@@ -727,6 +818,8 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 				p->percpu[(size_t)ri * maxcpu + h[i].cpu] += h[i].hits;
 		}
 	}
+	if ((q->trend || q->sort == KT_SORT_RISING) && kt_agg_trend(a, q, r) < 0)
+		return -ENOMEM;
 	/* name, derive and text-filter, compacting in place */
 	keep = 0;
 	for (size_t i = 0; i < r->nrows; i++)
@@ -741,6 +834,7 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 		row->pct_parent = viewsum ? (double)row->hits / (double)viewsum * 100.0 : 0;
 		if (q->per_cpu)
 			row->per_cpu = p->percpu + i * maxcpu;
+		kt_agg_trend_row(r, row, i);
 		if (q->filter.text && !kt_contains_ci(row->name, q->filter.text))
 			continue;
 		if (keep != i)
@@ -748,6 +842,8 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 		keep++;
 	}
 	r->nrows = keep;
+	if (a->base && kt_agg_baseline_rows(a, q, r) < 0)
+		return -ENOMEM;
 	kt_agg_sort(r->rows, r->nrows, q->sort, q->reverse,
 		    q->view == KT_VIEW_CPUS || q->view == KT_VIEW_TASKS);
 	r->total_rows = r->nrows;
@@ -758,13 +854,31 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 	return 0;
 }
 
+static int query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);
+
+/* A query that could not allocate something (a row name, a copy of the window's hits, a
+ * path) fails as a whole: rows that miss part of the counts would be a wrong table. */
 int kt_agg_query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
+{
+	uint64_t wnomem;
+	int ret;
+
+	if (!a || !q || !r)
+		return -EINVAL;
+	a->nomem = 0;
+	wnomem = kt_window_nomem(a->w);
+	ret = query(a, q, r);
+	if (ret == 0 && (a->nomem || kt_window_nomem(a->w) != wnomem ||
+			 (r->priv && ((struct rpriv *)r->priv)->nomem)))
+		ret = -ENOMEM;
+	return ret;
+}
+
+static int query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
 {
 	struct rpriv *p;
 	uint64_t denom;
 
-	if (!a || !q || !r)
-		return -EINVAL;
 	kt_agg_result_reset(r);
 	p = kt_agg_priv(r);
 	if (!p)

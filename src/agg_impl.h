@@ -31,9 +31,12 @@ struct rpriv {
 	size_t percpucap;
 	uint32_t *frames;
 	size_t nframes, framescap;
+	uint32_t *trend;         /* trend points, rows x points */
+	size_t trendcap;
 	/* denominators of the query in progress */
 	uint64_t denom;
 	double recent_s, capacity;
+	int nomem; /* a row name could not be stored (kt_agg_strdup returned "") */
 };
 
 /* Rows grouped by a two-word key through a hash index (the group scratch). */
@@ -43,6 +46,26 @@ struct group {
 	uint64_t *recent;
 	uint32_t keycap, recentcap;
 };
+
+/* A projection of the hits (agg_proj.c): the window's hits merged on the dimensions a query
+ * does not read. */
+enum { KT_NEED_CPU = 1, KT_NEED_TASK = 2, KT_NEED_CTX = 4, KT_NEED_STACK = 8, KT_NEED_ALL = 15 };
+enum kt_proj_src {
+	KT_PROJ_TOTALS, /* kt_agg_hits: the current totals as the views count them */
+	KT_PROJ_RECENT, /* kt_agg_recent: the newest complete slice */
+	KT_PROJ_RAW,	/* kt_window_hits: before --irq-owner charging */
+};
+struct kt_proj {
+	struct kt_hit *h;
+	uint32_t n, cap;
+	struct kt_idx idx;
+	uint64_t gen, used, len_ns;
+	unsigned need;
+	enum kt_proj_src which;
+	int owner, valid, pass; /* pass: not worth it, the source is read in place */
+};
+#define KT_AGG_NPROJ 4
+#define KT_AGG_PROJ_RETRY 16
 
 struct kt_agg {
 	struct kt_window *w;
@@ -61,6 +84,23 @@ struct kt_agg {
 	int irq_owner;
 	struct kt_hit *own, *ownrec;
 	uint32_t owncap, ownreccap;
+	struct kt_baseline *base; /* agg_baseline.c: owned */
+	/* projections of this window generation (agg_proj.c) */
+	int project;
+	struct kt_proj proj[KT_AGG_NPROJ];
+	uint64_t proj_clock;
+	/* per source and dimension set: requests since a projection was found not worth it
+	 * (0: worth it, or never tried); it is tried again every KT_AGG_PROJ_RETRY requests */
+	uint32_t proj_wide[3][KT_NEED_ALL + 1];
+	/* allocations that failed during the query in progress: it returns -ENOMEM instead of
+	 * rows that miss something (kt_agg_query) */
+	uint64_t nomem;
+	/* trend: the row of each rolling tuple in the query in progress (agg_trend.c) */
+	uint32_t *tuprow;
+	uint32_t tuprowcap;
+	/* trend: the row of each location, when a row depends on nothing else (agg_trend.c) */
+	uint32_t *locrow;
+	uint32_t locrowcap;
 };
 
 /* agg.c */
@@ -71,6 +111,13 @@ int kt_agg_pass(const struct kt_agg *a, const struct kt_filter *f, const struct 
  * --irq-owner, helper hits re-keyed to their caller's location. */
 const struct kt_hit *kt_agg_hits(struct kt_agg *a, size_t *n);
 const struct kt_hit *kt_agg_recent(struct kt_agg *a, size_t *n, uint64_t *len_ns);
+/* agg_proj.c: the hits of which with only the dimensions of need (KT_NEED_*) kept, the
+ * others 0 (a stack not needed is 1 when the hit had one), merged; valid until the window
+ * changes or a fifth projection is asked for. len_ns: the recent slice's length, or NULL. */
+unsigned kt_agg_filter_needs(const struct kt_filter *f);
+const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsigned need,
+				 size_t *n, uint64_t *len_ns);
+void kt_agg_proj_free(struct kt_agg *a);
 /* agg_result.c: the result's storage (created on first use, reused by later queries). */
 struct rpriv *kt_agg_priv(struct kt_result *r);
 void kt_agg_result_reset(struct kt_result *r);
@@ -82,6 +129,21 @@ int kt_agg_module_match(uint32_t want, const struct locinfo *li);
 void kt_agg_sort(struct kt_row *rows, size_t n, enum kt_sort s, int reverse, int numeric);
 void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum,
 			 uint64_t *denom);
+
+/* The index of the row hit h counts in (after the query's filter and grouping), or
+ * UINT32_MAX when it counts in none; rows must not have been reordered yet. */
+uint32_t kt_agg_row_of(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
+		       const struct kt_hit *h);
+/* The location an --irq-owner query charges hit h to. */
+uint32_t kt_agg_owner_loc(struct kt_agg *a, const struct kt_hit *h);
+
+/* agg_trend.c: fills the trend points of rows [0, r->nrows) before they are reordered;
+ * row.trend pointers are set by the caller with kt_agg_trend_row. */
+int kt_agg_trend(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);
+void kt_agg_trend_row(const struct kt_result *r, struct kt_row *row, size_t i);
+
+/* agg_baseline.c: the Δ fields of rows [0, r->nrows), then the vanished rows appended */
+int kt_agg_baseline_rows(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);
 
 /* agg_tree.c */
 int kt_agg_tree(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);

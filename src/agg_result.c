@@ -34,12 +34,16 @@ const char *kt_agg_strdup(struct kt_result *r, const char *str)
 		} else {
 			char **nb = realloc(pl->blk, (pl->nblk + 1) * sizeof(*nb));
 
-			if (!nb)
+			if (!nb) {
+				p->nomem = 1;
 				return "";
+			}
 			pl->blk = nb;
 			nb[pl->nblk] = malloc(POOL_BLOCK);
-			if (!nb[pl->nblk])
+			if (!nb[pl->nblk]) {
+				p->nomem = 1;
 				return "";
+			}
 			pl->cur = pl->nblk++;
 		}
 		pl->pos = 0;
@@ -75,6 +79,7 @@ void kt_agg_result_reset(struct kt_result *r)
 		p->pool.cur = 0;
 		p->pool.pos = 0;
 		p->nframes = 0;
+		p->nomem = 0;
 	}
 }
 
@@ -91,6 +96,7 @@ void kt_result_free(struct kt_result *r)
 		free(p->pool.blk);
 		free(p->percpu);
 		free(p->frames);
+		free(p->trend);
 		free(p);
 	}
 	free(r->rows);

@@ -27,8 +27,10 @@ uint32_t kt_agg_path(struct kt_agg *a, const struct kt_hit *h)
 	uint32_t n, k = 0, start = 0;
 	const uint32_t *fr = kt_window_stack_frames(a->w, h->stack, &n);
 
-	if (kt_grow((void **)&a->path, &a->pathcap, n + 1, sizeof(*a->path)) < 0)
+	if (kt_grow((void **)&a->path, &a->pathcap, n + 1, sizeof(*a->path)) < 0) {
+		a->nomem++;
 		return 0;
+	}
 	/* --irq-owner moved a helper hit to its first caller outside the helpers: the path
 	 * starts there too */
 	if (a->irq_owner && n && kt_agg_loc(a, fr[0])->helper) {
@@ -265,6 +267,7 @@ static int pick_hottest(struct kt_agg *a, uint32_t limit)
 
 int kt_agg_tree(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
 {
+	unsigned need;
 	size_t n;
 	const struct kt_hit *h;
 	uint64_t rlen;
@@ -276,12 +279,13 @@ int kt_agg_tree(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
 	kt_idx_clear(&a->tidx);
 	if (tnode_get(a, UINT32_MAX, q->func) != 0)
 		return -ENOMEM;
-	h = kt_agg_hits(a, &n);
+	need = kt_agg_filter_needs(&q->filter) | KT_NEED_STACK;
+	h = kt_agg_proj(a, KT_PROJ_TOTALS, need, &n, NULL);
 	for (size_t i = 0; i < n; i++)
 		if (kt_agg_pass(a, &q->filter, &h[i], kt_agg_loc(a, h[i].loc)) &&
 		    (err = tree_add(a, q, &h[i], 0)) < 0)
 			return err;
-	h = kt_agg_recent(a, &n, &rlen);
+	h = kt_agg_proj(a, KT_PROJ_RECENT, need, &n, &rlen);
 	((struct rpriv *)r->priv)->recent_s = (double)rlen / 1e9;
 	for (size_t i = 0; i < n; i++)
 		if (kt_agg_pass(a, &q->filter, &h[i], kt_agg_loc(a, h[i].loc)) &&
@@ -380,7 +384,8 @@ int kt_agg_stacks(struct kt_agg *a, const struct kt_query *q, struct kt_result *
 
 	kt_idx_clear(&a->g.idx);
 	for (int pass = 0; pass < 2; pass++) {
-		h = pass ? kt_agg_recent(a, &n, &rlen) : kt_agg_hits(a, &n);
+		h = kt_agg_proj(a, pass ? KT_PROJ_RECENT : KT_PROJ_TOTALS,
+				kt_agg_filter_needs(&q->filter) | KT_NEED_STACK, &n, &rlen);
 		if (pass)
 			p->recent_s = (double)rlen / 1e9;
 		for (size_t i = 0; i < n; i++) {

@@ -30,6 +30,8 @@ struct kt_batch {
 	int pprof_dir; /* --format pprof -o DIR: one profile file per report */
 	uint64_t reports;
 	uint64_t ticks;	 /* refresh ticks (-n counts them) */
+	uint64_t tick_ns;    /* when the tick in progress began (kt_batch_tick_start), or 0 */
+	uint64_t refresh_ns; /* the last tick's work (advance, queries, report), for --log */
 	int stdout_gone; /* output to a pipe whose reader has exited (EPIPE) */
 	FILE *log;	 /* --log FILE: one line per refresh */
 	int log_errno;	 /* the first failed --log write: the run ends in an error */
@@ -124,6 +126,21 @@ static void irq_notice(struct kt_batch *b, const struct kt_report_ctx *c)
 	}
 }
 
+/* An allocation the window or the symbolizer could not make while the report was built (a
+ * copy of the hits, a build id): the report would miss what it held, so the run ends. */
+static int nomem(struct kt_batch *b)
+{
+	uint64_t n = kt_window_nomem(b->env.win) + kt_sym_nomem(b->env.sym);
+
+	if (!n)
+		return 0;
+	snprintf(b->err, sizeof(b->err),
+		 "out of memory for report %llu (%llu allocations failed): it would miss what they "
+		 "held; free memory or raise the limit (ulimit -v)",
+		 (unsigned long long)b->reports, (unsigned long long)n);
+	return 1;
+}
+
 static int report(struct kt_batch *b)
 {
 	struct kt_report_ctx c;
@@ -132,6 +149,8 @@ static int report(struct kt_batch *b)
 	b->reports++;
 	report_ctx(b, &c);
 	irq_notice(b, &c);
+	if (nomem(b))
+		return -1;
 	errno = 0;
 	if (b->opts->format == KT_FORMAT_PPROF) {
 		r = pprof_report(b);
@@ -142,6 +161,8 @@ static int report(struct kt_batch *b)
 	}
 	if (r == 0 && fflush(b->out) != 0)
 		r = errno ? -errno : -EIO;
+	if (r == 0 && nomem(b))
+		return -1;
 	if (r == -EPIPE && !b->opts->output) {
 		/* The reader went away (kerntop -b | head): stop quietly, as top -b does. */
 		b->stdout_gone = 1;
@@ -206,14 +227,14 @@ void kt_batch_log_tick(struct kt_batch *b, const char *what)
 	kt_batch_log(b,
 		     "%s: ticks=%llu reports=%llu t=%.3fs window_samples=%llu samples=%llu "
 		     "lost=%llu skipped=%llu window_mem=%zu tasks=%u stacks=%u cum=%u locs=%u "
-		     "rss_kb=%ld",
+		     "rss_kb=%ld refresh_ms=%.3f",
 		     what, (unsigned long long)b->ticks, (unsigned long long)b->reports,
 		     (double)(kt_source_now(b->env.src) - b->env.start_ns) / 1e9,
 		     (unsigned long long)sum.samples, (unsigned long long)st.samples,
 		     (unsigned long long)st.lost, (unsigned long long)st.skipped,
 		     kt_window_mem(b->env.win), kt_window_ntasks(b->env.win),
 		     kt_window_nstacks(b->env.win), kt_window_ncum(b->env.win),
-		     kt_sym_nlocs(b->env.sym), rss_kb());
+		     kt_sym_nlocs(b->env.sym), rss_kb(), (double)b->refresh_ns / 1e6);
 	if (b->env.feed) {
 		struct kt_push_stats ps;
 		uint64_t fed, profiles;
@@ -304,9 +325,15 @@ void kt_batch_free(struct kt_batch *b)
 	free(b);
 }
 
+void kt_batch_tick_start(struct kt_batch *b, uint64_t now_ns)
+{
+	b->tick_ns = now_ns;
+}
+
 int kt_batch_tick(struct kt_batch *b, char *err, size_t errlen)
 {
 	const struct kt_options *o = b->opts;
+	uint64_t t0 = b->tick_ns ? b->tick_ns : kt_now_ns();
 
 	/* Folded stacks (and a pprof -o FILE) are one profile, written at the end: reports of
 	 * overlapping windows would repeat every stack. */
@@ -316,6 +343,8 @@ int kt_batch_tick(struct kt_batch *b, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", b->err);
 		return -1;
 	}
+	b->refresh_ns = kt_now_ns() - t0;
+	b->tick_ns = 0;
 	kt_batch_log_tick(b, "tick");
 	if (b->stdout_gone)
 		return KT_BATCH_DONE;
@@ -330,8 +359,11 @@ int kt_batch_finish(struct kt_batch *b, int status, char *err, size_t errlen)
 	int r = status;
 
 	if (r == 0 && !b->stdout_gone && (!o->iterations || (long)b->reports < o->iterations)) {
+		uint64_t t0 = kt_now_ns();
+
 		kt_window_advance(b->env.win, kt_source_now(b->env.src));
 		r = report(b);
+		b->refresh_ns = kt_now_ns() - t0;
 		kt_batch_log_tick(b, "final");
 	}
 	if (r == 0 && b->log_errno) {

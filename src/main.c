@@ -531,6 +531,23 @@ static double delay_s(const struct app *a)
 	return a->ui ? kt_ui_delay(a->ui) : a->opts->delay_s;
 }
 
+/* A sample the window or the symbolizer could not store (an allocation failed) would make
+ * every later report quietly wrong: the run ends with an error instead (issue 20). */
+static int out_of_memory(struct app *a)
+{
+	uint64_t n = kt_window_nomem(a->win) + kt_sym_nomem(a->sym);
+	struct kt_source_stats st;
+
+	if (!n)
+		return 0;
+	kt_source_stats(a->src, &st);
+	snprintf(a->err, sizeof(a->err),
+		 "out of memory after %llu samples (%llu allocations failed): the profile would "
+		 "miss what they held; free memory or raise the limit (ulimit -v)",
+		 (unsigned long long)st.samples, (unsigned long long)n);
+	return 1;
+}
+
 /* The one event loop: perf rings, keys, signals and the refresh tick. */
 static int run_loop(struct app *a, int sigfd)
 {
@@ -557,7 +574,7 @@ static int run_loop(struct app *a, int sigfd)
 
 		if (!a->replay_done) {
 			r = kt_source_read(a->src, &sink, &src_timeout, a->err, sizeof(a->err));
-			if (r < 0)
+			if (r < 0 || out_of_memory(a))
 				return -1;
 			if (r == KT_SOURCE_EOF) {
 				replay_finished(a);
@@ -595,12 +612,16 @@ static int run_loop(struct app *a, int sigfd)
 		if (now >= next_tick && !batch_max) {
 			char msg[KT_ERRLEN];
 
+			if (a->batch)
+				kt_batch_tick_start(a->batch, now);
 			/* Drain the rings first so a report includes samples up to this tick. */
 			if (!a->opts->replay &&
 			    kt_source_read(a->src, &sink, &src_timeout, a->err, sizeof(a->err)) < 0)
 				return -1;
 			if (!a->replay_done)
 				kt_window_advance(a->win, kt_source_now(a->src));
+			if (out_of_memory(a))
+				return -1;
 			proc_tick(a);
 			if (kt_source_refresh(a->src, msg, sizeof(msg)) > 0)
 				status_notice(a, msg);
@@ -624,6 +645,101 @@ static int run_loop(struct app *a, int sigfd)
 }
 
 /* A clock period the kernel would silently raise is a usage error, like a bad -F. */
+static void cleanup(struct app *a);
+
+/* A baseline or --diff input (docs/history.md): a kerntop JSON report (its first byte is '{'),
+ * else a recording or perf script text, replayed at full speed through a pipeline of its own
+ * (the same symbols options) and captured whole. Called after privileges are dropped: the
+ * file is read with the user's rights. */
+static int load_baseline(const struct kt_options *o, const char *path, struct kt_baseline **out,
+			 char *err, size_t errlen)
+{
+	static const struct kt_sink sink_ops = {0};
+	struct kt_sink sink = sink_ops;
+	struct kt_options bo = *o;
+	struct app b;
+	char head = 0, sp[KT_PATH_SHOWN + 1];
+	int fd, r;
+
+	fd = kt_open_regular(path, err, errlen);
+	if (fd < 0)
+		return fd;
+	while ((r = (int)read(fd, &head, 1)) == 1 && (head == ' ' || head == '\n' || head == '\t'))
+		;
+	close(fd);
+	if (r == 1 && head == '{') {
+		char *buf;
+		size_t len;
+
+		r = kt_read_file(path, (size_t)1 << 30, &buf, &len, err, errlen);
+		if (r < 0)
+			return r;
+		r = kt_baseline_from_json(buf, len, path, out, err, errlen);
+		free(buf);
+		if (r < 0) {
+			char msg[200];
+
+			snprintf(msg, sizeof(msg), "%s", err);
+			snprintf(err, errlen, "%s: %s (give a kerntop -b --format json report, a "
+				 "recording or perf script text)", kt_short_path(path, sp, sizeof(sp)),
+				 msg);
+		}
+		return r;
+	}
+	bo.replay = path;
+	bo.speed = 0;
+	bo.batch = 1;
+	bo.cumulative = 1;
+	bo.record = NULL;
+	bo.push_url = NULL;
+	memset(&b, 0, sizeof(b));
+	b.opts = &bo;
+	sink.ctx = &b;
+	sink.sample = on_sample;
+	sink.comm = on_comm;
+	sink.lost = on_lost;
+	sink.procstat = on_procstat;
+	r = open_pipeline(&b);
+	while (r >= 0) {
+		int timeout = -1;
+
+		r = kt_source_read(b.src, &sink, &timeout, b.err, sizeof(b.err));
+		if (r == KT_SOURCE_EOF)
+			break;
+	}
+	if (r >= 0) {
+		kt_window_advance(b.win, kt_source_now(b.src));
+		r = kt_baseline_capture(b.agg, path, out);
+		if (r < 0)
+			snprintf(b.err, sizeof(b.err), "out of memory for the baseline");
+	}
+	if (r < 0)
+		snprintf(err, errlen, "%s", b.err);
+	cleanup(&b);
+	return r < 0 ? r : 0;
+}
+
+/* --diff A B: the two files as baselines, one comparison per level, then exit. */
+static int run_diff(const struct kt_options *o)
+{
+	struct kt_baseline *x = NULL, *y = NULL;
+	char err[KT_ERRLEN];
+	int r;
+
+	r = load_baseline(o, o->diff_a, &x, err, sizeof(err));
+	if (r == 0)
+		r = load_baseline(o, o->diff_b, &y, err, sizeof(err));
+	if (r == 0)
+		r = kt_report_diff(stdout, o->format, x, y, o->top);
+	kt_baseline_free(x);
+	kt_baseline_free(y);
+	if (r < 0) {
+		fprintf(stderr, "kerntop: --diff: %s\n", err);
+		return 1;
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 static int check_period(const struct kt_options *o)
 {
 	if (o->replay || o->freq_hz || !o->period || o->period >= KT_SOURCE_MIN_CLOCK_PERIOD ||
@@ -692,6 +808,15 @@ int main(int argc, char **argv)
 		return 2;
 	memset(&a, 0, sizeof(a));
 	a.opts = &opts;
+	if (opts.diff_a) {
+		long uid, gid;
+
+		if (sudo_ids(&opts, &uid, &gid) && drop_privileges(&a) < 0) {
+			fprintf(stderr, "kerntop: %s\n", a.err);
+			return 1;
+		}
+		return run_diff(&opts);
+	}
 	/* The viewer's saved settings, before the window is made; batch reports never read them. */
 	if (!opts.batch) {
 		kt_settings_ctx_init(&a.settings, !opts.no_config);
@@ -711,6 +836,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kerntop: %s\n", a.err);
 		cleanup(&a);
 		return 1;
+	}
+	if (opts.baseline) {
+		struct kt_baseline *base;
+
+		if (load_baseline(&opts, opts.baseline, &base, a.err, sizeof(a.err)) < 0) {
+			fprintf(stderr, "kerntop: --baseline: %s\n", a.err);
+			cleanup(&a);
+			return 1;
+		}
+		kt_agg_set_baseline(a.agg, base);
 	}
 	if (block_signals(&mask) < 0) {
 		fprintf(stderr, "kerntop: cannot set up signal handling (%s)\n", strerror(errno));

@@ -30,6 +30,9 @@ enum {
 	OPT_FORMAT,
 	OPT_NO_COLOR,
 	OPT_NO_MOUSE,
+	OPT_ASCII,
+	OPT_BASELINE,
+	OPT_DIFF,
 	OPT_SNAPSHOT_DIR,
 	OPT_LOG,
 	OPT_KEEP_PRIVILEGES,
@@ -127,6 +130,14 @@ static const struct opt_def opt_defs[] = {
      "MODULE:FUNC when the name is in several modules)",
      NULL},
     {"top", OPT_TOP, "N", "rows per table (default 30)", NULL},
+    {"baseline", OPT_BASELINE, "FILE",
+     "compare with FILE (a JSON report, a recording or perf\n"
+     "script text): delta and rate-ratio columns per row",
+     NULL},
+    {"diff", OPT_DIFF, "A B",
+     "print what changed from A to B (recordings, perf script\n"
+     "or JSON reports) per module, function and context, and exit",
+     NULL},
     {"format", OPT_FORMAT, "FMT",
      "text (default), json, csv, folded or pprof\n"
      "(pprof: gzipped profile.proto; -o DIR: one per report)",
@@ -154,6 +165,10 @@ static const struct opt_def opt_defs[] = {
     {NULL, 0, NULL, "Viewer:", NULL},
     {"no-color", OPT_NO_COLOR, NULL, "monochrome (also when NO_COLOR is set)", NULL},
     {"no-mouse", OPT_NO_MOUSE, NULL, "do not take mouse clicks", NULL},
+    {"ascii", OPT_ASCII, NULL,
+     "trend sparklines in ASCII (default: block characters\n"
+     "in a UTF-8 locale)",
+     NULL},
     {"snapshot-dir", OPT_SNAPSHOT_DIR, "DIR", "where the w key writes snapshots (default .)", NULL},
     {"no-config", OPT_NO_CONFIG, NULL,
      "ignore the settings the O key saved\n"
@@ -718,6 +733,15 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 		case OPT_NO_MOUSE:
 			o->mouse = 0;
 			break;
+		case OPT_ASCII:
+			o->ascii = 1;
+			break;
+		case OPT_BASELINE:
+			o->baseline = optarg;
+			break;
+		case OPT_DIFF:
+			o->diff_a = optarg;
+			break;
 		case OPT_SNAPSHOT_DIR:
 			o->snapshot_dir = optarg;
 			break;
@@ -743,6 +767,29 @@ int kt_options_parse(struct kt_options *o, int argc, char **argv, FILE *out, FIL
 		case '?':
 		default:
 			return usage_error(err, argv, optopt);
+		}
+	}
+	if (o->diff_a) {
+		if (optind >= argc) {
+			fprintf(err, "kerntop: --diff needs two files: kerntop --diff BEFORE AFTER\n");
+			return 2;
+		}
+		o->diff_b = argv[optind++];
+		if (o->baseline || o->record) {
+			fprintf(err, "kerntop: --diff compares its two files: drop --%s\n",
+				o->baseline ? "baseline" : "record");
+			return 2;
+		}
+		if (o->output) {
+			fprintf(err, "kerntop: --diff writes to standard output: drop -o and redirect "
+				     "it (> FILE)\n");
+			return 2;
+		}
+		if (o->format != KT_FORMAT_TEXT && o->format != KT_FORMAT_JSON &&
+		    o->format != KT_FORMAT_CSV) {
+			fprintf(err, "kerntop: --diff writes text, json or csv: pick one of those "
+				     "with --format\n");
+			return 2;
 		}
 	}
 	if (optind < argc) {

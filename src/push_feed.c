@@ -24,6 +24,7 @@ struct kt_push_feed {
 	uint64_t interval_ns;
 	uint64_t from_ns, until_ns; /* source clock */
 	uint64_t samples, profiles, build_failed;
+	uint64_t lost_until; /* the interval already counted in build_failed for want of a window */
 	uint64_t build_cpu_ns; /* building and compressing, on the loop thread */
 };
 
@@ -83,7 +84,9 @@ static void cut(struct kt_push_feed *f, uint64_t end_ns)
 		po.duration_ns = dur;
 		po.labels = f->o.labels;
 		po.names = f->o.names;
-		if (kt_pprof_build(f->w, f->s, &po, &raw, &rawlen) == 0 &&
+		/* a window that could not hold a sample (out of memory) would send a profile
+		 * missing it: the interval is given up and counted as dropped instead */
+		if (!kt_window_nomem(f->w) && kt_pprof_build(f->w, f->s, &po, &raw, &rawlen) == 0 &&
 		    kt_gzip(raw, rawlen, &gz, &gzlen) == 0) {
 			f->profiles++;
 			kt_push_send(f->push, gz, gzlen, po.time_ns, po.time_ns + dur);
@@ -123,8 +126,13 @@ void kt_push_feed_sample(struct kt_push_feed *f, uint64_t time_ns, uint32_t loc,
 	uint32_t stack = 0, task;
 
 	advance(f, time_ns);
-	if (!f->w && window_fresh(f) < 0)
+	if (!f->w && window_fresh(f) < 0) {
+		/* out of memory: this interval's profile cannot be made; counted once */
+		if (f->lost_until != f->until_ns)
+			f->build_failed++;
+		f->lost_until = f->until_ns;
 		return;
+	}
 	if (nlocs)
 		stack = kt_window_stack(f->w, locs, nlocs);
 	task = kt_window_task(f->w, pid, tid);
@@ -155,6 +163,7 @@ void kt_push_feed_stats(struct kt_push_feed *f, struct kt_push_stats *st, uint64
 {
 	kt_push_stats(f->push, st);
 	st->build_cpu_ns = f->build_cpu_ns;
+	st->dropped += f->build_failed; /* intervals whose profile could not be built */
 	if (samples)
 		*samples = f->samples;
 	if (profiles)

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "report_impl.h"
@@ -17,36 +18,56 @@ static const char *row_module(const struct kt_row *r)
 #define SAFE(x) kt_rep_safe((x), safe1, sizeof(safe1))
 #define SAFE2(x) kt_rep_safe((x), safe2, sizeof(safe2))
 
+/* The baseline's columns of a text row (docs/history.md): "" without a baseline. */
+static const char *base_cells(const struct kt_row *r, int on, char *buf, size_t len)
+{
+	char ratio[32];
+
+	buf[0] = 0;
+	if (!on)
+		return buf;
+	if (r->base_state == KT_BASE_NEW)
+		snprintf(ratio, sizeof(ratio), "new");
+	else if (r->base_state == KT_BASE_GONE)
+		snprintf(ratio, sizeof(ratio), "gone");
+	else
+		snprintf(ratio, sizeof(ratio), "%.2fx", r->rate_ratio);
+	snprintf(buf, len, " %+9.2f %8s", r->delta_pct, ratio);
+	return buf;
+}
+
 void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const struct kt_result *res,
 		       const char *indent)
 {
-	char safe1[KT_REP_SAFE_LEN], safe2[KT_REP_SAFE_LEN];
+	char safe1[KT_REP_SAFE_LEN], safe2[KT_REP_SAFE_LEN], bc[64];
+	int bon = kt_agg_baseline(agg) && v != KT_VIEW_LINES;
+	const char *bh = bon ? "  Delta pp    Ratio" : "";
 	int w = kt_rep_name_width(res->rows, res->nrows, 8, 48);
 	double cpucap = res->sum.covered_s * res->sum.freq_hz;
 
 	switch (v) {
 	case KT_VIEW_MODULES:
-		fprintf(out, "%s%-*s %10s %11s %7s %10s\n", indent, w, "Module", "Hits", "msec",
-			"%Total", "Hits/s");
+		fprintf(out, "%s%-*s %10s %11s %7s %10s%s\n", indent, w, "Module", "Hits", "msec",
+			"%Total", "Hits/s", bh);
 		for (size_t i = 0; i < res->nrows; i++) {
 			const struct kt_row *r = &res->rows[i];
 
-			fprintf(out, "%s%-*s %10llu %11.1f %6.2f%% %10.1f\n", indent, w,
+			fprintf(out, "%s%-*s %10llu %11.1f %6.2f%% %10.1f%s\n", indent, w,
 				SAFE(r->name), (unsigned long long)r->hits, r->ms, r->pct_kernel,
-				r->per_s);
+				r->per_s, base_cells(r, bon, bc, sizeof(bc)));
 		}
 		break;
 	case KT_VIEW_FUNCS:
 	case KT_VIEW_LINES:
-		fprintf(out, "%s%-*s %10s %11s %7s %7s %10s\n", indent, w,
+		fprintf(out, "%s%-*s %10s %11s %7s %7s %10s%s\n", indent, w,
 			v == KT_VIEW_FUNCS ? "Function" : "Line", "Hits", "msec", "%Total",
-			v == KT_VIEW_FUNCS ? "%Module" : "%Func", "Hits/s");
+			v == KT_VIEW_FUNCS ? "%Module" : "%Func", "Hits/s", bh);
 		for (size_t i = 0; i < res->nrows; i++) {
 			const struct kt_row *r = &res->rows[i];
 
-			fprintf(out, "%s%-*s %10llu %11.1f %6.2f%% %6.2f%% %10.1f%s\n", indent, w,
+			fprintf(out, "%s%-*s %10llu %11.1f %6.2f%% %6.2f%% %10.1f%s%s\n", indent, w,
 				SAFE(r->name), (unsigned long long)r->hits, r->ms, r->pct_kernel,
-				r->pct_parent, r->per_s,
+				r->pct_parent, r->per_s, base_cells(r, bon, bc, sizeof(bc)),
 				r->idle && v == KT_VIEW_FUNCS ? "  idle" : "");
 		}
 		break;
@@ -56,41 +77,42 @@ void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const stru
 		for (size_t i = 0; i < res->nrows; i++)
 			if ((int)strlen(row_module(&res->rows[i])) > mw)
 				mw = (int)strlen(row_module(&res->rows[i]));
-		fprintf(out, "%s%-*s %-*s %10s %11s %7s %10s\n", indent, w, "Function", mw,
-			"Module", "Hits", "msec", "%Total", "Hits/s");
+		fprintf(out, "%s%-*s %-*s %10s %11s %7s %10s%s\n", indent, w, "Function", mw,
+			"Module", "Hits", "msec", "%Total", "Hits/s", bh);
 		for (size_t i = 0; i < res->nrows; i++) {
 			const struct kt_row *r = &res->rows[i];
 
-			fprintf(out, "%s%-*s %-*s %10llu %11.1f %6.2f%% %10.1f\n", indent, w,
+			fprintf(out, "%s%-*s %-*s %10llu %11.1f %6.2f%% %10.1f%s\n", indent, w,
 				SAFE(r->name), mw, SAFE2(row_module(r)), (unsigned long long)r->hits, r->ms,
-				r->pct_kernel, r->per_s);
+				r->pct_kernel, r->per_s, base_cells(r, bon, bc, sizeof(bc)));
 		}
 		break;
 	}
 	case KT_VIEW_CPUS:
-		fprintf(out, "%s%-6s %10s %10s %10s %10s %6s  %-16s %s\n", indent, "CPU", "Hits",
-			"Kernel", "User", "Idle", "%Busy", "Top module", "Top function");
+		fprintf(out, "%s%-6s %10s %10s %10s %10s %6s%s  %-16s %s\n", indent, "CPU", "Hits",
+			"Kernel", "User", "Idle", "%Busy", bh, "Top module", "Top function");
 		for (size_t i = 0; i < res->nrows; i++) {
 			const struct kt_row *r = &res->rows[i];
 
 			fprintf(
-			    out, "%s%-6s %10llu %10llu %10llu %10llu %5.1f%%  %-16s %s\n", indent,
+			    out, "%s%-6s %10llu %10llu %10llu %10llu %5.1f%%%s  %-16s %s\n", indent,
 			    r->name, (unsigned long long)r->hits, (unsigned long long)r->kernel,
 			    (unsigned long long)r->user, (unsigned long long)r->idle_hits,
 			    cpucap > 0 ? (double)r->kernel / cpucap * 100.0 : 0,
+			    base_cells(r, bon, bc, sizeof(bc)),
 			    r->top_module ? SAFE(r->top_module) : "-",
 			    r->top_func ? SAFE2(r->top_func) : "-");
 		}
 		break;
 	case KT_VIEW_TASKS:
-		fprintf(out, "%s%8s %8s %-*s %10s %11s %7s %10s\n", indent, "PID", "TID", w, "Task",
-			"Hits", "msec", "%Total", "Hits/s");
+		fprintf(out, "%s%8s %8s %-*s %10s %11s %7s %10s%s\n", indent, "PID", "TID", w, "Task",
+			"Hits", "msec", "%Total", "Hits/s", bh);
 		for (size_t i = 0; i < res->nrows; i++) {
 			const struct kt_row *r = &res->rows[i];
 
-			fprintf(out, "%s%8d %8d %-*s %10llu %11.1f %6.2f%% %10.1f\n", indent,
+			fprintf(out, "%s%8d %8d %-*s %10llu %11.1f %6.2f%% %10.1f%s\n", indent,
 				r->pid, r->tid, w, SAFE(r->name), (unsigned long long)r->hits, r->ms,
-				r->pct_kernel, r->per_s);
+				r->pct_kernel, r->per_s, base_cells(r, bon, bc, sizeof(bc)));
 		}
 		break;
 	case KT_VIEW_CALLERS:
@@ -106,14 +128,14 @@ void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const stru
 		}
 		break;
 	case KT_VIEW_CONTEXTS:
-		fprintf(out, "%s%-*s %10s %11s %7s %9s %10s\n", indent, w, "Context", "Hits",
-			"msec", "%Total", "%Machine", "Hits/s");
+		fprintf(out, "%s%-*s %10s %11s %7s %9s %10s%s\n", indent, w, "Context", "Hits",
+			"msec", "%Total", "%Machine", "Hits/s", bh);
 		for (size_t i = 0; i < res->nrows; i++) {
 			const struct kt_row *r = &res->rows[i];
 
-			fprintf(out, "%s%-*s %10llu %11.1f %6.2f%% %8.2f%% %10.1f\n", indent, w,
+			fprintf(out, "%s%-*s %10llu %11.1f %6.2f%% %8.2f%% %10.1f%s\n", indent, w,
 				SAFE(r->name), (unsigned long long)r->hits, r->ms, r->pct_kernel,
-				r->pct_machine, r->per_s);
+				r->pct_machine, r->per_s, base_cells(r, bon, bc, sizeof(bc)));
 		}
 		break;
 	case KT_VIEW_STACKS:
@@ -217,6 +239,23 @@ void kt_rep_json_row_open(FILE *out, struct kt_agg *agg, enum kt_view v, const s
 	}
 	if ((v == KT_VIEW_TOPFUNCS || v == KT_VIEW_FUNCS) && r->irq_helper)
 		fputs(",\"irq_helper\":true", out);
+	kt_rep_json_base(out, r);
+}
+
+/* A row's baseline fields (docs/history.md): nothing without a baseline. */
+void kt_rep_json_base(FILE *out, const struct kt_row *r)
+{
+	static const char *const state[] = {"", "both", "new", "gone"};
+
+	if (r->base_state == KT_BASE_NONE || r->base_state > KT_BASE_GONE)
+		return;
+	jfield(out, "delta_pct", r->delta_pct);
+	if (isfinite(r->rate_ratio))
+		jfield(out, "rate_ratio", r->rate_ratio);
+	else
+		fputs(",\"rate_ratio\":null", out);
+	fprintf(out, ",\"baseline_hits\":%llu,\"baseline_state\":\"%s\"",
+		(unsigned long long)r->base_hits, state[r->base_state]);
 }
 
 void kt_rep_json_row(FILE *out, struct kt_agg *agg, enum kt_view v, const struct kt_row *r)
@@ -252,6 +291,7 @@ static void json_ctx_rows(FILE *out, const struct kt_result *res)
 		jfield(out, "pct", r->pct_kernel);
 		jfield(out, "ms", r->ms);
 		jfield(out, "per_s", r->per_s);
+		kt_rep_json_base(out, r);
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -406,8 +446,17 @@ static void csv_rows(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *
 			fputc(',', out);
 			kt_rep_csv_str(out, v == KT_VIEW_MODULES ? "" : r->name);
 		}
-		fprintf(out, ",%llu,%.3f,%.4f,%.4f,%.3f,%d\n", (unsigned long long)r->hits, r->ms,
+		fprintf(out, ",%llu,%.3f,%.4f,%.4f,%.3f,%d", (unsigned long long)r->hits, r->ms,
 			r->pct_kernel, r->pct_machine, r->per_s, r->idle ? 1 : 0);
+		if (kt_agg_baseline(agg)) {
+			if (r->base_state == KT_BASE_NONE)
+				fputs(",,", out);
+			else if (isfinite(r->rate_ratio))
+				fprintf(out, ",%.4f,%.4f", r->delta_pct, r->rate_ratio);
+			else
+				fprintf(out, ",%.4f,", r->delta_pct);
+		}
+		fputc('\n', out);
 	}
 }
 
@@ -569,11 +618,20 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 			fputs("\nHottest stacks\n", out);
 			kt_rep_text_table(out, agg, KT_VIEW_STACKS, &stacks, "");
 		}
-		kt_rep_annotate(out, agg, c);
+		r = kt_rep_annotate(out, agg, c);
 		fputs("\n", out);
 		break;
 	case KT_FORMAT_JSON:
 		kt_rep_json_header(out, c, &sum);
+		if (kt_agg_baseline(agg)) {
+			const struct kt_baseline *b = kt_agg_baseline(agg);
+
+			fputs(",\"baseline\":{\"source\":", out);
+			kt_rep_json_str(out, kt_baseline_source(b));
+			fprintf(out, ",\"samples\":%llu", (unsigned long long)kt_baseline_samples(b));
+			jfield(out, "covered_s", kt_baseline_covered(b));
+			fputc('}', out);
+		}
 		kt_rep_ps_json_header(out, c);
 		json_rows(out, agg, "modules", KT_VIEW_MODULES, &mods);
 		json_rows(out, agg, "functions", KT_VIEW_TOPFUNCS, &funcs);
@@ -600,12 +658,15 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 		if (c->stacks)
 			json_rows(out, agg, "stacks", KT_VIEW_STACKS, &stacks);
 		json_ctx_rows(out, &ctxs);
-		kt_rep_annotate(out, agg, c);
+		r = kt_rep_annotate(out, agg, c);
 		fputs("}\n", out);
 		break;
 	case KT_FORMAT_CSV:
 		if (c->report_no <= 1)
-			fputs("report,time,kind,module,name,hits,ms,pct,pct_machine,per_s,idle\n",
+			fputs(kt_agg_baseline(agg)
+				  ? "report,time,kind,module,name,hits,ms,pct,pct_machine,per_s,idle,"
+				    "delta_pct,rate_ratio\n"
+				  : "report,time,kind,module,name,hits,ms,pct,pct_machine,per_s,idle\n",
 			      out);
 		csv_rows(out, agg, c, "module", KT_VIEW_MODULES, &mods);
 		csv_rows(out, agg, c, "function", KT_VIEW_TOPFUNCS, &funcs);
@@ -619,6 +680,9 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 	case KT_FORMAT_PPROF: /* written by kt_report_pprof, from the window */
 		break;
 	}
+	if (r == -ENOMEM)
+		snprintf(err, errlen,
+			 "annotate: out of memory; free memory or raise the limit (ulimit -v)");
 done:
 	kt_result_free(&mods);
 	kt_result_free(&funcs);

@@ -109,8 +109,9 @@ static void json_one(FILE *out, const struct kt_annotate *an, const char *error)
 	fputs("]}", out);
 }
 
-/* One function: annotated, or its name with the reason there is no listing. */
-static void one(FILE *out, struct kt_agg *agg, const char *spec, int json, int first)
+/* One function: annotated, or its name with the reason there is no listing; -ENOMEM when
+ * that reason is an allocation failure (the report then ends the run with an error). */
+static int one(FILE *out, struct kt_agg *agg, const char *spec, int json, int first)
 {
 	struct kt_annotate an;
 	char err[KT_ERRLEN];
@@ -130,18 +131,21 @@ static void one(FILE *out, struct kt_agg *agg, const char *spec, int json, int f
 		kt_report_annotate_text(out, &an, r < 0 ? err : NULL);
 	}
 	kt_annotate_free(&an);
+	return r == -ENOMEM ? r : 0;
 }
 
-void kt_rep_annotate(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c)
+int kt_rep_annotate(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c)
 {
-	int json = c->format == KT_FORMAT_JSON;
+	int json = c->format == KT_FORMAT_JSON, r = 0;
 
 	if (!c->nannotate || (c->format != KT_FORMAT_TEXT && !json))
-		return;
+		return 0;
 	if (json)
 		fputs(",\"annotate\":[", out);
 	for (unsigned i = 0; i < c->nannotate; i++)
-		one(out, agg, c->annotate[i], json, i == 0);
+		if (one(out, agg, c->annotate[i], json, i == 0) < 0)
+			r = -ENOMEM;
 	if (json)
 		fputc(']', out);
+	return r;
 }

@@ -30,10 +30,13 @@ int kt_rep_folded(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c,
 /* The same without the closing brace, so more fields can follow. */
 void kt_rep_json_row_open(FILE *out, struct kt_agg *agg, enum kt_view v, const struct kt_row *r);
 void kt_rep_json_row(FILE *out, struct kt_agg *agg, enum kt_view v, const struct kt_row *r);
+/* delta_pct, rate_ratio, baseline_hits, baseline_state of a row compared with a baseline */
+void kt_rep_json_base(FILE *out, const struct kt_row *r);
 void kt_rep_text_table(FILE *out, struct kt_agg *agg, enum kt_view v, const struct kt_result *res,
 		       const char *indent);
-/* report_annotate.c: the --annotate listings (text) or the "annotate" array (JSON). */
-void kt_rep_annotate(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c);
+/* report_annotate.c: the --annotate listings (text) or the "annotate" array (JSON); -ENOMEM
+ * when a listing could not be built for lack of memory (it says so inline). */
+int kt_rep_annotate(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c);
 
 /* The /proc figures (report_procstat.c); each writes nothing without them. */
 int kt_rep_ps_idle_from_stat(const struct kt_report_ctx *c);

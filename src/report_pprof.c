@@ -78,6 +78,7 @@ struct builder {
 	uint32_t nmods, modcap, modlinescap;
 	char **owned; /* strings made here (build ids, "[name]") */
 	uint32_t nowned, ownedcap;
+	int nomem; /* a mapping could not be made (mapping_of's 0 is also "no mapping") */
 };
 
 static uint32_t hash_str(const char *s)
@@ -231,7 +232,11 @@ static uint32_t mapping_of(struct builder *b, uint32_t module)
 
 	if (module == KT_MOD_USER || module == KT_MOD_UNKNOWN)
 		return 0;
-	if (map_grow(&b->modmap, &b->nmodmap, kt_sym_nmodules(b->s)) < 0 || module >= b->nmodmap)
+	if (map_grow(&b->modmap, &b->nmodmap, kt_sym_nmodules(b->s)) < 0) {
+		b->nomem = 1;
+		return 0;
+	}
+	if (module >= b->nmodmap)
 		return 0;
 	if (b->modmap[module])
 		return b->modmap[module];
@@ -239,8 +244,10 @@ static uint32_t mapping_of(struct builder *b, uint32_t module)
 	if (!m)
 		return 0;
 	if (kt_grow((void **)&b->mods, &b->modcap, b->nmods + 1, sizeof(*b->mods)) < 0 ||
-	    kt_grow((void **)&b->modlines, &b->modlinescap, b->nmods + 1, 1) < 0)
+	    kt_grow((void **)&b->modlines, &b->modlinescap, b->nmods + 1, 1) < 0) {
+		b->nomem = 1;
 		return 0;
+	}
 	b->mods[b->nmods] = module;
 	b->modlines[b->nmods] = 0;
 	b->modmap[module] = ++b->nmods;
@@ -634,6 +641,9 @@ int kt_pprof_build(const struct kt_window *w, struct kt_symbols *s, const struct
 	int64_t comment;
 	size_t n;
 	int r = -ENOMEM;
+	/* a hit copy or a build id that could not be allocated would leave a profile that
+	 * misses it: fail instead */
+	uint64_t wnomem = kt_window_nomem(w), snomem = kt_sym_nomem(s);
 
 	*out = NULL;
 	*len = 0;
@@ -651,7 +661,8 @@ int kt_pprof_build(const struct kt_window *w, struct kt_symbols *s, const struct
 	for (size_t i = 0; i < n; i++)
 		if (passes(&b, &h[i]) && add_hit(&b, &h[i]) < 0)
 			goto out;
-	if (pack_samples(&b, &p, &pr) < 0 || pack_tables(&b, &p, &pr) < 0)
+	if (pack_samples(&b, &p, &pr) < 0 || pack_tables(&b, &p, &pr) < 0 || b.nomem ||
+	    kt_window_nomem(w) != wnomem || kt_sym_nomem(s) != snomem)
 		goto out;
 	pr.sample_type = pst;
 	pr.n_sample_type = 2;

@@ -20,7 +20,7 @@
 /* Bigger is not a settings file: refused rather than read into memory. */
 #define SETTINGS_MAX_BYTES (64 * 1024)
 
-static const char *const sort_names[] = {"hits", "name", "rate"};
+static const char *const sort_names[] = {"hits", "name", "rate", "rising"};
 
 const char *kt_settings_sort_name(int sort)
 {

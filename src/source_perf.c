@@ -410,7 +410,7 @@ static int open_first(struct perf_source *p, uint32_t cpu, char *err, size_t err
 		add_notice(p->base.notice, sizeof(p->base.notice), msg);
 		set_event(p, "cpu-clock");
 		/* The ring was sized for the first event: size it again for this one. */
-		p->pages = ring_pages(p);
+		p->pages = p->pages_wanted = ring_pages(p);
 		r = open_cpu(p, cpu, 0);
 	}
 	if (r == -ENOMEM) {
@@ -467,6 +467,22 @@ static int open_cpus(struct perf_source *p, const uint8_t *online, char *err, si
 
 		snprintf(msg, sizeof(msg), "cpu %s offline: not sampled until it comes online",
 			 skipped);
+		add_notice(p->base.notice, sizeof(p->base.notice), msg);
+	}
+	if (p->pages < p->pages_wanted) {
+		/* as perf says when its mmap is refused: the limit, and what to change */
+		long page = sysconf(_SC_PAGESIZE);
+		uint64_t rate = sample_rate(p);
+		char msg[240];
+
+		snprintf(msg, sizeof(msg),
+			 "perf rings cut from %zu to %zu KiB per CPU by the locked-memory limit "
+			 "(kernel.perf_event_mlock_kb); at this rate a ring holds %llu ms: if samples "
+			 "are lost, raise it or run as root",
+			 p->pages_wanted * (size_t)page / 1024, p->pages * (size_t)page / 1024,
+			 rate ? (unsigned long long)((uint64_t)p->pages * (uint64_t)page * 1000 /
+						     (rate * PERF_SAMPLE_BYTES))
+			      : 0ull);
 		add_notice(p->base.notice, sizeof(p->base.notice), msg);
 	}
 	return 0;
@@ -529,7 +545,7 @@ int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, 
 	} else {
 		setup_attr(p, o);
 	}
-	p->pages = ring_pages(p);
+	p->pages = p->pages_wanted = ring_pages(p);
 
 	/* Per-CPU tables are sized by the possible CPUs, so a CPU coming online later fits. */
 	top = read_cpu_file(p, KT_PATH_CPU_POSSIBLE, online);

@@ -41,6 +41,7 @@ struct perf_source {
 	uint32_t *sampled;    /* CPU numbers now sampled (info.cpus) */
 	uint8_t *wanted;      /* CPUs of -C, or every possible CPU */
 	size_t pages;	      /* data pages per ring */
+	size_t pages_wanted;  /* what ring_pages asked for, before the mlock limit halved it */
 	int started;	      /* events enabled (by the first read) */
 	char sysroot[PATH_MAX];
 	char event[32];

@@ -422,7 +422,7 @@ static int comm_changed(struct kt_pscript *d, int32_t tid, const char *c, size_t
 		struct kt_pscript_comm *t = calloc(cap, sizeof(*t));
 
 		if (!t)
-			return 0; /* out of memory: comms just stop updating */
+			return 1; /* out of memory: every comm is passed on, changed or not */
 		for (uint32_t k = 0; k < d->comm_cap; k++) {
 			if (!d->comms[k].used)
 				continue;

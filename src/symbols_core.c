@@ -254,6 +254,8 @@ int kt_sym_new(const struct kt_sym_opts *o, struct kt_symbols **out, char *err, 
 	int r;
 
 	*out = NULL;
+	if (errlen)
+		err[0] = 0;
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		snprintf(err, errlen, "symbols: out of memory");
@@ -303,6 +305,8 @@ int kt_sym_new(const struct kt_sym_opts *o, struct kt_symbols **out, char *err, 
 		goto oom;
 
 	r = sym_load_text(s, o, &syms, &regs, err, errlen);
+	if (r == -ENOMEM && errlen && !err[0])
+		goto oom; /* the parsers' allocation failures come back without a message */
 	if (r < 0)
 		goto fail;
 	r = sym_build(s, &syms, &regs);
@@ -349,7 +353,6 @@ void kt_sym_free(struct kt_symbols *s)
 	free(s->idle);
 	free(s->idle_copy);
 	free(s->lines);
-	free(s->kbuf);
 	free(s->mbuf);
 	free(s->rbuf);
 	free(s->sysfs_root);
@@ -415,6 +418,11 @@ void kt_sym_stats(const struct kt_symbols *s, struct kt_sym_stats *st)
 	st->nmodules = s->nmods;
 	st->nfuncs = s->nfuncs;
 	st->nlocs = s->nlocs;
+}
+
+uint64_t kt_sym_nomem(const struct kt_symbols *s)
+{
+	return s->nomem;
 }
 
 const char *kt_sym_notice(const struct kt_symbols *s)

@@ -171,9 +171,12 @@ static uint16_t func_role(struct kt_symbols *s, uint32_t func)
 	if (func >= s->nfrole) {
 		uint32_t n = s->nfuncs;
 
-		if (func >= n ||
-		    sym_grow((void **)&s->frole, &s->caprole, n, sizeof(*s->frole)) < 0)
+		if (func >= n)
 			return F_DONE;
+		if (sym_grow((void **)&s->frole, &s->caprole, n, sizeof(*s->frole)) < 0) {
+			s->nomem++;
+			return F_DONE;
+		}
 		memset(s->frole + s->nfrole, 0, (n - s->nfrole) * sizeof(*s->frole));
 		s->nfrole = n;
 	}
@@ -267,15 +270,17 @@ static uint32_t ctx_intern(struct kt_symbols *s, uint32_t kind, const char *name
 	else
 		snprintf(buf, sizeof(buf), "%s", kn);
 	label = sym_intern(s, buf);
-	if (!label)
+	if (!label || ((s->nctx + 1) * 2 > s->ctxmask + 1 && ctx_hash_grow(s) < 0)) {
+		s->nomem++; /* the sample would be counted as unknown */
 		return KT_CTXID_UNKNOWN;
-	if ((s->nctx + 1) * 2 > s->ctxmask + 1 && ctx_hash_grow(s) < 0)
-		return KT_CTXID_UNKNOWN;
+	}
 	for (k = ptr_hash(label, s->ctxmask); s->ctxhash[k]; k = (k + 1) & s->ctxmask)
 		if (s->ctxs[s->ctxhash[k] - 1].label == label)
 			return s->ctxhash[k] - 1;
-	if (sym_grow((void **)&s->ctxs, &s->capctx, s->nctx + 1, sizeof(*s->ctxs)) < 0)
+	if (sym_grow((void **)&s->ctxs, &s->capctx, s->nctx + 1, sizeof(*s->ctxs)) < 0) {
+		s->nomem++;
 		return KT_CTXID_UNKNOWN;
+	}
 	s->ctxs[s->nctx] = (struct kt_sym_ctx){kind, nlen ? label + klen + 1 : "", label};
 	s->ctxhash[k] = s->nctx + 1;
 	return s->nctx++;

@@ -144,7 +144,6 @@ struct kt_symbols {
 	const char **fnames; /* interned source line labels: one pointer per distinct string */
 	uint32_t fnmask, nfnames;
 
-	char *kbuf;		/* kallsyms text (names point into it) */
 	char *mbuf;		/* modules text */
 	char *rbuf;		/* builtin ranges text */
 	char *sysfs_root;	/* sysroot of /sys/module when the modules came from its /proc */
@@ -167,6 +166,7 @@ struct kt_symbols {
 	uint32_t nctx, capctx;
 	uint32_t *ctxhash; /* label pointer -> id + 1, open addressing */
 	uint32_t ctxmask;
+	uint64_t nomem; /* lookups that could not allocate (kt_sym_nomem) */
 };
 
 /* symbols_core.c */

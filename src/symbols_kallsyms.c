@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,13 +176,19 @@ static int is_text_type(int t)
 	return t == 'T' || t == 't' || t == 'W' || t == 'w';
 }
 
-/* /proc/kallsyms: "address type name[\t[module]]", parsed in place. */
-static int parse_kallsyms(struct kt_symbols *s, char *b, size_t len, struct sym_vec *syms)
+/* What parsing keeps from one piece of kallsyms text to the next. */
+struct ks_state {
+	uint32_t last_mod; /* the module of the last [tag], UINT32_MAX before the first */
+	int nonzero;	   /* an address was not 0 (else kptr_restrict hid them) */
+};
+
+/* /proc/kallsyms lines: "address type name[\t[module]]", parsed in place; the text
+ * functions' names and the module tags are copied into the string pool, so the text can go
+ * as soon as it is parsed. */
+static int parse_kallsyms(struct kt_symbols *s, char *b, size_t len, struct sym_vec *syms,
+			  struct ks_state *ks)
 {
 	char *p = b, *end = b + len;
-	const char *last_tag = NULL;
-	uint32_t last_mod = KT_MOD_VMLINUX;
-	int nonzero = 0;
 
 	while (p < end) {
 		char *nl = memchr(p, '\n', (size_t)(end - p)), *q = p, *name, *n, *tag = NULL;
@@ -232,20 +239,22 @@ static int parse_kallsyms(struct kt_symbols *s, char *b, size_t len, struct sym_
 		*n = 0;
 		p = nl + 1;
 		if (a)
-			nonzero = 1;
+			ks->nonzero = 1;
 		if (tag) {
-			if (last_tag && !strcmp(tag, last_tag)) {
-				mod = last_mod;
+			if (ks->last_mod != UINT32_MAX && !strcmp(tag, s->mods[ks->last_mod].name)) {
+				mod = ks->last_mod;
 			} else {
 				int m = kt_sym_module_find(s, tag);
 
-				if (m < 0)
-					m = sym_add_module(s, tag, 0, 0);
+				if (m < 0) {
+					const char *own = sym_strdup(s, tag, strlen(tag));
+
+					m = own ? sym_add_module(s, own, 0, 0) : -ENOMEM;
+				}
 				if (m < 0)
 					return m;
 				mod = (uint32_t)m;
-				last_tag = tag;
-				last_mod = mod;
+				ks->last_mod = mod;
 			}
 		} else if (name[0] == '_' && (name[1] == 's' || name[1] == 'e')) {
 			if (!strcmp(name, "_stext"))
@@ -271,16 +280,84 @@ static int parse_kallsyms(struct kt_symbols *s, char *b, size_t len, struct sym_
 		if (!is_text_type(type) || (name[0] == '_' && name[1] == '_' && name[2] == 'p' &&
 					    !strncmp(name, "__pfx_", 6)))
 			continue;
-		if (sym_vec_push(syms, a, name, mod, (uint8_t)type) < 0)
+		name = sym_strdup(s, name, (size_t)(n - name));
+		if (!name || sym_vec_push(syms, a, name, mod, (uint8_t)type) < 0)
 			return -ENOMEM;
 	}
-	if (s->st.kallsyms_lines > s->st.kallsyms_skipped && !nonzero) {
+	return 0;
+}
+
+/* After the last line: every address 0 means kptr_restrict hid them; no symbol is usable. */
+static void kallsyms_done(struct kt_symbols *s, struct sym_vec *syms, const struct ks_state *ks)
+{
+	if (s->st.kallsyms_lines > s->st.kallsyms_skipped && !ks->nonzero) {
 		s->st.kptr_restricted = 1;
 		syms->n = 0;
 		s->stext = s->etext = s->sinittext = s->einittext = 0;
 		s->irqentry_start = s->irqentry_end = s->cpuidle_start = s->cpuidle_end = 0;
 	}
-	return 0;
+}
+
+/* The kallsyms file read in pieces of whole lines and parsed as it comes: a /proc/kallsyms
+ * of 5 MB and more is never held whole (issue 14: the viewer's peak memory). */
+#define KS_PIECE (256u << 10)
+static int read_kallsyms(struct kt_symbols *s, const char *path, struct sym_vec *syms,
+			 struct ks_state *ks, char *err, size_t errlen)
+{
+	char msg[KT_ERRLEN], sp[KT_PATH_SHOWN + 1], *b;
+	size_t have = 0, total = 0;
+	int fd = kt_open_regular(path, msg, sizeof(msg)), r = 0;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "%s; check the path or pass --kallsyms FILE", msg);
+		return fd;
+	}
+	b = malloc(KS_PIECE + 1);
+	if (!b) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n = read(fd, b + have, KS_PIECE - have);
+		char *nl;
+		size_t used;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			snprintf(err, errlen, "%s: read failed (%s); check the path or pass --kallsyms FILE",
+				 kt_short_path(path, sp, sizeof(sp)), strerror(-r));
+			break;
+		}
+		have += (size_t)n;
+		total += (size_t)n;
+		if (total > MAX_TEXT_FILE) {
+			r = -EFBIG;
+			snprintf(err, errlen, "%s: larger than %u bytes; check the path or pass --kallsyms FILE",
+				 kt_short_path(path, sp, sizeof(sp)), MAX_TEXT_FILE);
+			break;
+		}
+		/* whole lines only; at the end (or a line longer than a piece) what is there */
+		nl = n && have < KS_PIECE ? NULL : memrchr(b, '\n', have);
+		if (n && have < KS_PIECE)
+			continue;
+		used = n == 0 || !nl ? have : (size_t)(nl - b) + 1;
+		if (used == have)
+			b[used] = 0; /* (a cut piece keeps the next line's first byte there) */
+		r = parse_kallsyms(s, b, used, syms, ks);
+		if (r < 0 || n == 0)
+			break;
+		memmove(b, b + used, have - used);
+		have -= used;
+	}
+	close(fd);
+	free(b);
+	if (r == 0 && total == 0) {
+		snprintf(err, errlen, "%s: empty file; pass --kallsyms FILE with the kernel's text", path);
+		r = -ENODATA;
+	}
+	return r;
 }
 
 struct anchor {
@@ -374,24 +451,97 @@ static int parse_ranges(struct kt_symbols *s, char *b, size_t len, const struct 
 	return 0;
 }
 
-static void compose_notice(struct kt_symbols *s, const char *ksrc, const char *msrc)
+/* A kernel sysctl under the sysroot as a small number; -1 when unreadable. Non-blocking, so a
+ * FIFO planted there cannot hang the start. */
+static int sysctl_int(const char *root, const char *sysctl)
+{
+	char path[PATH_MAX], buf[16];
+	ssize_t len;
+	long v;
+	char *end;
+	int fd;
+
+	if (kt_sysroot_path(path, sizeof(path), root, "%s", sysctl) < 0)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = 0;
+	v = strtol(buf, &end, 10);
+	return end != buf && (*end == '\n' || !*end) && v >= 0 && v < 100 ? (int)v : -1;
+}
+
+/* Why every kallsyms address reads as 0, and the fix. The kernel shows them when
+ * kptr_restrict is 0 and perf_event_paranoid at most 1, or to CAP_SYSLOG (root) while
+ * kptr_restrict is at most 1. For the running kernel's own file both values are read and the
+ * one that hides the addresses is named; for a --kallsyms FILE or a recording's copy (another
+ * moment, maybe another machine) both possible causes are named. */
+static size_t kptr_notice(char *out, size_t cap, const char *ksrc, const char *root, int live)
+{
+	int kr = live ? sysctl_int(root, KT_PATH_KPTR_RESTRICT) : -1;
+	int pa = live ? sysctl_int(root, KT_PATH_PERF_PARANOID) : -1;
+	size_t used;
+	int n;
+
+	if (kr < 0 || pa < 0)
+		n = geteuid() == 0
+			? snprintf(out, cap,
+				   "%s: every address reads as 0 (kernel.kptr_restrict): run as root "
+				   "or sysctl kernel.kptr_restrict=0; ",
+				   ksrc)
+			: snprintf(out, cap,
+				   "%s: every address reads as 0 (kernel.kptr_restrict, or "
+				   "kernel.perf_event_paranoid above 1 for a user who is not root): "
+				   "run as root, or set kptr_restrict=0 and perf_event_paranoid<=1; ",
+				   ksrc);
+	else if (kr >= 2)
+		n = snprintf(out, cap,
+			     "%s: every address reads as 0 (kernel.kptr_restrict is %d, which hides "
+			     "them from every user, root too): sysctl kernel.kptr_restrict=%s; ",
+			     ksrc, kr,
+			     geteuid() == 0 ? "1"
+			     : pa > 1	    ? "0 and kernel.perf_event_paranoid=1, or run as root "
+					      "with kptr_restrict=1"
+					    : "0");
+	else if (geteuid() == 0)
+		n = snprintf(out, cap,
+			     "%s: every address reads as 0, though kernel.kptr_restrict is %d and "
+			     "kerntop runs as root (lockdown or a security module may hide them); ",
+			     ksrc, kr);
+	else if (kr == 1)
+		n = snprintf(out, cap,
+			     "%s: every address reads as 0 (kernel.kptr_restrict is 1: only root "
+			     "sees them): run as root, or sysctl kernel.kptr_restrict=0%s; ",
+			     ksrc, pa > 1 ? " and kernel.perf_event_paranoid=1" : "");
+	else if (pa > 1)
+		n = snprintf(out, cap,
+			     "%s: every address reads as 0 (kernel.perf_event_paranoid is %d: above "
+			     "1 the kernel hides them from users who are not root; kptr_restrict is "
+			     "already 0): run as root or sysctl kernel.perf_event_paranoid=1; ",
+			     ksrc, pa);
+	else
+		n = snprintf(out, cap,
+			     "%s: every address reads as 0, though kernel.kptr_restrict is 0 and "
+			     "perf_event_paranoid %d (lockdown or a security module may hide them): "
+			     "run as root; ",
+			     ksrc, pa);
+	used = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+	n = snprintf(out + used, cap - used, "kernel hits show as [unknown] buckets; ");
+	return used + (n < 0 ? 0 : (size_t)n);
+}
+
+static void compose_notice(struct kt_symbols *s, const char *ksrc, const char *msrc,
+			   const char *root, int live)
 {
 	size_t n = 0, cap = sizeof(s->notice);
 
 	s->notice[0] = 0;
 	if (s->st.kptr_restricted)
-		n += (size_t)snprintf(
-		    s->notice + n, cap - n,
-		    geteuid() == 0
-			? "%s: every address reads as 0 (kernel.kptr_restrict): run as root or "
-			  "sysctl kernel.kptr_restrict=0; kernel hits show as [unknown] buckets; "
-			/* not root: kptr_restrict=0 alone is not enough, the kernel also hides
-			 * the addresses while perf_event_paranoid is above 1 */
-			: "%s: every address reads as 0 (kernel.kptr_restrict, or "
-			  "kernel.perf_event_paranoid above 1 for a user who is not root): run "
-			  "as root, or set kptr_restrict=0 and perf_event_paranoid<=1; kernel "
-			  "hits show as [unknown] buckets; ",
-		    ksrc);
+		n += kptr_notice(s->notice, cap, ksrc, root, live);
 	if (s->st.kallsyms_skipped && n < cap)
 		n += (size_t)snprintf(s->notice + n, cap - n, "%s: %llu malformed lines skipped; ",
 				      ksrc, (unsigned long long)s->st.kallsyms_skipped);
@@ -422,6 +572,7 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 	const char *root = root_of(o);
 	char kpath[PATH_MAX], mpath[PATH_MAX], rpath[PATH_MAX];
 	const char *ksrc = "recorded kallsyms", *msrc = "recorded modules";
+	struct ks_state ks = {UINT32_MAX, 0};
 	size_t len;
 	int r;
 
@@ -460,28 +611,30 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 	}
 
 	if (o->kallsyms_buf) {
+		char *kb;
+
 		len = o->kallsyms_len;
 		if (!len) {
 			snprintf(err, errlen,
 				 "the recording's kallsyms is empty; pass --kallsyms FILE");
 			return -ENODATA;
 		}
-		s->kbuf = kt_memdup_text(o->kallsyms_buf, len);
-		if (!s->kbuf)
+		kb = kt_memdup_text(o->kallsyms_buf, len);
+		if (!kb)
 			return -ENOMEM;
+		r = parse_kallsyms(s, kb, len, syms, &ks);
+		free(kb);
 	} else {
 		if (o->kallsyms)
 			snprintf(kpath, sizeof(kpath), "%s", o->kallsyms);
 		else
 			kt_sysroot_path(kpath, sizeof(kpath), root, KT_PATH_KALLSYMS);
 		ksrc = kpath;
-		r = read_text(kpath, "--kallsyms", &s->kbuf, &len, err, errlen);
-		if (r < 0)
-			return r;
+		r = read_kallsyms(s, kpath, syms, &ks, err, errlen);
 	}
-	r = parse_kallsyms(s, s->kbuf, len, syms);
 	if (r < 0)
 		return r;
+	kallsyms_done(s, syms, &ks);
 	if (s->st.kallsyms_lines == s->st.kallsyms_skipped) {
 		snprintf(err, errlen,
 			 "%s: no valid kallsyms line (%llu malformed); pass --kallsyms FILE", ksrc,
@@ -542,6 +695,6 @@ int sym_load_text(struct kt_symbols *s, const struct kt_sym_opts *o, struct sym_
 			if (s->mods[m].builtin)
 				s->mods[m].has_lines = s->mods[KT_MOD_VMLINUX].has_lines;
 	}
-	compose_notice(s, ksrc, msrc);
+	compose_notice(s, ksrc, msrc, root, !o->kallsyms_buf && !o->kallsyms);
 	return 0;
 }

@@ -58,8 +58,10 @@ static uint32_t bucket_func(struct kt_symbols *s, uint32_t module, uint64_t addr
 		uint32_t ncap = s->bhash ? (s->bmask + 1) * 2 : 1024;
 		struct bucket_slot *nb = malloc(ncap * sizeof(*nb));
 
-		if (!nb)
+		if (!nb) {
+			s->nomem++;
 			return 1;
+		}
 		for (uint32_t i = 0; i < ncap; i++)
 			nb[i].func = UINT32_MAX;
 		if (s->bhash) {
@@ -86,11 +88,15 @@ static uint32_t bucket_func(struct kt_symbols *s, uint32_t module, uint64_t addr
 	}
 	snprintf(name, sizeof(name), "%s+0x%llx", m->name, (unsigned long long)(start - base));
 	nm = sym_strdup(s, name, strlen(name));
-	if (!nm)
+	if (!nm) {
+		s->nomem++;
 		return 1;
+	}
 	r = sym_add_func(s, nm, start, s->bucket, module, 1);
-	if (r < 0)
+	if (r < 0) {
+		s->nomem++;
 		return 1;
+	}
 	f = (uint32_t)r;
 	s->bhash[h] = (struct bucket_slot){start, module, f};
 	s->nbuckets++;
@@ -197,8 +203,10 @@ uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr)
 	loc = loc_table_find(s, &s->slices, key, f, &pos);
 	if (!loc) {
 		if (sym_grow((void **)&s->locs, &s->caplocs, s->nlocs + 1, sizeof(*s->locs)) < 0 ||
-		    loc_table_put(&s->slices, key, s->nlocs) < 0)
+		    loc_table_put(&s->slices, key, s->nlocs) < 0) {
+			s->nomem++; /* location 1 is [user]: the caller must not report it */
 			return 1;
+		}
 		loc = s->nlocs++;
 		l = &s->locs[loc];
 		l->addr = key;
@@ -206,8 +214,10 @@ uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr)
 		l->module = s->funcs[f].module;
 		l->idle = s->funcs[f].idle;
 	}
-	if (loc_table_put(&s->lhash, addr, loc) < 0)
+	if (loc_table_put(&s->lhash, addr, loc) < 0) {
+		s->nomem++;
 		return 1;
+	}
 found:
 	s->last_addr = addr;
 	s->last_loc = loc;

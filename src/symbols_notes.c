@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <elf.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,11 +41,12 @@ static int note_build_id(const unsigned char *b, size_t len, char *hex, size_t h
 	return 0;
 }
 
-static char *read_build_id(const struct kt_symbols *s, uint32_t module)
+/* NULL when there is none; an allocation failure is counted in s->nomem, not taken for one */
+static char *read_build_id(struct kt_symbols *s, uint32_t module)
 {
-	char path[PATH_MAX], hex[129], msg[KT_ERRLEN], *b = NULL;
+	char path[PATH_MAX], hex[129], msg[KT_ERRLEN], *b = NULL, *id;
 	size_t len;
-	int n, found;
+	int n, found, r;
 
 	if (!s->sysfs_root || module == KT_MOD_USER || module == KT_MOD_UNKNOWN)
 		return NULL;
@@ -55,12 +57,18 @@ static char *read_build_id(const struct kt_symbols *s, uint32_t module)
 	else
 		n = kt_sysroot_path(path, sizeof(path), s->sysfs_root, KT_PATH_MODULE_NOTES,
 				    s->mods[module].name);
-	if (n < 0 ||
-	    kt_read_file(path, 65536, &b, &len, msg, sizeof(msg)) < 0)
+	if (n < 0)
 		return NULL;
+	r = kt_read_file(path, 65536, &b, &len, msg, sizeof(msg));
+	if (r < 0) {
+		s->nomem += r == -ENOMEM;
+		return NULL;
+	}
 	found = note_build_id((const unsigned char *)b, len, hex, sizeof(hex));
 	free(b);
-	return found ? strdup(hex) : NULL;
+	id = found ? strdup(hex) : NULL;
+	s->nomem += found && !id;
+	return id;
 }
 
 const char *kt_sym_build_id(struct kt_symbols *s, uint32_t module)
@@ -69,15 +77,19 @@ const char *kt_sym_build_id(struct kt_symbols *s, uint32_t module)
 		return NULL;
 	if (!s->build_ids) {
 		s->build_ids = calloc(s->nmods, sizeof(*s->build_ids));
-		if (!s->build_ids)
+		if (!s->build_ids) {
+			s->nomem++; /* NULL also means "no build id" */
 			return NULL;
+		}
 	}
 	if (!s->build_ids[module]) {
 		char *id = read_build_id(s, module);
 
 		s->build_ids[module] = id ? id : strdup("");
-		if (!s->build_ids[module])
+		if (!s->build_ids[module]) {
+			s->nomem++;
 			return NULL;
+		}
 	}
 	return *s->build_ids[module] ? s->build_ids[module] : NULL;
 }

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -203,6 +204,7 @@ void ui_build_query(const struct kt_ui *ui, const struct ui_screen *s, struct kt
 	if (s->ops->ncols && s->ops->cols[s->sort_col].sort >= 0)
 		q.sort = (enum kt_sort)s->ops->cols[s->sort_col].sort;
 	q.per_cpu = UI_PER_CPU(ui, s->ops->kind);
+	q.trend = ui_trend_points(ui, s);
 	q.filter.ctx = s->ops->unfiltered & UI_UNFILTERED_CTX ? KT_ANY : ui->filter.ctx;
 	*out = q;
 }
@@ -270,7 +272,7 @@ static void requery_all(struct kt_ui *ui)
 			ui_set_status(ui, 1, "%llu samples lost (ring overflow): try a lower -F",
 				      (unsigned long long)ui->stats.lost);
 	}
-	if (ui_header_height(ui) > 2 && ui->env.win && kt_window_total(ui->env.win)) {
+	if (ui_strip_shown(ui) && ui->env.win && kt_window_total(ui->env.win)) {
 		struct kt_query q = {.view = KT_VIEW_CPUS, .module = KT_ANY, .func = KT_ANY};
 
 		kt_filter_all(&q.filter);
@@ -539,6 +541,7 @@ int kt_ui_new(const struct kt_ui_env *env, struct kt_ui **out, char *err, size_t
 
 	g_saved_tio_ok = tcgetattr(STDIN_FILENO, &g_saved_tio) == 0;
 	setlocale(LC_CTYPE, "");
+	ui->utf8 = !env->opts->ascii && !strcmp(nl_langinfo(CODESET), "UTF-8");
 	ui->term = can_address() ? newterm(NULL, stdout, stdin) : NULL;
 	if (!ui->term) {
 		snprintf(err, errlen,
@@ -581,6 +584,8 @@ void kt_ui_free(struct kt_ui *ui)
 
 	if (!ui)
 		return;
+	free(ui->hist);
+	ui->hist = NULL;
 	if (ui->term) {
 		if (ui->mouse)
 			mousemask(0, NULL);
@@ -689,9 +694,16 @@ int kt_ui_input(struct kt_ui *ui)
 
 void kt_ui_refresh(struct kt_ui *ui)
 {
+	uint64_t t0 = kt_now_ns(), t1;
+
+	ui_hist_push(ui); /* paused or not: the history goes on, as sampling does */
 	if (!ui->paused)
 		requery_all(ui);
+	t1 = kt_now_ns();
 	ui_draw(ui);
+	/* what one tick costs, queries and drawing apart (the scale benchmark's p99) */
+	ui_log(ui, "refresh: query %.3f ms, draw %.3f ms", (double)(t1 - t0) / 1e6,
+	       (double)(kt_now_ns() - t1) / 1e6);
 }
 
 void kt_ui_resize(struct kt_ui *ui)

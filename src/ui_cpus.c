@@ -217,6 +217,8 @@ static const struct ui_col cols[] = {
     {"Idle", 7, 0, -1, 0, 0, col_i, NULL},
     {"Top module", 12, 3, -1, 0, 1, col_topmod, NULL},
     {"Top function", 14, 0, -1, 1, 1, col_topfunc, NULL},
+    UI_COL_DELTA,
+    UI_COL_TREND,
     /* kernel-accounted, from /proc/stat, /proc/softirqs, /proc/interrupts: first to go on a
      * narrower terminal, so the bar keeps its width */
     {"sy", 6, 5, -1, 0, 0, col_sy, NULL},

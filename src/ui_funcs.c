@@ -19,6 +19,8 @@ static const struct ui_col func_cols[] = {
     {"%Kernel", 8, 0, -1, 0, 0, ui_col_kernel, NULL},
     {"%Machine", 9, 1, -1, 0, 0, ui_col_machine, NULL},
     {"Hits/s", 9, 3, KT_SORT_RATE, 0, 0, ui_col_rate, NULL},
+    UI_COL_DELTA,
+    UI_COL_TREND,
 };
 
 static const struct ui_col top_cols[] = {
@@ -29,6 +31,8 @@ static const struct ui_col top_cols[] = {
     {"%Kernel", 8, 0, -1, 0, 0, ui_col_kernel, NULL},
     {"%Machine", 9, 1, -1, 0, 0, ui_col_machine, NULL},
     {"Hits/s", 9, 4, KT_SORT_RATE, 0, 0, ui_col_rate, NULL},
+    UI_COL_DELTA,
+    UI_COL_TREND,
 };
 
 static int push(struct kt_ui *ui, const struct ui_screen_ops *ops, uint32_t arg, const char *name)

@@ -39,7 +39,12 @@ const struct kt_ps_view *ui_ps(const struct kt_ui *ui)
 
 int ui_header_height(const struct kt_ui *ui)
 {
-	return strip_fits(ui) ? 3 : 2;
+	return (strip_fits(ui) ? 3 : 2) + ui_hist_lines(ui);
+}
+
+int ui_strip_shown(const struct kt_ui *ui)
+{
+	return strip_fits(ui);
 }
 
 /* Appends text at the cursor if it fits before the right edge; returns 0 once it did not. */
@@ -223,6 +228,8 @@ static void draw_title(struct kt_ui *ui)
 		snprintf(hadd(&L, "  ", mark, 0, 0)->text, 16, "irq-owner");
 	if (ui->filter.hide_idle)
 		snprintf(hadd(&L, "  ", A_NORMAL, 0, 0)->text, 16, "idle hidden");
+	if (ui->env.agg && kt_agg_baseline(ui->env.agg))
+		snprintf(hadd(&L, "  ", mark, 0, 0)->text, 16, "vs baseline");
 	if (ui->paused)
 		snprintf(hadd(&L, "  ", mark, 0, 0)->text, 16, "PAUSED");
 	hdraw(ui, &L, 0);
@@ -319,8 +326,10 @@ void ui_draw_header(struct kt_ui *ui)
 {
 	draw_title(ui);
 	draw_figures(ui);
-	if (ui_header_height(ui) > 2)
+	if (strip_fits(ui))
 		draw_strip(ui);
+	if (ui_hist_lines(ui))
+		ui_hist_draw(ui, strip_fits(ui) ? 3 : 2);
 }
 
 /* "modules > vmlinux > tcp_sendmsg", the sort key and the screen's text filter. */
@@ -423,8 +432,18 @@ void ui_draw_status(struct kt_ui *ui, int y)
 	move(y, 0);
 	clrtoeol();
 	if (ui->prompt.active) {
+		size_t room = (size_t)ui->cols > strlen(ui->prompt.label) + 2
+				  ? (size_t)ui->cols - strlen(ui->prompt.label) - 1
+				  : 1;
+		const char *b = ui->prompt.buf;
+
 		seg(ui, A_BOLD, ui->prompt.label);
-		seg(ui, A_NORMAL, ui->prompt.buf);
+		/* a text longer than the line shows its end, where the typing goes */
+		if (ui->prompt.len > room) {
+			seg(ui, A_BOLD, "<");
+			b += ui->prompt.len - (room - 1);
+		}
+		seg(ui, A_NORMAL, b);
 		return;
 	}
 	ui_status_expire(ui, 0);

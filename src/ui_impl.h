@@ -4,6 +4,7 @@
 #define KERNTOP_UI_IMPL_H
 
 #include <curses.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -182,7 +183,7 @@ struct ui_screen {
 struct ui_prompt {
 	int active;
 	char label[96];
-	char buf[256];
+	char buf[PATH_MAX]; /* the W prompt is pre-filled with a whole snapshot path */
 	size_t len;
 	int (*done)(struct kt_ui *ui, const char *text); /* returns UI_R_* flags */
 };
@@ -231,6 +232,14 @@ struct kt_ui {
 	uint64_t start_ns;
 	/* mouse: a click on the selected row opens it */
 	int dirty;
+	/* history (ui_history.c): block characters for sparklines (a UTF-8 locale, no
+	 * --ascii), and the trend column's peak shown */
+	int utf8;
+	int trend_peak;
+	/* the history meters: a ring of per-refresh figures, and how they are shown */
+	struct ui_hist_pt *hist;
+	uint32_t hist_n, hist_head;
+	int hist_mode; /* UI_HIST_AUTO, UI_HIST_BIG, UI_HIST_OFF */
 	/* saved settings (ui_settings.c): the sort new screens start with, hidden columns */
 	int pref_sort, pref_reverse;
 	char hidden[KT_SETTINGS_HIDDEN_LEN];
@@ -301,6 +310,8 @@ int ui_col_hidden(const struct kt_ui *ui, const struct ui_col *c);
 
 /* ui_header.c */
 int ui_header_height(const struct kt_ui *ui);
+/* The per-CPU strip fits and is drawn. */
+int ui_strip_shown(const struct kt_ui *ui);
 /* The /proc figures shown now (the copy taken at the last query), or NULL when there are none. */
 const struct kt_ps_view *ui_ps(const struct kt_ui *ui);
 /* The source's clock as shown: live, or that of the frozen tick while paused. */
@@ -360,6 +371,51 @@ void ui_col_module(const struct kt_ui *ui, const struct ui_screen *s, const stru
 void ui_draw_bar(struct kt_ui *ui, double kernel, double user, double idle, int w);
 void ui_put(int y, int x, int w, const char *s, int right);
 void ui_put_ellipsized(int y, int x, int w, const char *s);
+
+/* ui_history.c: the Trend column (drawn last-in, dropped first on a narrow terminal; sorts
+ * by rising) and the points its query asks for */
+#define UI_TREND_W 10
+#define UI_TREND_DROP 9
+void ui_cell_trend(struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r, int y,
+		   int x, int w);
+#define UI_COL_TREND                                                                               \
+	{                                                                                          \
+		"Trend", UI_TREND_W, UI_TREND_DROP, KT_SORT_RISING, 0, 1, NULL, ui_cell_trend      \
+	}
+/* The baseline columns (ui_history.c), before the Trend: the share's change in percentage
+ * points and the rate ratio ("new", "gone" for rows that appeared or vanished). */
+void ui_col_delta(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		  char *buf, size_t len);
+void ui_col_ratio(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
+		  char *buf, size_t len);
+int ui_has_baseline(const struct kt_ui *ui);
+/* (columns sorting by KT_SORT_DELTA or KT_SORT_RATIO are there only with a baseline) */
+#define UI_COL_DELTA                                                                               \
+	{"\u0394%", 7, UI_TREND_DROP - 1, KT_SORT_DELTA, 0, 0, ui_col_delta, NULL},                  \
+	{                                                                                          \
+		"Ratio", 6, UI_TREND_DROP - 1, KT_SORT_RATIO, 0, 0, ui_col_ratio, NULL             \
+	}
+/* b and B (ui_keys.c): the current window as the baseline, and none. */
+int ui_baseline_take(struct kt_ui *ui);
+int ui_baseline_clear(struct kt_ui *ui);
+/* The history meters (ui_history.c): per refresh, kernel busy %, softirq % (from /proc/stat;
+ * negative when unknown) and idle %, the last UI_HIST_MAX refreshes kept. The header shows one
+ * line of three small graphs when the terminal has UI_HIST_ROWS rows or more (auto), three
+ * full-width lines (big), or none; M cycles the three. */
+#define UI_HIST_MAX 600
+#define UI_HIST_ROWS 36
+enum { UI_HIST_AUTO, UI_HIST_BIG, UI_HIST_OFF };
+struct ui_hist_pt {
+	float busy, si, idle;
+};
+void ui_hist_push(struct kt_ui *ui);
+int ui_hist_lines(const struct kt_ui *ui);
+void ui_hist_draw(struct kt_ui *ui, int y);
+int ui_hist_mode_next(struct kt_ui *ui);
+/* Points the screen's query should ask for: 0 when it has no Trend column or it is hidden. */
+uint32_t ui_trend_points(const struct kt_ui *ui, const struct ui_screen *s);
+/* One sparkline character of level 0..8 (kt_trend_level) in buf. */
+void ui_spark_char(const struct kt_ui *ui, int level, char *buf, size_t len);
 
 /* The screens. */
 extern const struct ui_screen_ops ui_modules_ops, ui_funcs_ops, ui_topfuncs_ops, ui_lines_ops,

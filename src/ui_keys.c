@@ -232,6 +232,45 @@ static int act_percpu(struct kt_ui *ui, struct ui_screen *s)
 	return UI_R_REQUERY;
 }
 
+/* R: straight to the rising sort, the on-call question "what is growing?" */
+static int act_rising(struct kt_ui *ui, struct ui_screen *s)
+{
+	for (int i = 0; i < s->ops->ncols; i++) {
+		if (s->ops->cols[i].sort == KT_SORT_RISING) {
+			if (ui_col_hidden(ui, &s->ops->cols[i])) {
+				ui_set_status(ui, 0, "the Trend column is hidden (H shows it)");
+				return UI_R_REDRAW;
+			}
+			s->sort_col = i;
+			s->q.reverse = 0;
+			ui_set_status(ui, 0, "sorted by rising: newest third of the trend against the rest");
+			return UI_R_REQUERY;
+		}
+	}
+	return UI_R_NONE;
+}
+
+static int act_baseline(struct kt_ui *ui, struct ui_screen *s)
+{
+	return ui_baseline_take(ui);
+}
+
+static int act_baseline_clear(struct kt_ui *ui, struct ui_screen *s)
+{
+	return ui_baseline_clear(ui);
+}
+
+static int act_hist(struct kt_ui *ui, struct ui_screen *s)
+{
+	return ui_hist_mode_next(ui);
+}
+
+static int act_trend_peak(struct kt_ui *ui, struct ui_screen *s)
+{
+	ui->trend_peak = !ui->trend_peak;
+	return UI_R_REDRAW;
+}
+
 static int act_annotate_sort(struct kt_ui *ui, struct ui_screen *s)
 {
 	return ui_annotate_sort(ui, s);
@@ -412,6 +451,9 @@ static int act_redraw(struct kt_ui *ui, struct ui_screen *s)
 /* screens with more than one sortable column */
 #define SORTABLE                                                                                   \
 	(UI_ON_LISTS | UI_ON(UI_LINES) | UI_ON(UI_CPUS) | UI_ON(UI_TASKS) | UI_ON(UI_CONTEXTS))
+/* screens with a Trend column (ui_history.c) */
+#define TRENDED                                                                                    \
+	(UI_ON_LISTS | UI_ON(UI_CPUS) | UI_ON(UI_TASKS) | UI_ON(UI_CONTEXTS))
 /* screens with a text filter (the trees and stacks filter by frame name themselves) */
 #define FILTERABLE ((UI_ON_ROWS & ~UI_ON(UI_FRAMES)) | UI_ON(UI_ANNOTATE))
 /* screens whose selection is a function, or that are about one: a annotates it */
@@ -484,6 +526,16 @@ static const struct ui_key keys[] = {
     BAR('/', "/", FILTERABLE, act_filter, "filter rows by substring (typed on the status line)",
 	"filter", 6, NULL, NULL),
     KEY('p', "p", UI_ON_LISTS, act_percpu, "show/hide per-CPU hit columns"),
+    KEY('R', "R", TRENDED, act_rising,
+	"sort by rising: the Trend's newest third against the older points (hits/s)"),
+    KEY('T', "T", TRENDED, act_trend_peak,
+	"show/hide each row's peak rate (hits/s) beside its Trend sparkline"),
+    KEY('b', "b", UI_ON_ALL, act_baseline,
+	"take the window now as the baseline: every table gets \u0394% (share now minus then, "
+	"points) and Ratio (rate now over then) columns"),
+    KEY('B', "B", UI_ON_ALL, act_baseline_clear, "clear the baseline"),
+    KEY('M', "M", UI_ON_ALL, act_hist,
+	"history meters in the header: busy, softirq and idle % per refresh (small, big, off)"),
     KEY('i', "i", UI_ON_ROWS, act_idle, "hide/show idle hits"),
     KEY('z', "z", UI_ON_ALL, act_cumulative, "toggle cumulative / rolling window (as perf top's z)"),
     KEY('+', "+", UI_ON_ALL, act_span_up, "longer window"),

@@ -67,6 +67,8 @@ static int in_list(const char *list, const char *name, size_t len)
 
 int ui_col_hidden(const struct kt_ui *ui, const struct ui_col *c)
 {
+	if ((c->sort == KT_SORT_DELTA || c->sort == KT_SORT_RATIO) && !ui_has_baseline(ui))
+		return 1;
 	return c->drop > 0 && ui->hidden[0] && in_list(ui->hidden, c->title, strlen(c->title));
 }
 

@@ -14,10 +14,21 @@
 
 void ui_put(int y, int x, int w, const char *s, int right)
 {
-	int len = (int)strlen(s);
+	int len = (int)strlen(s), cells = 0;
 
 	if (w <= 0)
 		return;
+	/* cells, not bytes, for a UTF-8 title such as "Δ%" (continuation bytes take none) */
+	for (const char *p = s; *p; p++)
+		cells += ((unsigned char)*p & 0xc0) != 0x80;
+	if (cells < len && cells <= w) {
+		if (right && cells < w)
+			mvhline(y, x, ' ', w - cells);
+		mvaddstr(y, right ? x + w - cells : x, s);
+		if (!right && cells < w)
+			mvhline(y, x + cells, ' ', w - cells);
+		return;
+	}
 	if (len > w)
 		len = w;
 	if (right && len < w) {

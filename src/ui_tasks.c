@@ -34,6 +34,8 @@ static const struct ui_col cols[] = {
     {"%Kernel", 8, 0, -1, 0, 0, ui_col_kernel, NULL},
     {"%Machine", 9, 1, -1, 0, 0, ui_col_machine, NULL},
     {"Hits/s", 9, 4, KT_SORT_RATE, 0, 0, ui_col_rate, NULL},
+    UI_COL_DELTA,
+    UI_COL_TREND,
 };
 
 static void enter(struct kt_ui *ui, struct ui_screen *s)

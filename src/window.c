@@ -193,6 +193,7 @@ void kt_window_cum_remap(struct kt_window *w, const uint32_t *map)
 	for (uint32_t i = 1; i < w->nstk; i++)
 		w->stk[i].drop = 0;
 	w->out_dirty = 1;
+	w->gen++;
 }
 
 /* Folds an expiring slice into the since-start totals. The lookups miss the cache (the
@@ -226,6 +227,8 @@ static void slice_expire(struct kt_window *w, struct slice *s)
 		if (c != UINT32_MAX) {
 			w->cum[c].hits += s->e[i].count;
 			w->base_total += s->e[i].count;
+		} else {
+			w->nomem++;
 		}
 		t->h.hits -= s->e[i].count;
 		if (!t->h.hits)
@@ -238,6 +241,7 @@ static void slice_expire(struct kt_window *w, struct slice *s)
 	s->hits = 0;
 	s->lost = 0;
 	w->out_dirty = 1;
+	w->gen++;
 }
 
 /* Copies a slice as kt_hits: the recent rate survives the slice's own expiry. */
@@ -245,8 +249,10 @@ static void recent_from(struct kt_window *w, const struct slice *s, uint64_t len
 {
 	w->nrecent = 0;
 	w->recent_len = len;
-	if (kt_grow((void **)&w->recent, &w->recentcap, s->n, sizeof(*w->recent)) < 0)
+	if (kt_grow((void **)&w->recent, &w->recentcap, s->n, sizeof(*w->recent)) < 0) {
+		w->nomem++;
 		return;
+	}
 	for (uint32_t i = 0; i < s->n; i++) {
 		w->recent[i] = w->tup[s->e[i].tuple].h;
 		w->recent[i].hits = s->e[i].count;
@@ -294,6 +300,7 @@ void kt_window_advance(struct kt_window *w, uint64_t now_ns)
 		rotate_to(w, (now_ns - w->origin) / w->slice_ns);
 		kt_window_retire(w);
 		w->out_dirty = 1;
+		w->gen++;
 	}
 	kt_window_stack_reclaim(w);
 }
@@ -323,8 +330,10 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 			rotate_to(w, k);
 	}
 	id = tuple_entry(w, loc, stack, cpu, task, ctx);
-	if (id == UINT32_MAX)
-		return; /* out of memory: the hit is dropped, totals stay consistent */
+	if (id == UINT32_MAX) {
+		w->nomem++; /* the hit is dropped, totals stay consistent; the caller is told */
+		return;
+	}
 	s = &w->ring[w->newest % w->nslices];
 	t = &w->tup[id];
 	seq = (uint32_t)(w->newest + 1);
@@ -334,9 +343,10 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 		if (kt_grow((void **)&s->e, &s->cap, s->n + 1, sizeof(*s->e)) < 0) {
 			if (!t->h.hits)
 				tuple_release(w, id);
+			w->nomem++;
 			return;
 		}
-		s->e[s->n] = (struct slice_ent){id, 0, count};
+		s->e[s->n] = (struct kt_slice_hit){id, loc, count};
 		t->seq = seq;
 		t->sidx = s->n++;
 	}
@@ -344,6 +354,7 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 	s->hits += count;
 	w->total += count;
 	w->out_dirty = 1;
+	w->gen++;
 	/* tasks and stacks left the window as it moved; the caller's have a hit now */
 	if (w->nidle > w->max_idle || w->stkidle > w->max_idle_stk)
 		kt_window_retire(w);
@@ -371,8 +382,10 @@ void kt_window_set_span(struct kt_window *w, uint64_t span_ns)
 		return;
 	}
 	ring = calloc(n, sizeof(*ring));
-	if (!ring)
+	if (!ring) {
+		w->nomem++;
 		return;
+	}
 	keep = n < o ? n : o;
 	/* old slot i holds slice newest - d; the oldest fall out when shrinking */
 	for (uint32_t i = 0; i < o; i++) {
@@ -392,6 +405,7 @@ void kt_window_set_span(struct kt_window *w, uint64_t span_ns)
 	w->nslices = n;
 	w->span_ns = span_ns;
 	w->out_dirty = 1;
+	w->gen++;
 }
 
 uint64_t kt_window_span(const struct kt_window *w)
@@ -403,6 +417,7 @@ void kt_window_set_cumulative(struct kt_window *w, int on)
 {
 	w->cumulative = !!on;
 	w->out_dirty = 1;
+	w->gen++;
 }
 
 int kt_window_cumulative(const struct kt_window *w)
@@ -432,6 +447,7 @@ static const struct kt_hit *cum_hits(struct kt_window *m, size_t *n)
 
 		if (kt_grow((void **)&m->out, &m->outcap, m->ncum + m->tuplive, sizeof(*m->out)) <
 		    0) {
+			m->nomem++;
 			*n = 0;
 			return NULL;
 		}
@@ -460,6 +476,17 @@ static const struct kt_hit *cum_hits(struct kt_window *m, size_t *n)
 	return m->out;
 }
 
+const struct kt_hit *kt_window_tuples(const struct kt_window *w, size_t *n, size_t *stride)
+{
+	if (w->cumulative) {
+		*n = 0;
+		return NULL;
+	}
+	*n = w->ntup;
+	*stride = sizeof(*w->tup);
+	return w->tup ? &w->tup[0].h : NULL; /* no tuple yet: no table (UBSan: no &NULL->h) */
+}
+
 const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n)
 {
 	struct kt_window *m = (struct kt_window *)w; /* the dense copy is a cache */
@@ -469,6 +496,7 @@ const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n)
 		return cum_hits(m, n);
 	if (m->out_dirty || m->out_cum) {
 		if (kt_grow((void **)&m->out, &m->outcap, w->tuplive, sizeof(*m->out)) < 0) {
+			m->nomem++;
 			*n = 0;
 			return NULL;
 		}
@@ -481,6 +509,11 @@ const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n)
 	}
 	*n = m->nout;
 	return m->out;
+}
+
+uint64_t kt_window_nomem(const struct kt_window *w)
+{
+	return w->nomem;
 }
 
 uint64_t kt_window_total(const struct kt_window *w)
@@ -534,6 +567,11 @@ size_t kt_window_mem(const struct kt_window *w)
 	return m + kt_window_stacks_mem(w) + kt_window_tasks_mem(w);
 }
 
+uint64_t kt_window_gen(const struct kt_window *w)
+{
+	return w->gen;
+}
+
 uint64_t kt_window_slice(const struct kt_window *w)
 {
 	return w->slice_ns;
@@ -542,4 +580,34 @@ uint64_t kt_window_slice(const struct kt_window *w)
 uint64_t kt_window_end(const struct kt_window *w)
 {
 	return w->end;
+}
+
+uint32_t kt_window_slices_done(const struct kt_window *w)
+{
+	if (!w->started)
+		return 0;
+	return w->newest < w->nslices - 1 ? (uint32_t)w->newest : w->nslices - 1;
+}
+
+const struct kt_slice_hit *kt_window_slice_hits(const struct kt_window *w, uint32_t age,
+						size_t *n)
+{
+	const struct slice *s;
+
+	*n = 0;
+	if (!age || age > kt_window_slices_done(w))
+		return NULL;
+	s = &w->ring[(w->newest - age) % w->nslices];
+	*n = s->n;
+	return s->e;
+}
+
+uint32_t kt_window_ntuples(const struct kt_window *w)
+{
+	return w->ntup;
+}
+
+const struct kt_hit *kt_window_tuple(const struct kt_window *w, uint32_t id)
+{
+	return id < w->ntup && w->tup[id].h.hits ? &w->tup[id].h : NULL;
 }

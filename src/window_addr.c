@@ -59,17 +59,25 @@ void kt_window_addr_add(struct kt_window *w, uint64_t addr, uint64_t hits)
 	if (!addr)
 		return;
 	if (!t) {
-		t = w->addr = calloc(1, sizeof(*t));
-		if (!t || grow(t) < 0)
+		t = calloc(1, sizeof(*t));
+		if (!t || grow(t) < 0) {
+			free(t); /* a table without slots would be read as one */
+			w->nomem++;
 			return;
+		}
+		w->addr = t;
 	}
 	for (h = hash64(addr, t->mask); t->slot[h].addr; h = (h + 1) & t->mask)
 		if (t->slot[h].addr == addr) {
 			t->slot[h].hits += hits;
 			return;
 		}
-	if (t->n >= KT_WINDOW_ADDR_MAX || ((t->n + 1) * 2 > t->mask + 1 && grow(t) < 0)) {
+	if (t->n >= KT_WINDOW_ADDR_MAX) {
 		t->dropped += hits;
+		return;
+	}
+	if ((t->n + 1) * 2 > t->mask + 1 && grow(t) < 0) {
+		w->nomem++;
 		return;
 	}
 	for (h = hash64(addr, t->mask); t->slot[h].addr;)

@@ -14,14 +14,8 @@ struct wtuple {
 	uint32_t sidx; /* its index in that slice; next free entry when free */
 };
 
-struct slice_ent {
-	uint32_t tuple;
-	uint32_t pad;
-	uint64_t count;
-};
-
 struct slice {
-	struct slice_ent *e;
+	struct kt_slice_hit *e;
 	uint32_t n, cap;
 	uint64_t hits, lost;
 };
@@ -91,6 +85,7 @@ struct kt_window {
 	struct kt_hit *out;
 	uint32_t nout, outcap;
 	int out_dirty;
+	uint64_t gen; /* kt_window_gen: bumped whenever out_dirty is set */
 	int out_cum; /* out[] holds the since-start merge */
 	struct kt_hit *recent;
 	uint32_t nrecent, recentcap;
@@ -113,6 +108,7 @@ struct kt_window {
 	struct wname *names; /* ring of KT_WINDOW_NAMES retired names */
 	uint32_t namehead;
 	struct kt_idx nameidx;
+	uint64_t nomem; /* allocations that failed: what they held is missing (kt_window_nomem) */
 };
 
 /* window_intern.c: stacks */

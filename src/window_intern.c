@@ -54,8 +54,10 @@ uint32_t kt_window_stack(struct kt_window *w, const uint32_t *locs, uint32_t n)
 	} else {
 		if (!w->nstk)
 			w->nstk = 1; /* id 0 = no stack */
-		if (kt_grow((void **)&w->stk, &w->stkcap, w->nstk + 1, sizeof(*w->stk)) < 0)
+		if (kt_grow((void **)&w->stk, &w->stkcap, w->nstk + 1, sizeof(*w->stk)) < 0) {
+			w->nomem++;
 			return 0;
+		}
 		id = w->nstk++;
 	}
 	s = &w->stk[id];
@@ -66,6 +68,7 @@ uint32_t kt_window_stack(struct kt_window *w, const uint32_t *locs, uint32_t n)
 		s->frames = NULL;
 		s->next = w->stkfree;
 		w->stkfree = id;
+		w->nomem++;
 		return 0;
 	}
 	memcpy(s->frames, locs, n * sizeof(*locs));

@@ -65,8 +65,10 @@ static void name_keep(struct kt_window *w, int32_t pid, int32_t tid, const char 
 
 	if (!comm[0])
 		return;
-	if (!w->names && !(w->names = calloc(KT_WINDOW_NAMES, sizeof(*w->names))))
+	if (!w->names && !(w->names = calloc(KT_WINDOW_NAMES, sizeof(*w->names)))) {
+		w->nomem++;
 		return;
+	}
 	id = kt_idx_find(&w->nameidx, h, name_eq, &k, &pos);
 	if (id == UINT32_MAX) {
 		id = w->namehead;
@@ -75,6 +77,7 @@ static void name_keep(struct kt_window *w, int32_t pid, int32_t tid, const char 
 			kt_idx_remove(&w->nameidx, task_hash(e->pid, e->tid), id);
 		if (kt_idx_insert(&w->nameidx, h, id, pos) < 0) {
 			e->comm[0] = 0;
+			w->nomem++;
 			return;
 		}
 		w->namehead = (id + 1) % KT_WINDOW_NAMES;
@@ -125,13 +128,16 @@ static uint32_t task_intern(struct kt_window *w, int32_t pid, int32_t tid, uint8
 	if (id != UINT32_MAX)
 		return id;
 	id = task_slot(w);
-	if (id == UINT32_MAX)
+	if (id == UINT32_MAX) {
+		w->nomem++;
 		return 0;
+	}
 	t = &w->task[id];
 	if (kt_idx_insert(&w->taskidx, h, id, pos) < 0) {
 		t->state = WTASK_FREE;
 		t->next = w->taskfree;
 		w->taskfree = id + 1;
+		w->nomem++;
 		return 0;
 	}
 	memset(t, 0, sizeof(*t));

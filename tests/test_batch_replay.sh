@@ -197,7 +197,7 @@ body = [l.split(" batch: ", 1)[1] for l in lines]
 assert body[0].startswith("start: replay ") and body[0].endswith(", cpu-clock, 2 CPUs, format json, -d 0.05, -n 0"), body[0]
 assert body[-1] == "end: exit 0", body[-1]
 pat = re.compile(r"^(tick|final): ticks=(\d+) reports=(\d+) t=[0-9.]+s window_samples=(\d+) samples=(\d+) lost=(\d+) "
-                 r"skipped=(\d+) window_mem=(\d+) tasks=(\d+) stacks=(\d+) cum=(\d+) locs=(\d+) rss_kb=(\d+)$")
+                 r"skipped=(\d+) window_mem=(\d+) tasks=(\d+) stacks=(\d+) cum=(\d+) locs=(\d+) rss_kb=(\d+) refresh_ms=(\d+\.\d{3})$")
 rows = [pat.match(b) for b in body[1:-1]]
 assert rows and all(rows), body
 ticks = [m for m in rows if m.group(1) == "tick"]

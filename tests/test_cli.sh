@@ -10,7 +10,7 @@ man_opts=$(awk '/^\.TP/ { getline; print }' "$top_srcdir/docs/kerntop.1" | sed '
 	grep -oE -- '--[a-z][a-z-]*' | sort -u)
 readme_opts=$(sed -n '/^## Options/,/^## /p' "$top_srcdir/README.md" | grep '^| `-' | sed 's/ | .*//' |
 	grep -oE -- '--[a-z][a-z-]*' | sort -u)
-like "$(printf '%s\n' $help_opts | tr '\n' ' ')" "--annotate --batch .*--event .*--help .*--zoom $" \
+like "$(printf '%s\n' $help_opts | tr '\n' ' ')" "--annotate .*--batch .*--event .*--help .*--zoom $" \
 	"--help lists the long options (at least --annotate --batch --event --help --zoom)"
 is "$(printf '%s\n' $help_opts | uniq -d)" "" "--help lists each option once"
 is "$man_opts" "$help_opts" "kerntop(1) has an entry for every option of --help, and no other"

@@ -18,7 +18,7 @@ see ' 86 hits in ' "the replay of the fixture is in"
 see '15% of kernel hits are in IRQ-enabling help' "the status line explains the IRQ-off skew"
 keys e
 see '^modules > contexts ' "e opens the contexts screen"
-see '^Context +\[Hits\] +CPU ms +%Kernel +%Machine +Hits/s +cpu0 +cpu1$' "its columns, one per CPU"
+see '^Context +\[Hits\] +CPU ms +%Kernel +%Machine +Hits/s +Trend +cpu0 +cpu1$' "its columns, one per CPU"
 see '^syscall sendfile64 +16 +16\.0 +18\.6% .* 16 +0$' "sendfile64: 16 hits, all on cpu0"
 see '^softirq NET_RX \(ksoftirqd\) +5 .* 0 +5$' "ksoftirqd's NET_RX: 5 hits on cpu1"
 see '^other ret_from_fork_asm +1 ' "down to the last context"

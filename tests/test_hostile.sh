@@ -321,6 +321,62 @@ else
 	echo "# SKIP under sudo: needs root (running as $(id -un))"
 fi
 
+# --- kallsyms addresses hidden: the notice names the real cause ------------------------------
+# A replay as a user who is not root advised kptr_restrict=0 when kptr_restrict was already 0
+# and perf_event_paranoid (above 1) hid the addresses. Now the sysroot's two sysctls are read
+# for its own /proc/kallsyms and the one that hides them is named, with its fix.
+SR="$TMP/kptr"
+mkdir -p "$SR/proc/sys/kernel"
+sed 's/^[0-9a-f]\{16\}/0000000000000000/' "$UI/kallsyms" >"$SR/proc/kallsyms"
+cp "$UI/modules" "$SR/proc/modules"
+cp "$UI/ui.perf" "$SR/ui.perf"
+chmod -R a+rX "$SR"
+asuser= # as a user who is not root: ourselves, or nobody when we are root
+if [ "$(id -u)" = 0 ]; then
+	command -v setpriv >/dev/null 2>&1 && asuser="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	chmod 0711 "$TMP"
+fi
+kptr() { # kptr KPTR_RESTRICT PERF_EVENT_PARANOID: the notice line of a replay as a user
+	echo "$1" >"$SR/proc/sys/kernel/kptr_restrict"
+	echo "$2" >"$SR/proc/sys/kernel/perf_event_paranoid"
+	$asuser "$KERNTOP" -b --speed max --replay "$SR/ui.perf" --sysroot "$SR" 2>&1 >/dev/null </dev/null |
+		grep 'every address reads as 0'
+}
+if [ "$(id -u)" != 0 ] || [ -n "$asuser" ]; then
+	n=$(kptr 0 2)
+	like "$n" "\(kernel\.perf_event_paranoid is 2: above 1 the kernel hides them from users who are not root; kptr_restrict is already 0\): run as root or sysctl kernel\.perf_event_paranoid=1" \
+		"kptr_restrict 0, perf_event_paranoid 2, not root: the notice names perf_event_paranoid and its fix"
+	ok $(! printf '%s' "$n" | grep -q 'kptr_restrict=0'; echo $?) "and does not advise kptr_restrict=0"
+	n=$(kptr 1 1)
+	like "$n" "\(kernel\.kptr_restrict is 1: only root sees them\): run as root, or sysctl kernel\.kptr_restrict=0; kernel hits" \
+		"kptr_restrict 1, perf_event_paranoid 1: the notice names kptr_restrict alone"
+	n=$(kptr 1 3)
+	like "$n" "kptr_restrict is 1: only root sees them\): run as root, or sysctl kernel\.kptr_restrict=0 and kernel\.perf_event_paranoid=1;" \
+		"kptr_restrict 1, perf_event_paranoid 3: both settings to change, or root"
+	n=$(kptr 2 2)
+	like "$n" "kptr_restrict is 2, which hides them from every user, root too\): sysctl kernel\.kptr_restrict=0 and kernel\.perf_event_paranoid=1, or run as root with kptr_restrict=1;" \
+		"kptr_restrict 2: root alone does not help, the notice says so"
+	n=$(kptr 0 1)
+	like "$n" "though kernel\.kptr_restrict is 0 and perf_event_paranoid 1 \(lockdown or a security module" \
+		"neither setting hides them: the notice does not blame either"
+	rm "$SR/proc/sys/kernel/perf_event_paranoid"
+	n=$($asuser "$KERNTOP" -b --speed max --replay "$SR/ui.perf" --sysroot "$SR" 2>&1 >/dev/null </dev/null | grep 'every address')
+	like "$n" "\(kernel\.kptr_restrict, or kernel\.perf_event_paranoid above 1 for a user who is not root\)" \
+		"a sysctl unreadable: both possible causes are named"
+else
+	echo "# SKIP kptr notice as a user who is not root: running as root without setpriv"
+fi
+n=$($asuser "$KERNTOP" -b --speed max --replay "$SR/ui.perf" --kallsyms "$SR/proc/kallsyms" --modules "$SR/proc/modules" 2>&1 >/dev/null </dev/null | grep 'every address')
+like "$n" "kallsyms: every address reads as 0 \(kernel\.kptr_restrict" "a --kallsyms FILE (another moment, maybe another machine): the generic notice"
+if [ "$(id -u)" = 0 ]; then
+	echo 2 >"$SR/proc/sys/kernel/kptr_restrict"
+	echo 2 >"$SR/proc/sys/kernel/perf_event_paranoid"
+	n=$("$KERNTOP" -b --speed max --replay "$SR/ui.perf" --sysroot "$SR" 2>&1 >/dev/null </dev/null | grep 'every address')
+	like "$n" "kptr_restrict is 2, which hides them from every user, root too\): sysctl kernel\.kptr_restrict=1;" \
+		"as root under kptr_restrict 2: sysctl kernel.kptr_restrict=1"
+	chmod 0700 "$TMP"
+fi
+
 # --- the viewer on a terminal without cursor addressing -------------------------------------
 if command -v script >/dev/null 2>&1; then
 	rc=0

@@ -491,6 +491,15 @@ static void test_small_ring(void)
 			good = 0;
 	}
 	ok(good, "ring capped at 8 pages: every CPU's watermark is half of its 8-page ring");
+	{
+		char want[64];
+
+		snprintf(want, sizeof(want), "to %ld KiB per CPU", 8 * (long)page / 1024);
+		ok(strstr(s->notice, "perf rings cut from") && strstr(s->notice, want) &&
+		       strstr(s->notice, "kernel.perf_event_mlock_kb"),
+		   "ring capped at 8 pages: a notice names the limit, the sizes and the sysctl");
+	}
+	printf("# %s\n", s->notice);
 	pump(s, &c, 300);
 	ok(c.samples > 0, "ring capped at 8 pages: samples");
 	kt_source_free(s);

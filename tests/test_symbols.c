@@ -543,6 +543,75 @@ static void test_mutations(void)
 	free(m);
 }
 
+/* A kallsyms of 1.4 MB is read in 256 KiB pieces (issue 14): every line, those cut by a
+ * piece's end included, and the last one without a newline, gives its function. */
+static void test_big_kallsyms(const char *tmp)
+{
+	char path[4096], want[64];
+	struct kt_sym_opts o;
+	struct kt_symbols *s = NULL;
+	struct kt_sym_stats st;
+	const uint32_t n = 40000;
+	uint32_t bad = 0, lines = 2;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/big-kallsyms", tmp);
+	fp = fopen(path, "w");
+	fprintf(fp, "ffffffff81000000 T _stext\n");
+	for (uint32_t i = 0; i < n; i++, lines++) {
+		if (i % 3 == 1)
+			fprintf(fp, "%016llx d dat_%u\n", 0xffffffff90000000ull + i * 8ull, i);
+		else if (i % 11 == 0)
+			fprintf(fp, "%016llx t modfn_%u\t[bigmod]\n",
+				0xffffffffd0000000ull + i * 0x40ull, i);
+		else
+			fprintf(fp, "%016llx T kfn_%u\n", 0xffffffff81001000ull + i * 0x40ull, i);
+	}
+	fprintf(fp, "%016llx T _etext\n", 0xffffffff81001000ull + n * 0x40ull);
+	fprintf(fp, "%016llx T zz_last", 0xffffffff81001000ull + n * 0x40ull - 0x20); /* no \n */
+	lines++;
+	fclose(fp);
+	memset(&o, 0, sizeof(o));
+	o.kallsyms = path;
+	o.modules = tap_data("symbols/modules");
+	if (kt_sym_new(&o, &s, NULL, 0) < 0) {
+		ok(0, "a 1.4 MB kallsyms loads");
+		return;
+	}
+	kt_sym_stats(s, &st);
+	is_int(st.kallsyms_lines, lines, "every line of a 1.4 MB kallsyms is read once");
+	is_int(st.kallsyms_skipped, 0, "and none is malformed (no line cut at a piece's end)");
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t a;
+		const struct kt_sym_func *f;
+
+		if (i % 3 == 1)
+			continue;
+		if (i % 11 == 0) {
+			a = 0xffffffffd0000000ull + i * 0x40ull + 4;
+			snprintf(want, sizeof(want), "modfn_%u", i);
+		} else {
+			a = 0xffffffff81001000ull + i * 0x40ull + 4;
+			snprintf(want, sizeof(want), "kfn_%u", i);
+		}
+		f = kt_sym_func(s, kt_sym_loc(s, kt_sym_lookup(s, a))->func);
+		if (!f || strcmp(f->name, want) != 0) {
+			if (bad < 5)
+				printf("# %016llx: %s, want %s\n", (unsigned long long)a,
+				       f ? f->name : "(none)", want);
+			bad++;
+		}
+	}
+	is_int(bad, 0, "every function of the big kallsyms resolves to its own name");
+	{
+		const struct kt_sym_func *f = kt_sym_func(
+		    s, kt_sym_loc(s, kt_sym_lookup(s, 0xffffffff81001000ull + n * 0x40ull - 0x10))->func);
+
+		is_str(f ? f->name : "", "zz_last", "the last line, without a newline, is read");
+	}
+	kt_sym_free(s);
+}
+
 int main(void)
 {
 	char tmp[] = "/tmp/kt-symtest.XXXXXX";
@@ -559,6 +628,7 @@ int main(void)
 	test_mutations();
 	test_bad(tmp);
 	test_default_ranges(tmp);
+	test_big_kallsyms(tmp);
 	{
 		char cmd[4200];
 

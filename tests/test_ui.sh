@@ -8,10 +8,10 @@ mkdir -p "$TMP/snap"
 ui_replay 100 30
 see '^nosym +18 ' "startup: module rows appear"
 rows_are '^Module' "[idle] vmlinux e1000e nosym [user]" "modules sorted by hits"
-see '^\[idle\] +180 +180\.5 +46\.8% +1\.1% +22\.6$' "[idle] row: hits, CPU ms, %Kernel, %Machine, Hits/s"
+see '^\[idle\] +180 +180\.5 +46\.8% +1\.1% +22\.6 +[^ ]' "[idle] row: hits, CPU ms, %Kernel, %Machine, Hits/s, a trend"
 see '^vmlinux +118 +118\.4 +30\.6% ' "vmlinux row"
 see '^e1000e +65 ' "e1000e row"
-see '^Module +\[Hits\] +CPU ms +%Kernel +%Machine +Hits/s$' "column header marks the sort column"
+see '^Module +\[Hits\] +CPU ms +%Kernel +%Machine +Hits/s +Trend$' "column header marks the sort column"
 see '^kerntop REPLAY ui\.perf t=[0-9.]+s cpu-clock 997 Hz +window 10s +2 CPUs' "header: REPLAY marker, file, time, event, frequency, window, CPUs"
 see '^kernel [0-9.]+% +idle [0-9.]+% +user [0-9.]+% +[0-9]+ samples/s +385 hits in 8\.0s +lost 0 +throttled 0$' "header: busy split, rate, hits, lost, throttled"
 see '^cpu0 \[.*\] +[0-9.]+% +cpu1 \[' "header: per-CPU strip at 100 columns"
@@ -114,7 +114,9 @@ keys m BSpace x
 keys Home Down Down Down
 see '^modules +4/5$' "nosym selected"
 keys s
-see '^Module +Hits .* \[Hits/s\]$' "s: sort by the next column"
+see '^Module +Hits .* \[Hits/s\] +Trend$' "s: sort by the next column"
+keys s
+see '^Module +Hits .* Hits/s +\[Trend\]$' "s again: sort by rising (the Trend column)"
 keys s
 see '^\[Module\] ' "s again: sort by name"
 rows_are '^\[Module\]' "[idle] [user] e1000e nosym vmlinux" "modules by name"
@@ -230,7 +232,7 @@ keys p
 see '^Module +\[Hits\] .* cpu0 +cpu1$' "p adds per-CPU columns"
 see '^vmlinux +118 .* 88 +30$' "vmlinux hits per CPU"
 keys p
-see '^Module +\[Hits\] +CPU ms +%Kernel +%Machine +Hits/s$' "p again removes them"
+see '^Module +\[Hits\] +CPU ms +%Kernel +%Machine +Hits/s +Trend$' "p again removes them"
 keys q
 
 # colour, NO_COLOR, --no-color

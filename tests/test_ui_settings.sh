@@ -10,30 +10,32 @@ X="$TMP/xdg"
 RC="$X/kerntop/kerntoprc"
 
 ui_replay 100 30 XDG_CONFIG_HOME="$X"
-see '^Module +\[Hits\] +CPU ms +%Kernel +%Machine +Hits/s$' "no file: the default columns and sort"
+see '^Module +\[Hits\] +CPU ms +%Kernel +%Machine +Hits/s +Trend$' "no file: the default columns and sort"
 keys s
-see '^Module +Hits +CPU ms +%Kernel +%Machine +\[Hits/s\]$' "s: sort by Hits/s"
+see '^Module +Hits +CPU ms +%Kernel +%Machine +\[Hits/s\] +Trend$' "s: sort by Hits/s"
 keys r
-see '\[Hits/s\]\^$' "r: reversed"
+see '\[Hits/s\]\^ +Trend$' "r: reversed"
 keys i
 see 'idle hidden' "i: idle hidden"
 keys +
 see 'window 20s' "+: a 20 s window"
 keys p
-see '^Module +Hits +CPU ms +%Kernel +%Machine +\[Hits/s\]\^ +cpu0 +cpu1' "p: per-CPU columns"
+see '^Module +Hits +CPU ms +%Kernel +%Machine +\[Hits/s\]\^ +Trend +cpu0 +cpu1' "p: per-CPU columns"
 keys H
 see 'hide columns \(comma list, empty shows all\):' "H prompts for the columns to hide"
 keys 'cpu ms, %machine' Enter
-see '^Module +Hits +%Kernel +\[Hits/s\]\^ +cpu0 +cpu1' "CPU ms and %Machine hidden (titles in any case)"
+see '^Module +Hits +%Kernel +\[Hits/s\]\^ +Trend +cpu0 +cpu1' "CPU ms and %Machine hidden (titles in any case)"
 see 'hidden: CPU ms,%Machine \(O saves it\)' "H says what is hidden"
 keys H C-u 'hits' Enter
-see "no optional column 'hits': H hides CPU ms, %Machine, Hits/s" "H refuses a column that cannot go, listing those that can"
+see "no optional column 'hits': H hides CPU ms, %Machine, Hits/s, Δ%, Ratio, Trend" "H refuses a column that cannot go, listing those that can"
 keys H C-u 'CPU ms,%Machine,Hits/s' Enter
-see '^Module +\[Hits\] +%Kernel +cpu0 +cpu1' "hiding the sort column sorts by Hits again"
+see '^Module +\[Hits\] +%Kernel +Trend +cpu0 +cpu1' "hiding the sort column sorts by Hits again"
 keys s
-see '^\[Module\] +Hits +%Kernel +cpu0' "s skips the hidden columns"
+see '^Module +Hits +%Kernel +\[Trend\] +cpu0' "s: the Trend (rising), the next column not hidden"
 keys s
-see '^Module +\[Hits\] +%Kernel +cpu0' "s: back to Hits"
+see '^\[Module\] +Hits +%Kernel +Trend +cpu0' "s skips the hidden columns"
+keys s
+see '^Module +\[Hits\] +%Kernel +Trend +cpu0' "s: back to Hits"
 keys H C-u 'CPU ms,%Machine' Enter s r
 keys d C-u 2 Enter
 see 'refresh every 2s' "d: a 2 s refresh"
@@ -70,13 +72,13 @@ is "$(ls -A "$X/kerntop")" "kerntoprc" "no temp file left beside it"
 
 # the next start applies them
 ui_replay 100 30 XDG_CONFIG_HOME="$X"
-see '^Module +Hits +%Kernel +\[Hits/s\]\^ +cpu0 +cpu1' "restart: columns hidden, per-CPU columns on, saved sort"
+see '^Module +Hits +%Kernel +\[Hits/s\]\^ +Trend +cpu0 +cpu1' "restart: columns hidden, per-CPU columns on, saved sort"
 see 'window 20s' "restart: the 20 s window"
 see 'idle hidden' "restart: idle hidden"
 see '  irq-owner  idle hidden' "restart: irq-owner on"
 rows_are '^Module' "[user] nosym e1000e vmlinux" "restart: sorted by the saved column (rate), reversed, without idle"
 keys H C-u Enter
-see '^Module +Hits +CPU ms +%Kernel +%Machine +\[Hits/s\]\^ +cpu0' "H with nothing: every column back, sort column marked"
+see '^Module +Hits +CPU ms +%Kernel +%Machine +\[Hits/s\]\^ +Trend +cpu0' "H with nothing: every column back, sort column marked"
 no_stderr
 
 # the command line wins; --no-config ignores the file
@@ -84,7 +86,7 @@ ui_replay 100 30 XDG_CONFIG_HOME="$X" -- -w 5
 see 'window 5s' "-w on the command line wins over window = 20"
 see 'idle hidden' "and the rest of the file still applies"
 ui_replay 100 30 XDG_CONFIG_HOME="$X" -- --no-config
-see '^Module +\[Hits\] +CPU ms +%Kernel +%Machine +Hits/s$' "--no-config: default columns and sort"
+see '^Module +\[Hits\] +CPU ms +%Kernel +%Machine +Hits/s +Trend$' "--no-config: default columns and sort"
 see 'window 10s' "--no-config: default window"
 unseen 'idle hidden' "--no-config: idle shown"
 unseen 'irq-owner' "--no-config: irq-owner off"

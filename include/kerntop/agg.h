@@ -29,7 +29,22 @@ enum kt_sort {
 	KT_SORT_HITS,      /* most hits first */
 	KT_SORT_NAME,      /* A..Z */
 	KT_SORT_RATE,      /* highest rate in the newest slice first ("hot right now") */
+	KT_SORT_RISING,    /* highest kt_row.rising first (the trend's newest points against
+			    * the older ones, docs/history.md) */
+	KT_SORT_DELTA,     /* highest kt_row.delta_pct first (share grown most since the baseline) */
+	KT_SORT_RATIO,     /* highest kt_row.rate_ratio first (appeared rows first) */
 };
+
+/* A row against the baseline (kt_agg_set_baseline). */
+enum kt_base_state {
+	KT_BASE_NONE,   /* no baseline, or a view without one */
+	KT_BASE_BOTH,   /* in the baseline and now */
+	KT_BASE_NEW,    /* appeared: not in the baseline */
+	KT_BASE_GONE,   /* vanished: in the baseline, no hits now (a row added with hits 0) */
+};
+
+/* Points of a trend series at most: past it, neighbouring slices are summed into one. */
+#define KT_TREND_MAX 60
 
 #define KT_ANY UINT32_MAX
 #define KT_CPUSET_WORDS(ncpu) (((ncpu) + 63) / 64)
@@ -64,6 +79,9 @@ struct kt_query {
 	uint32_t limit;      /* 0 = every row */
 	int per_cpu;         /* fill kt_row.per_cpu */
 	uint32_t max_depth;  /* trees: 0 = unlimited */
+	/* flat views: fill kt_row.trend with up to this many points (0: none, unless sorting by
+	 * KT_SORT_RISING, which computes them; capped at KT_TREND_MAX) */
+	uint32_t trend;
 };
 
 struct kt_row {
@@ -96,6 +114,19 @@ struct kt_row {
 	int32_t tid;             /* tasks view */
 	uint32_t ctx_kind;       /* contexts view: enum kt_ctx_kind (row.id is the context id) */
 	uint8_t irq_helper;      /* flat function views: the function re-enables interrupts */
+	/* the trend (flat views, when asked): the row's hits in each point of
+	 * kt_summary.trend_points, oldest first, owned by the result; its largest value; and
+	 * rising, in hits/s: the mean of the newest third of the points (at least one) minus the
+	 * mean of the older ones (0 with fewer than 2 points) */
+	const uint32_t *trend;
+	uint32_t trend_peak;
+	double rising;
+	/* against the baseline (flat views but lines, when one is set): the share now minus the
+	 * share in the baseline in percentage points, the rate now over the rate then (INFINITY
+	 * for an appeared row), the baseline's hits */
+	uint8_t base_state; /* enum kt_base_state */
+	double delta_pct, rate_ratio;
+	uint64_t base_hits;
 };
 
 struct kt_summary {
@@ -114,6 +145,9 @@ struct kt_summary {
 	uint64_t irq_helper;     /* kernel hits in IRQ-enabling helpers, before --irq-owner */
 	uint64_t stacked;        /* hits with a call chain (contexts need them) */
 	int irq_owner;           /* --irq-owner charging is on */
+	/* the trend of the last query that asked for one: points per row, seconds per point */
+	uint32_t trend_points;
+	double trend_point_s;
 };
 
 struct kt_result {
@@ -139,6 +173,11 @@ void kt_agg_free(struct kt_agg *a);
 int kt_agg_query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);
 void kt_result_free(struct kt_result *r);
 
+/* The newest complete slice's kernel busy and idle shares of the machine's capacity (every
+ * CPU, no filter), in %: the history meters' per-refresh figures (docs/history.md). Returns
+ * 0, or -ENOENT before a slice is complete. */
+int kt_agg_recent_split(struct kt_agg *a, double *busy_pct, double *idle_pct);
+
 /* Header figures under a filter. */
 void kt_agg_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum);
 
@@ -149,6 +188,11 @@ void kt_filter_all(struct kt_filter *f);
  * and in the summary. Off by default. */
 void kt_agg_set_irq_owner(struct kt_agg *a, int on);
 int kt_agg_irq_owner(const struct kt_agg *a);
+
+/* Queries read per-refresh projections of the window's hits (merged on the dimensions they
+ * do not read; on by default). Off, every query scans the window's tuples as before issue 14:
+ * the same answers, kept so a benchmark and the equivalence test can compare both ways. */
+void kt_agg_set_projection(struct kt_agg *a, int on);
 
 /* The layers the aggregator reads, for writers that need names (reports). */
 struct kt_symbols *kt_agg_symbols(const struct kt_agg *a);
@@ -179,6 +223,52 @@ const char *kt_agg_module_name(const struct kt_agg *a, uint32_t module);
  * - kt_agg_summary counts kernel/user/idle regardless of hide_idle. */
 
 const char *kt_view_name(enum kt_view v);
+
+/* Baselines (agg_baseline.c, docs/history.md): per-row hits of another time, keyed by name
+ * (module; module and function; "cpuN"; command and pid/tid; context label) so they compare
+ * across runs, with the baseline's samples, idle samples and covered seconds. */
+struct kt_baseline;
+int kt_baseline_new(const char *source, struct kt_baseline **out);
+void kt_baseline_free(struct kt_baseline *b);
+/* Adds hits to a row: view is MODULES, TOPFUNCS (functions), CPUS, TASKS or CONTEXTS; module
+ * for functions, tid/pid ("PID/TID") for tasks, else NULL. */
+int kt_baseline_add(struct kt_baseline *b, enum kt_view v, const char *module, const char *name,
+		    uint64_t hits, int idle);
+void kt_baseline_set_totals(struct kt_baseline *b, uint64_t samples, uint64_t idle,
+			    double covered_s);
+uint64_t kt_baseline_samples(const struct kt_baseline *b);
+double kt_baseline_covered(const struct kt_baseline *b);
+const char *kt_baseline_source(const struct kt_baseline *b);
+/* The baseline's hits of a row, 0 when it has none. */
+uint64_t kt_baseline_hits(const struct kt_baseline *b, enum kt_view v, const char *module,
+			  const char *name);
+/* Every row of the agg's current totals (no filter), as a baseline named source. */
+int kt_baseline_capture(struct kt_agg *a, const char *source, struct kt_baseline **out);
+/* A kerntop JSON report (its last line, the last report): modules, functions, cpu and
+ * contexts rows (as many as the report holds: --top cuts them) and its totals. Returns 0, or
+ * -EINVAL with the reason in err. */
+int kt_baseline_from_json(const char *text, size_t len, const char *source,
+			  struct kt_baseline **out, char *err, size_t errlen);
+/* Rows of view v in the baseline, for --diff: calls fn for each (module may be NULL). */
+void kt_baseline_each(const struct kt_baseline *b, enum kt_view v,
+		      void (*fn)(void *ctx, const char *module, const char *name, uint64_t hits,
+				 int idle),
+		      void *ctx);
+/* Sets the baseline the flat queries compare with (taking ownership; the previous one is
+ * freed; NULL clears it). */
+void kt_agg_set_baseline(struct kt_agg *a, struct kt_baseline *b);
+const struct kt_baseline *kt_agg_baseline(const struct kt_agg *a);
+
+/* A trend point's level on an 8-step ramp scaled to the row's peak: 0 for no hits, 1..8
+ * otherwise (ceil(v * 8 / peak), so the peak is 8 and any hit at least 1). */
+static inline int kt_trend_level(uint32_t v, uint32_t peak)
+{
+	if (!v || !peak)
+		return 0;
+	if (v >= peak)
+		return 8;
+	return (int)(((uint64_t)v * 8 + peak - 1) / peak);
+}
 
 /* Annotate (agg_annotate.c): one function's instructions with their exact-address hits. */
 struct kt_annot_insn {

@@ -42,6 +42,9 @@ int kt_batch_new(const struct kt_batch_env *env, struct kt_batch **out, char *er
 /* Closes the --log file (not the output: kt_batch_finish does); safe with NULL. */
 void kt_batch_free(struct kt_batch *b);
 
+/* The refresh tick begins (before main.c advances the window and drains): --log's
+ * refresh_ms counts from here to the end of kt_batch_tick's report. */
+void kt_batch_tick_start(struct kt_batch *b, uint64_t now_ns);
 /* The refresh tick: a report (except folded stacks and a pprof -o FILE, one profile written at
  * the end) and a --log line. KT_BATCH_CONTINUE, KT_BATCH_DONE, or -1 with a message. */
 int kt_batch_tick(struct kt_batch *b, char *err, size_t errlen);

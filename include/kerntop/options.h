@@ -61,6 +61,9 @@ struct kt_options {
 	/* viewer */
 	int color;                /* 1 unless --no-color or NO_COLOR is set */
 	int mouse;                /* 1 unless --no-mouse */
+	int ascii;                /* --ascii: ASCII sparklines even in a UTF-8 locale */
+	const char *baseline;     /* --baseline FILE: a JSON report, recording or perf script */
+	const char *diff_a, *diff_b; /* --diff A B */
 	const char *snapshot_dir; /* --snapshot-dir DIR, default "." */
 	int no_config;            /* --no-config: the saved settings file is not read */
 

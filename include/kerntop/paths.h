@@ -15,6 +15,8 @@
 #define KT_PATH_KERNEL_NOTES "/sys/kernel/notes"
 #define KT_PATH_KCORE "/proc/kcore"
 #define KT_PATH_LOCKDOWN "/sys/kernel/security/lockdown"
+/* why kallsyms reads as 0s (with KT_PATH_PERF_PARANOID, here under the sysroot) */
+#define KT_PATH_KPTR_RESTRICT "/proc/sys/kernel/kptr_restrict"
 
 /* the live source (CPU lists and task names under the sysroot; perf's limits are the real
  * machine's, read without it) */

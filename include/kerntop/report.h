@@ -149,4 +149,10 @@ int kt_report_pprof(FILE *out, const struct kt_window *w, struct kt_symbols *s,
 /* A fresh snapshot file name in dir: kerntop-YYYYmmdd-HHMMSS[-N].EXT that does not exist. */
 int kt_report_snapshot_path(const char *dir, enum kt_format f, char *out, size_t len);
 
+/* --diff (report_diff.c, docs/history.md): what changed from baseline a to b, per module,
+ * function and context, sorted by the absolute change in share, with a two-proportion z-test
+ * per row; text, json or csv; at most top rows per level (0: all). */
+int kt_report_diff(FILE *out, enum kt_format f, const struct kt_baseline *a,
+		   const struct kt_baseline *b, uint32_t top);
+
 #endif

@@ -149,6 +149,9 @@ int kt_sym_frames(struct kt_symbols *s, uint64_t addr, struct kt_sym_frame *out,
 const char *kt_sym_build_id(struct kt_symbols *s, uint32_t module);
 
 void kt_sym_stats(const struct kt_symbols *s, struct kt_sym_stats *st);
+/* Lookups that could not allocate (they returned location 1, [user]): a profile built from
+ * them would be wrong, so the caller ends the run. */
+uint64_t kt_sym_nomem(const struct kt_symbols *s);
 
 /* The built-in idle list, comma-separated (for --help, docs and tests). */
 const char *kt_sym_default_idle(void);

@@ -103,6 +103,10 @@ int kt_window_cumulative(const struct kt_window *w);
 /* The current totals (window or since start, per the mode): a dense array of non-zero
  * counts, valid until the next add/advance/mode change. */
 const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n);
+/* The rolling totals in place, without the dense copy: n entries stride bytes apart, those
+ * with hits == 0 free, in kt_window_hits's order; NULL in cumulative mode (use
+ * kt_window_hits). Valid until the next add/advance/mode change. */
+const struct kt_hit *kt_window_tuples(const struct kt_window *w, size_t *n, size_t *stride);
 /* Hits and lost samples of the current totals. */
 uint64_t kt_window_total(const struct kt_window *w);
 uint64_t kt_window_lost(const struct kt_window *w);
@@ -111,12 +115,40 @@ uint64_t kt_window_covered(const struct kt_window *w);
 /* Hits of the newest complete slice and its length: the "now" rate for sorting by rate. */
 const struct kt_hit *kt_window_recent(const struct kt_window *w, size_t *n, uint64_t *len_ns);
 
+/* Allocations that failed in the window (a hit, stack, task or name it could not hold): the
+ * totals then miss something, so the caller must not report them as they are. */
+uint64_t kt_window_nomem(const struct kt_window *w);
+
+/* The trend (per-slice counts, docs/history.md): the complete slices of the rolling window
+ * (the open newest slice is not one), read without copying. An entry names a rolling tuple
+ * by its id (below kt_window_ntuples; kt_window_tuple gives its key) and its count in that
+ * slice. Valid until the next add/advance/span change. */
+struct kt_slice_hit {
+	uint32_t tuple;
+	uint32_t loc; /* the tuple's location, so a reader grouping by location need not
+		       * look the tuple up (issue 14: the trend at 256 CPUs) */
+	uint64_t count;
+};
+/* Complete slices in the rolling window: at most the span's slices minus the open one. */
+uint32_t kt_window_slices_done(const struct kt_window *w);
+/* The entries of the complete slice age slices before the open one (1 = the newest
+ * complete slice); NULL and *n = 0 past kt_window_slices_done. */
+const struct kt_slice_hit *kt_window_slice_hits(const struct kt_window *w, uint32_t age,
+						size_t *n);
+/* Rolling tuple ids are below this; kt_window_tuple is NULL for a free id. */
+uint32_t kt_window_ntuples(const struct kt_window *w);
+const struct kt_hit *kt_window_tuple(const struct kt_window *w, uint32_t id);
+
 /* Bytes held by the window (slices, tuple tables, stacks, tasks): the memory-bound check. */
 size_t kt_window_mem(const struct kt_window *w);
 /* Live interned stacks (referenced by a slice or by the since-start totals). */
 uint32_t kt_window_nstacks(const struct kt_window *w);
 /* Distinct (location, stack, CPU, task) tuples in the since-start totals. */
 uint32_t kt_window_ncum(const struct kt_window *w);
+/* A number that changes whenever the hits kt_window_hits or kt_window_recent hand out may
+ * have changed (an add, an advance, a mode or span change, a retirement): a reader that
+ * derives tables from them rebuilds only when it moved. */
+uint64_t kt_window_gen(const struct kt_window *w);
 /* Slice length in ns, and the source time of the newest sample or advance. */
 uint64_t kt_window_slice(const struct kt_window *w);
 uint64_t kt_window_end(const struct kt_window *w);

@@ -1,0 +1,193 @@
+#!/bin/bash
+# Scale (issue 14): kerntop replaying a big machine at recorded speed with -d 1, what the live
+# loop would do there, today's build against the design before issue 14 in the same run.
+#   bench/bench_scale.sh [BUILD_DIR]
+# Environment: SCALE_BASE=ff163ee (the "before" commit: the window and queries before issue
+# 14, with --log's refresh times), SCALE_CPUS=256, SCALE_SECS=15 (seconds of samples: the 10 s
+# window is full for the last 5), SCALE_DEPTH=32 (the -g run's chain depth; 0 skips it),
+# SCALE_MODEL="2 64 256 1024" (CPU counts of the cost model, today's build only; empty skips
+# it), SCALE_MODEL_SECS=11 (its seconds of samples: the window is full at the last tick), BENCH_DIR (inputs and the before build; kept between runs).
+# 1. builds the before commit's kerntop once (git archive into BENCH_DIR/base-COMMIT);
+# 2. bench_bigmachine writes SCALE_CPUS CPUs x 997 Hz x SCALE_SECS s (8 tasks per CPU, 5000
+#    functions with a Zipf spread), without chains and with SCALE_DEPTH-frame chains;
+# 3. each build replays each input: kerntop -b --replay FILE -d 1 --log LOG (recorded speed);
+#    own CPU = (user + system) / seconds of samples, peak RSS = getrusage's maxrss, refresh =
+#    the tick lines' refresh_ms (p50, p99, max), lost = generated - delivered samples; then
+#    the viewer replaying it in a 200x50 tmux pane (kerntop --replay FILE --log LOG): own CPU
+#    from /proc/PID/schedstat, VmHWM, and its refresh (query + draw) from the log;
+# 4. the cost model: per CPU count, ns per sample (--speed max), window bytes per tuple and
+#    refresh ms (paced).
+# Prints one table per input with before, after, after/before and the issue's target.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+build=${1:-${top_builddir:-$top/build}}
+K=${KERNTOP:-$build/kerntop}
+GEN=$build/bench/bench_bigmachine
+base=${SCALE_BASE:-ff163ee}
+ncpu=${SCALE_CPUS:-256}
+secs=${SCALE_SECS:-15}
+depth=${SCALE_DEPTH:-32}
+model=${SCALE_MODEL-2 64 256 1024}
+msecs=${SCALE_MODEL_SECS:-11}
+dir=${BENCH_DIR:-/tmp/kerntop-bench-scale}
+[ -x "$K" ] || { echo "bench_scale: build $K first" >&2; exit 2; }
+[ -x "$GEN" ] || { echo "bench_scale: build $GEN first (make check builds it)" >&2; exit 2; }
+mkdir -p "$dir"
+
+# --- 1. the before build ---
+B=$dir/base-$base
+if [ ! -x "$B/build/kerntop" ]; then
+	echo "bench_scale: building the before commit $base in $B (once)"
+	rm -rf "$B" && mkdir -p "$B/src" "$B/build"
+	git -C "$top" archive "$base" | tar -x -C "$B/src" || { echo "bench_scale: no commit $base in $top" >&2; exit 1; }
+	(cd "$B/src" && ./autogen.sh && cd "$B/build" && ../src/configure CFLAGS="-O2 -g" && make -j2 kerntop) \
+		>"$B/build.log" 2>&1 || { tail -20 "$B/build.log"; echo "bench_scale: the before build failed" >&2; exit 1; }
+fi
+OLD=$B/build/kerntop
+
+# --- 2. inputs ---
+gen() { # gen NAME ARGS...: DIR/NAME/big.ktrec, made once per set of arguments
+	local d=$dir/$1
+	shift
+	mkdir -p "$d"
+	if [ "$(cat "$d/params" 2>/dev/null)" != "$*" ] || [ ! -s "$d/big.ktrec" ]; then
+		"$GEN" "$@" "$d" >"$d/gen.out" || exit 1
+		echo "$*" >"$d/params"
+	fi
+	sed 's/^bench_bigmachine: //' "$d/gen.out"
+}
+
+# --- 3. paced replays ---
+# run BINARY FILE LOG [ARGS]: prints "cpu_s rss_kib wall_s" of one paced replay
+run() {
+	local bin=$1 f=$2 log=$3
+	shift 3
+	rm -f "$log"
+	python3 - "$bin" "$f" "$log" "$@" <<'PY'
+import os, resource, subprocess, sys, time
+bin, f, log = sys.argv[1:4]
+t0 = time.monotonic()
+p = subprocess.run([bin, "-b", "--replay", f, "-d", "1", "--log", log] + sys.argv[4:],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+wall = time.monotonic() - t0
+if p.returncode:
+    sys.exit("bench_scale: %s failed: %s" % (bin, p.stderr.decode()[-300:]))
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.3f %d %.3f" % (ru.ru_utime + ru.ru_stime, ru.ru_maxrss, wall))
+PY
+}
+# stats LOG: "p50 p99 max ticks delivered window_mem cum" of the tick lines
+stats() {
+	python3 - "$1" <<'PY'
+import re, sys
+ms, last = [], ""
+for l in open(sys.argv[1]):
+    m = re.search(r" (tick|final): .*refresh_ms=([0-9.]+)", l)
+    if m:
+        if m.group(1) == "tick":
+            ms.append(float(m.group(2)))
+        last = l
+ms.sort()
+pick = lambda q: ms[min(len(ms) - 1, int(q * len(ms)))] if ms else 0
+g = lambda k: re.search(" " + k + r"=(\d+)", last).group(1)
+print("%.1f %.1f %.1f %d %s %s %s" % (pick(0.5), pick(0.99), ms[-1] if ms else 0, len(ms),
+                                     g("samples"), g("window_mem"), g("cum")))
+PY
+}
+ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print('%.2f' % (a / b) if b else '-')" "$1" "$2"; }
+pct() { python3 -c "import sys; print('%.1f' % (100 * float(sys.argv[1]) / float(sys.argv[2])))" "$1" "$2"; }
+mib() { python3 -c "import sys; print('%.1f' % (int(sys.argv[1]) / 1024))" "$1"; }
+
+compare() { # compare NAME CPU_TARGET RSS_TARGET
+	local name=$1 ct=$2 rt=$3 f=$dir/$1/big.ktrec n
+	n=$(sed -n 's/^bench_bigmachine: \([0-9]*\) samples.*/\1/p' "$dir/$name/gen.out")
+	cat "$f" >/dev/null
+	read -r oc orss ow < <(run "$OLD" "$f" "$dir/$name/old.log") || exit 1
+	read -r op50 op99 omax oticks osamp omem ocum < <(stats "$dir/$name/old.log")
+	read -r nc nrss nw < <(run "$K" "$f" "$dir/$name/new.log") || exit 1
+	read -r np50 np99 nmax nticks nsamp nmem ncum < <(stats "$dir/$name/new.log")
+	echo
+	echo "$name: $(cat "$dir/$name/params"); file $(du -h "$f" | cut -f1) (read whole into memory by both builds)"
+	printf '%-38s %12s %12s %8s  %s\n' metric "before" "after" "ratio" "target (met?)"
+	row() { printf '%-38s %12s %12s %8s  %s\n' "$1" "$2" "$3" "$(ratio "$3" "$2")" "$4"; }
+	met() { python3 -c "import sys; print('-' if sys.argv[2] == '-' else 'yes' if float(sys.argv[1]) <= float(sys.argv[2]) else 'NO')" "$1" "$2"; }
+	row "own CPU, % of one core" "$(pct "$oc" "$secs")" "$(pct "$nc" "$secs")" "<= $ct ($(met "$(pct "$nc" "$secs")" "$ct"))"
+	row "wall s of the ${secs} s replay" "$ow" "$nw" "(a replay that falls behind takes longer)"
+	row "peak RSS, MiB" "$(mib "$orss")" "$(mib "$nrss")" "<= $rt ($(met "$(mib "$nrss")" "$rt"))"
+	row "refresh p50, ms" "$op50" "$np50" ""
+	row "refresh p99, ms ($nticks ticks)" "$op99" "$np99" "<= 20 ($(met "$np99" 20))"
+	row "refresh max, ms" "$omax" "$nmax" ""
+	row "window_mem at the end, MiB" "$(mib $((omem / 1024)))" "$(mib $((nmem / 1024)))" ""
+	row "samples lost (generated - delivered)" "$((n - osamp))" "$((n - nsamp))" "0 ($( [ $((n - nsamp)) = 0 ] && echo yes || echo NO))"
+	command -v tmux >/dev/null || { echo "(no tmux: the viewer rows are left out)"; return; }
+	read -r ovc ovh < <(view "$OLD" "$f" "$dir/$name/oldui.log")
+	read -r vp50 vp99 vmax vn < <(vstats "$dir/$name/oldui.log")
+	read -r nvc nvh < <(view "$K" "$f" "$dir/$name/newui.log")
+	read -r wp50 wp99 wmax wn < <(vstats "$dir/$name/newui.log")
+	row "viewer: own CPU, % of one core" "$(pct "$ovc" "$secs")" "$(pct "$nvc" "$secs")" "<= $ct ($(met "$(pct "$nvc" "$secs")" "$ct"))"
+	row "viewer: peak RSS, MiB" "$(mib "$ovh")" "$(mib "$nvh")" "<= $rt ($(met "$(mib "$nvh")" "$rt"))"
+	row "viewer: refresh p50, ms (query + draw)" "$vp50" "$wp50" ""
+	row "viewer: refresh p99, ms ($wn refreshes)" "$vp99" "$wp99" "<= 20 ($(met "$wp99" 20))"
+}
+
+# view BINARY FILE LOG: "cpu_s hwm_kib" of the viewer replaying FILE in tmux until its end
+S=kt-scale-$$
+tm() { tmux -L "$S" -f /dev/null "$@"; }
+trap 'tm kill-server >/dev/null 2>&1' EXIT
+view() {
+	local bin=$1 f=$2 log=$3 pid a b h
+	rm -f "$log"
+	tm kill-session -t v >/dev/null 2>&1
+	tm new-session -d -s v -x 200 -y 50 "exec $bin --replay $f --log $log"
+	pid=$(tm display-message -p -t v '#{pane_pid}')
+	# the replay's last sample and two more ticks (a viewer that falls behind is cut there)
+	sleep "$((${secs%.*} + 2))"
+	b=$(awk '{ print $1 }' /proc/"$pid"/schedstat 2>/dev/null)
+	h=$(awk '/^VmHWM:/ { print $2 }' /proc/"$pid"/status 2>/dev/null)
+	tm kill-session -t v >/dev/null 2>&1
+	echo "$(python3 -c "print('%.3f' % (${b:-0} / 1e9))") ${h:-0}"
+}
+# vstats LOG: "p50 p99 max refreshes" of the viewer's refresh lines (query + draw)
+vstats() {
+	python3 - "$1" <<'PY'
+import re, sys
+ms = sorted(float(m.group(1)) + float(m.group(2)) for m in
+            (re.search(r"refresh: query ([0-9.]+) ms, draw ([0-9.]+) ms", l) for l in open(sys.argv[1])) if m)
+pick = lambda q: ms[min(len(ms) - 1, int(q * len(ms)))] if ms else 0
+print("%.1f %.1f %.1f %d" % (pick(0.5), pick(0.99), ms[-1] if ms else 0, len(ms)))
+PY
+}
+
+echo "bench_scale: before = $base ($(git -C "$top" log -1 --format=%s "$base" 2>/dev/null | cut -c1-60)), after = $K"
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
+gen nog -c "$ncpu" -s "$secs"
+compare nog 5 64
+if [ "$depth" != 0 ]; then
+	gen g -c "$ncpu" -s "$secs" -g "$depth"
+	compare g 10 "-"
+fi
+
+# --- 4. cost model (today's build) ---
+if [ -n "$model" ]; then
+	echo
+	echo "cost model (after; without chains, 8 tasks per CPU, 5000 functions, 10 s window, -d 1):"
+	printf '%6s %10s %12s %14s %12s %12s %12s\n' CPUs samples "ns/sample" "bytes/tuple" "refresh p50" "refresh p99" "CPU % core"
+	for c in $model; do
+		gen "m$c" -c "$c" -s "$msecs" >/dev/null
+		f=$dir/m$c/big.ktrec
+		n=$(sed -n 's/^bench_bigmachine: \([0-9]*\) samples.*/\1/p' "$dir/m$c/gen.out")
+		t0=$(date +%s.%N)
+		"$K" -b --replay "$f" --speed max --log "$dir/m$c/max.log" >/dev/null 2>&1
+		t1=$(date +%s.%N)
+		read -r cc _ _ < <(run "$K" "$f" "$dir/m$c/paced.log")
+		read -r p50 p99 _ _ _ mem _ < <(stats "$dir/m$c/paced.log")
+		# tuples in the window: at most its samples; bytes per sample of the window is the bound
+		ws=$(grep ' tick: ' "$dir/m$c/paced.log" | tail -1 | sed -n 's/.*window_samples=\([0-9]*\).*/\1/p')
+		printf '%6s %10s %12s %14s %12s %12s %12s\n' "$c" "$n" \
+			"$(python3 -c "print('%.0f' % (($t1 - $t0) * 1e9 / $n))")" \
+			"$(python3 -c "print('%.0f' % ($mem / max(1, ${ws:-1})))")" "$p50" "$p99" "$(pct "$cc" "$msecs")"
+	done
+	echo "(bytes/tuple: window_mem / samples in the window, an upper bound per distinct key)"
+fi

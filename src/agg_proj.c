@@ -1,0 +1,178 @@
+/* Projections of the window's hits (issue 14): a query reads only some of a hit's dimensions
+ * (the location always; the CPU, task, context or stack only when its filter or its grouping
+ * does), so the hits are merged once on the dimensions it does not read, and every query of
+ * the same refresh that needs no more reads the short table instead of every (location,
+ * stack, CPU, task, context) tuple. On a 256-CPU machine the tuples are about as many as the
+ * samples of the window, the (location, context) pairs a few thousand. Cached per window
+ * generation; first-seen order is kept, so rows come out in the order the full scan gives. */
+#include "config.h"
+
+#include <string.h>
+
+#include "agg_impl.h"
+#include "kerntop/util.h"
+
+/* A projection is dropped when it would keep more than this share of the tuples: merging
+ * would then cost more than it saves, and its copy would only add memory. */
+#define PROJ_MAX_SHARE 8
+
+unsigned kt_agg_filter_needs(const struct kt_filter *f)
+{
+	unsigned need = 0;
+
+	if (f->cpu != KT_ANY || f->cpuset)
+		need |= KT_NEED_CPU;
+	if (f->task != KT_ANY)
+		need |= KT_NEED_TASK;
+	if (f->ctx != KT_ANY)
+		need |= KT_NEED_CTX;
+	return need;
+}
+
+struct pkey {
+	const struct kt_proj *p;
+	const struct kt_hit *h;
+};
+
+static int pkey_eq(const void *ctx, uint32_t id)
+{
+	const struct pkey *k = ctx;
+	const struct kt_hit *a = &k->p->h[id], *b = k->h;
+
+	return a->loc == b->loc && a->stack == b->stack && a->cpu == b->cpu && a->task == b->task &&
+	       a->ctx == b->ctx;
+}
+
+/* Merges src (n entries stride bytes apart; those with no hits skipped) into p on the
+ * dimensions of need; -E2BIG when the result is not worth keeping. */
+static int build(struct kt_proj *p, const struct kt_hit *src, size_t n, size_t stride,
+		 unsigned need)
+{
+	size_t max = n / PROJ_MAX_SHARE + 64;
+
+	p->n = 0;
+	kt_idx_clear(&p->idx);
+	for (size_t i = 0; i < n; i++) {
+		struct kt_hit k = *(const struct kt_hit *)((const char *)src + i * stride);
+		struct pkey pk = {p, &k};
+		uint32_t pos, id, hh;
+
+		if (!k.hits)
+			continue;
+
+		if (!(need & KT_NEED_CPU))
+			k.cpu = 0;
+		if (!(need & KT_NEED_TASK))
+			k.task = 0;
+		if (!(need & KT_NEED_STACK))
+			k.stack = k.stack != 0; /* only "had a chain" is read (the summary) */
+		hh = kt_hash4(k.loc, k.stack ^ k.ctx << 24, k.cpu, k.task);
+		id = kt_idx_find(&p->idx, hh, pkey_eq, &pk, &pos);
+		if (id != UINT32_MAX) {
+			p->h[id].hits += k.hits;
+			continue;
+		}
+		if (p->n >= max)
+			return -E2BIG;
+		if (kt_grow((void **)&p->h, &p->cap, p->n + 1, sizeof(*p->h)) < 0 ||
+		    kt_idx_insert(&p->idx, hh, p->n, pos) < 0)
+			return -ENOMEM;
+		p->h[p->n++] = k;
+	}
+	return 0;
+}
+
+const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsigned need, size_t *n,
+				 uint64_t *len_ns)
+{
+	uint64_t gen = kt_window_gen(a->w), rlen = 0;
+	struct kt_proj *p = NULL;
+	const struct kt_hit *src;
+	size_t sn, stride = sizeof(*src);
+
+	/* the context is always kept: (location, context) pairs are hardly more than the
+	 * locations, and the contexts view then shares the modules' and functions' projection */
+	need = (need & KT_NEED_ALL) | KT_NEED_CTX;
+	if (which == KT_PROJ_RAW && !a->irq_owner)
+		which = KT_PROJ_TOTALS; /* the same hits */
+	for (uint32_t i = 0; i < KT_AGG_NPROJ; i++) {
+		struct kt_proj *c = &a->proj[i];
+
+		if (c->valid && c->gen == gen && c->which == which && c->need == need &&
+		    c->owner == a->irq_owner) {
+			c->used = ++a->proj_clock;
+			if (len_ns)
+				*len_ns = c->len_ns;
+			if (c->pass)
+				break; /* not worth projecting: the source, below */
+			*n = c->n;
+			return c->h;
+		}
+	}
+	if (need != KT_NEED_ALL && a->project && which != KT_PROJ_RECENT && !a->irq_owner &&
+	    !a->proj_wide[which][need] && (src = kt_window_tuples(a->w, &sn, &stride))) {
+		/* the rolling tuples read in place: no dense copy of them is made */
+	} else if (which == KT_PROJ_RECENT) {
+		src = kt_agg_recent(a, &sn, &rlen);
+	} else if (which == KT_PROJ_RAW) {
+		src = kt_window_hits(a->w, &sn);
+	} else {
+		src = kt_agg_hits(a, &sn);
+	}
+	if (len_ns)
+		*len_ns = rlen;
+	*n = sn;
+	if (need == KT_NEED_ALL || !a->project)
+		return src;
+	/* a projection too wide to be worth it is not rebuilt on every refresh */
+	if (a->proj_wide[which][need] && a->proj_wide[which][need]++ % KT_AGG_PROJ_RETRY)
+		return src;
+	/* the least recently used slot: a query holds at most two projections at once */
+	for (uint32_t i = 0; i < KT_AGG_NPROJ; i++) {
+		struct kt_proj *c = &a->proj[i];
+
+		if (c->valid && c->gen == gen && c->which == which && c->need == need &&
+		    c->owner == a->irq_owner)
+			return src; /* found above as not worth it */
+		if (!p || !c->valid || (p->valid && c->used < p->used))
+			p = c;
+	}
+	p->valid = 1;
+	p->gen = gen;
+	p->which = which;
+	p->need = need;
+	p->owner = a->irq_owner;
+	p->len_ns = rlen;
+	p->used = ++a->proj_clock;
+	p->pass = build(p, src, sn, stride, need) < 0;
+	a->proj_wide[which][need] = p->pass;
+	if (p->pass) {
+		/* give the memory back: a table this wide is read as it is */
+		free(p->h);
+		p->h = NULL;
+		p->cap = 0;
+		p->n = 0;
+		kt_idx_free(&p->idx);
+		if (stride != sizeof(*src))
+			return kt_agg_hits(a, n); /* the in-place tuples are not dense */
+		return src;
+	}
+	*n = p->n;
+	return p->h;
+}
+
+void kt_agg_set_projection(struct kt_agg *a, int on)
+{
+	a->project = !!on;
+	memset(a->proj_wide, 0, sizeof(a->proj_wide));
+	for (uint32_t i = 0; i < KT_AGG_NPROJ; i++)
+		a->proj[i].valid = 0;
+}
+
+void kt_agg_proj_free(struct kt_agg *a)
+{
+	for (uint32_t i = 0; i < KT_AGG_NPROJ; i++) {
+		free(a->proj[i].h);
+		kt_idx_free(&a->proj[i].idx);
+	}
+}
