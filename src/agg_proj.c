@@ -88,26 +88,40 @@ static int build(struct kt_proj *p, const struct kt_hit *src, size_t n, size_t s
 	return 0;
 }
 
-/* Merges the samples of the cursor's slices into p: no tuple table is made. With
- * KT_NEED_FUNC a location is replaced by its function's representative (kt_agg_loc). */
-static int build_log(struct kt_agg *a, struct kt_proj *p, struct kt_window_cursor *c,
+/* Merges the samples of cursor c's slices into p: no tuple table is made. With KT_NEED_FUNC
+ * a location is replaced by its function's representative (kt_agg_loc). With the CPU or the
+ * task needed, one CPU's log is merged at a time, so the table being probed holds one CPU's
+ * keys and stays in the cache (a task without its CPU may then appear once per CPU it ran
+ * on: every reader sums, and a task rarely leaves its CPU). */
+static int build_log(struct kt_agg *a, struct kt_proj *p, const struct kt_window_cursor *c0,
 		     unsigned need)
 {
+	uint32_t nlog = need & (KT_NEED_CPU | KT_NEED_TASK) ? kt_window_logs(a->w) : 1;
 	struct kt_hit buf[512];
 	size_t n;
 	int r;
 
 	p->n = 0;
 	kt_idx_clear(&p->idx);
-	while ((n = kt_window_read(a->w, c, buf, sizeof(buf) / sizeof(buf[0])))) {
-		for (size_t i = 0; i < n; i++) {
-			uint32_t rep;
+	for (uint32_t log = 0; log < nlog; log++) {
+		struct kt_window_cursor c = *c0;
+		uint32_t before = p->n;
 
-			if ((need & KT_NEED_FUNC) && (rep = kt_agg_loc(a, buf[i].loc)->rep) != UINT32_MAX)
-				buf[i].loc = rep;
-			if ((r = merge(p, buf[i], need, SIZE_MAX)) < 0)
-				return r;
+		if (nlog > 1)
+			kt_window_cursor_log(&c, log);
+		while ((n = kt_window_read(a->w, &c, buf, sizeof(buf) / sizeof(buf[0])))) {
+			for (size_t i = 0; i < n; i++) {
+				uint32_t rep;
+
+				if ((need & KT_NEED_FUNC) &&
+				    (rep = kt_agg_loc(a, buf[i].loc)->rep) != UINT32_MAX)
+					buf[i].loc = rep;
+				if ((r = merge(p, buf[i], need, SIZE_MAX)) < 0)
+					return r;
+			}
 		}
+		if (p->n != before && log + 1 < nlog)
+			kt_idx_clear(&p->idx);
 	}
 	return 0;
 }

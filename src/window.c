@@ -10,6 +10,8 @@
 
 #include "window_impl.h"
 
+static void slice_free(struct slice *s);
+
 static uint32_t slices_for(uint64_t span, uint64_t slice)
 {
 	uint64_t n = (span + slice - 1) / slice;
@@ -51,7 +53,7 @@ void kt_window_free(struct kt_window *w)
 		return;
 	kt_window_addr_free(w);
 	for (uint32_t i = 0; i < w->nslices; i++)
-		free(w->ring[i].r);
+		slice_free(&w->ring[i]);
 	free(w->ring);
 	free(w->nar.t);
 	kt_idx_free(&w->nar.idx);
@@ -163,28 +165,58 @@ static void table_clear(struct wtable *t)
 	t->live = 0;
 }
 
-/* Decodes record i of slice s into h (hits = its count); returns the records it took. */
-static inline uint32_t rec_decode(const struct slice *s, uint32_t i, struct kt_hit *h)
+/* Decodes record i of log li of a slice into h (hits = its count); returns the records it took. */
+static inline uint32_t rec_decode(const struct wlog *l, uint32_t li, uint32_t i, struct kt_hit *h)
 {
-	const struct wrec *r = &s->r[i];
+	const struct wrec *r = &l->r[i];
 
 	h->loc = r->loc;
 	h->stack = r->stack;
 	h->task = r->task;
 	if (r->cpu != WREC_WIDE) {
-		h->cpu = r->cpu;
+		h->cpu = li - 1;
 		h->ctx = r->ctx;
 		h->hits = 1;
 		return 1;
 	}
 	{
-		const struct wrec_wide *x = (const struct wrec_wide *)(const void *)&s->r[i + 1];
+		const struct wrec_wide *x = (const struct wrec_wide *)(const void *)&l->r[i + 1];
 
 		h->cpu = x->cpu;
 		h->ctx = x->ctx;
 		h->hits = x->count;
 	}
 	return 2;
+}
+
+/* Reads up to max hits of slice s from log *li, record *pos on, through log end - 1. */
+static size_t slice_read(const struct slice *s, uint32_t *li, uint32_t *pos, uint32_t end,
+			 struct kt_hit *buf, size_t max)
+{
+	size_t n = 0;
+
+	if (end > s->nlog)
+		end = s->nlog;
+	while (*li < end && n < max) {
+		const struct wlog *l = &s->log[*li];
+
+		while (*pos < l->n && n < max)
+			*pos += rec_decode(l, *li, *pos, &buf[n++]);
+		if (*pos < l->n)
+			break;
+		*pos = 0;
+		++*li;
+	}
+	return n;
+}
+
+static void slice_free(struct slice *s)
+{
+	for (uint32_t i = 0; i < s->nlog; i++)
+		free(s->log[i].r);
+	free(s->log);
+	s->log = NULL;
+	s->nlog = 0;
 }
 
 /* The table only shrinks here, so the index never has to grow. */
@@ -229,12 +261,14 @@ void kt_window_cum_remap(struct kt_window *w, const uint32_t *map)
  * rolling totals and the references of their tasks and stacks. */
 static void slice_expire(struct kt_window *w, struct slice *s)
 {
-	for (uint32_t i = 0; i < s->n;) {
-		struct kt_hit h;
-		uint32_t c, id;
+	uint32_t li = 0, pos = 0;
+	struct kt_hit h;
+
+	w->expiring = ++w->stamp;
+	while (slice_read(s, &li, &pos, UINT32_MAX, &h, 1)) {
+		uint32_t c, id, at;
 		struct hit_key k;
 
-		i += rec_decode(s, i, &h);
 		if (!w->no_cum) {
 			c = cum_entry(w, h.loc, h.stack, h.cpu, h.task, h.ctx);
 			if (c != UINT32_MAX) {
@@ -246,12 +280,8 @@ static void slice_expire(struct kt_window *w, struct slice *s)
 		}
 		k = (struct hit_key){(const struct kt_hit *)w->nar.t, sizeof(*w->nar.t), h.loc,
 				     h.stack != 0, 0, 0, h.ctx};
-		{
-			uint32_t pos;
-
-			id = kt_idx_find(&w->nar.idx, hit_hash(h.loc, h.stack != 0, 0, 0, h.ctx),
-					 hit_eq, &k, &pos);
-		}
+		id = kt_idx_find(&w->nar.idx, hit_hash(h.loc, h.stack != 0, 0, 0, h.ctx), hit_eq,
+				 &k, &at);
 		if (id != UINT32_MAX) {
 			w->nar.t[id].h.hits -= h.hits;
 			if (!w->nar.t[id].h.hits)
@@ -260,10 +290,12 @@ static void slice_expire(struct kt_window *w, struct slice *s)
 		kt_window_stack_unref(w, h.stack, 1);
 		kt_window_task_unref(w, h.task);
 	}
+	w->expiring = 0;
 	w->total -= s->hits;
 	w->lost -= s->lost;
 	w->base_lost += s->lost;
-	s->n = 0;
+	for (uint32_t i = 0; i < s->nlog; i++)
+		s->log[i].n = 0;
 	s->hits = 0;
 	s->lost = 0;
 	w->out_dirty = 1;
@@ -279,11 +311,12 @@ static void recent_from(struct kt_window *w, const struct slice *s, uint64_t len
 	w->recent_len = len;
 	w->recent_slice = 0;
 	kt_idx_clear(&w->recentidx);
-	for (uint32_t i = 0; i < s->n;) {
+	for (uint32_t li = 0, at = 0;;) {
 		struct kt_hit h;
 		uint32_t hash, pos, id;
 
-		i += rec_decode(s, i, &h);
+		if (!slice_read(s, &li, &at, UINT32_MAX, &h, 1))
+			break;
 		k.base = w->recent;
 		k.loc = h.loc;
 		k.stack = h.stack;
@@ -371,7 +404,8 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 		       uint32_t cpu, uint32_t task, uint32_t ctx, uint64_t count)
 {
 	struct slice *s;
-	uint32_t id, nrec;
+	struct wlog *l;
+	uint32_t id, nrec, li;
 	int wide;
 
 	if (!count)
@@ -386,10 +420,23 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 			rotate_to(w, k);
 	}
 	s = &w->ring[w->newest % w->nslices];
-	wide = count != 1 || cpu >= WREC_WIDE || ctx >= WREC_WIDE;
+	li = cpu < WLOG_CPUS ? cpu + 1 : 0;
+	wide = count != 1 || !li || ctx >= WREC_WIDE;
 	nrec = wide ? 2 : 1;
-	if (kt_grow((void **)&s->r, &s->cap, s->n + nrec, sizeof(*s->r)) < 0) {
-		w->nomem++; /* the hit is dropped, totals stay consistent; the caller is told */
+	if (li >= s->nlog) {
+		uint32_t old = s->nlog;
+
+		if (kt_grow((void **)&s->log, &s->nlog, li + 1, sizeof(*s->log)) < 0) {
+			w->nomem++; /* the hit is dropped, totals stay consistent; the caller is told */
+			return;
+		}
+		memset(s->log + old, 0, (s->nlog - old) * sizeof(*s->log));
+		if (s->nlog > w->nlog)
+			w->nlog = s->nlog;
+	}
+	l = &s->log[li];
+	if (kt_grow((void **)&l->r, &l->cap, l->n + nrec, sizeof(*l->r)) < 0) {
+		w->nomem++;
 		return;
 	}
 	id = table_entry(&w->nar, loc, stack != 0, 0, 0, ctx);
@@ -401,12 +448,12 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 	if (wide) {
 		struct wrec_wide x = {cpu, ctx, count};
 
-		s->r[s->n] = (struct wrec){loc, stack, task, WREC_WIDE, 0};
-		memcpy(&s->r[s->n + 1], &x, sizeof(x));
+		l->r[l->n] = (struct wrec){loc, stack, task, WREC_WIDE, 0};
+		memcpy(&l->r[l->n + 1], &x, sizeof(x));
 	} else {
-		s->r[s->n] = (struct wrec){loc, stack, task, (uint16_t)cpu, (uint16_t)ctx};
+		l->r[l->n] = (struct wrec){loc, stack, task, 0, (uint16_t)ctx};
 	}
-	s->n += nrec;
+	l->n += nrec;
 	kt_window_stack_ref(w, stack, 1);
 	kt_window_task_ref(w, task);
 	s->hits += count;
@@ -451,12 +498,12 @@ void kt_window_set_span(struct kt_window *w, uint64_t span_ns)
 		uint64_t d = (w->newest % o + o - i) % o;
 
 		if (d > w->newest) {
-			free(w->ring[i].r);
+			slice_free(&w->ring[i]);
 		} else if (d < keep) {
 			ring[(w->newest - d) % n] = w->ring[i];
 		} else {
 			slice_expire(w, &w->ring[i]);
-			free(w->ring[i].r);
+			slice_free(&w->ring[i]);
 		}
 	}
 	free(w->ring);
@@ -666,8 +713,11 @@ size_t kt_window_mem(const struct kt_window *w)
 {
 	size_t m = sizeof(*w) + (size_t)w->nslices * sizeof(*w->ring);
 
-	for (uint32_t i = 0; i < w->nslices; i++)
-		m += (size_t)w->ring[i].cap * sizeof(*w->ring[i].r);
+	for (uint32_t i = 0; i < w->nslices; i++) {
+		m += (size_t)w->ring[i].nlog * sizeof(*w->ring[i].log);
+		for (uint32_t j = 0; j < w->ring[i].nlog; j++)
+			m += (size_t)w->ring[i].log[j].cap * sizeof(*w->ring[i].log[j].r);
+	}
 	m += (size_t)w->nar.cap * sizeof(*w->nar.t) + kt_idx_mem(&w->nar.idx);
 	m += (size_t)w->full.cap * sizeof(*w->full.t) + kt_idx_mem(&w->full.idx);
 	m += (size_t)w->cumcap * sizeof(*w->cum) + kt_idx_mem(&w->cumidx);
@@ -700,15 +750,17 @@ uint32_t kt_window_slices_done(const struct kt_window *w)
 
 void kt_window_cursor_rolling(const struct kt_window *w, struct kt_window_cursor *c)
 {
-	c->pos = 0;
+	*c = (struct kt_window_cursor){0};
 	c->slice = w->newest + 1 > w->nslices ? w->newest + 1 - w->nslices : 0;
 	c->last = w->started ? w->newest : 0;
+	c->log_end = UINT32_MAX;
 	c->done = !w->started;
 }
 
 void kt_window_cursor_slice(const struct kt_window *w, uint32_t age, struct kt_window_cursor *c)
 {
-	c->pos = 0;
+	*c = (struct kt_window_cursor){0};
+	c->log_end = UINT32_MAX;
 	c->done = !age || age > kt_window_slices_done(w);
 	c->slice = c->last = c->done ? 0 : w->newest - age;
 }
@@ -716,10 +768,9 @@ void kt_window_cursor_slice(const struct kt_window *w, uint32_t age, struct kt_w
 int kt_window_cursor_recent(const struct kt_window *w, struct kt_window_cursor *c,
 			    uint64_t *len_ns)
 {
-	c->pos = 0;
-	c->done = 0;
+	*c = (struct kt_window_cursor){0};
+	c->log_end = UINT32_MAX;
 	if (w->started && w->newest == 0) {
-		c->slice = c->last = 0;
 		*len_ns = w->end - w->origin;
 		return 0;
 	}
@@ -730,6 +781,18 @@ int kt_window_cursor_recent(const struct kt_window *w, struct kt_window_cursor *
 	return 0;
 }
 
+uint32_t kt_window_logs(const struct kt_window *w)
+{
+	return w->nlog;
+}
+
+void kt_window_cursor_log(struct kt_window_cursor *c, uint32_t log)
+{
+	c->log = c->log_first = log;
+	c->log_end = log + 1;
+	c->pos = 0;
+}
+
 size_t kt_window_read(const struct kt_window *w, struct kt_window_cursor *c, struct kt_hit *buf,
 		      size_t max)
 {
@@ -737,11 +800,12 @@ size_t kt_window_read(const struct kt_window *w, struct kt_window_cursor *c, str
 
 	while (!c->done && n < max) {
 		const struct slice *s = &w->ring[c->slice % w->nslices];
+		uint32_t end = c->log_end < s->nlog ? c->log_end : s->nlog;
 
-		while (c->pos < s->n && n < max)
-			c->pos += rec_decode(s, c->pos, &buf[n++]);
-		if (c->pos < s->n)
-			break;
+		n += slice_read(s, &c->log, &c->pos, end, buf + n, max - n);
+		if (c->log < end)
+			break; /* buf is full */
+		c->log = c->log_first;
 		c->pos = 0;
 		if (c->slice++ == c->last)
 			c->done = 1;

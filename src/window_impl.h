@@ -19,9 +19,18 @@ struct wrec_wide {
 	uint64_t count;
 };
 
-struct slice {
+/* The samples of a slice are logged by CPU, so a reader can merge one CPU at a time in a
+ * small table: log 0 holds CPUs from WLOG_CPUS on (their CPU in a wide record), log i + 1
+ * CPU i, where the record's cpu field is 0 (or WREC_WIDE). */
+#define WLOG_CPUS 8192u
+struct wlog {
 	struct wrec *r;
 	uint32_t n, cap; /* records */
+};
+
+struct slice {
+	struct wlog *log;
+	uint32_t nlog; /* logs allocated (zeroed when new) */
 	uint64_t hits, lost;
 };
 
@@ -85,6 +94,7 @@ struct kt_window {
 	uint64_t origin, end;
 	uint64_t newest;    /* slice number of the newest slice */
 	uint32_t nslices;   /* slices the rolling totals span */
+	uint32_t nlog;	    /* the most logs a slice has */
 	struct slice *ring; /* nslices entries, slot k % nslices */
 
 	/* rolling totals: the narrow ones, (location, context, whether a chain was sampled), kept
@@ -128,6 +138,9 @@ struct kt_window {
 	struct kt_idx taskidx;
 	uint32_t max_idle, nidle; /* live tasks without rolling hits, and the cap on them */
 	uint64_t stamp; /* retirement order of tasks and stacks */
+	/* while a slice expires, the one stamp of everything it lets go: its samples are read
+	 * by CPU, not in time order, so what left in one slice leaves together (ties: ids) */
+	uint64_t expiring;
 	uint32_t group[KT_WINDOW_GROUPS], ngroup;
 	struct wname *names; /* ring of KT_WINDOW_NAMES retired names */
 	uint32_t namehead;

@@ -121,7 +121,7 @@ const struct kt_hit *kt_window_narrow(const struct kt_window *w, size_t *n, size
  * the next add/advance/span change. */
 struct kt_window_cursor {
 	uint64_t slice, last;
-	uint32_t pos;
+	uint32_t log, log_first, log_end, pos;
 	int done;
 };
 /* Every slice of the rolling window, the open one too. */
@@ -133,6 +133,12 @@ void kt_window_cursor_slice(const struct kt_window *w, uint32_t age, struct kt_w
  * read from its log with its length; -1 when only kt_window_recent has it (a copy). */
 int kt_window_cursor_recent(const struct kt_window *w, struct kt_window_cursor *c,
 			    uint64_t *len_ns);
+/* The samples are logged by CPU: a reader that merges one log at a time keeps a small table
+ * (a CPU's distinct keys, not the machine's). Logs are numbered below kt_window_logs; log
+ * CPU + 1 holds one CPU's samples, log 0 those of CPUs past 8191. */
+uint32_t kt_window_logs(const struct kt_window *w);
+/* Restricts a fresh cursor to one log. */
+void kt_window_cursor_log(struct kt_window_cursor *c, uint32_t log);
 /* Fills buf with up to max hits from the cursor; 0 at the end. */
 size_t kt_window_read(const struct kt_window *w, struct kt_window_cursor *c, struct kt_hit *buf,
 		      size_t max);
