@@ -73,6 +73,11 @@ struct kt_proj {
 #define KT_AGG_NPROJ 4
 #define KT_AGG_PROJ_RETRY 16
 
+/* A location's entry in the projection being built from one CPU's log (agg_proj.c). */
+struct kt_dense {
+	uint32_t stamp, id;
+};
+
 struct kt_agg {
 	struct kt_window *w;
 	struct kt_symbols *s;
@@ -97,6 +102,8 @@ struct kt_agg {
 	int project;
 	struct kt_proj proj[KT_AGG_NPROJ];
 	uint64_t proj_clock;
+	struct kt_dense *dense; /* per location, stamped per log */
+	uint32_t densecap, dstamp;
 	/* per source and dimension set: requests since a projection was found not worth it
 	 * (0: worth it, or never tried); it is tried again every KT_AGG_PROJ_RETRY requests */
 	uint32_t proj_wide[3][KT_NEED_ALL + 1];

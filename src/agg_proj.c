@@ -44,21 +44,29 @@ static int pkey_eq(const void *ctx, uint32_t id)
 }
 
 /* Merges hit k into p on the dimensions of need; -E2BIG when p would pass max entries. */
-static inline int merge(struct kt_proj *p, struct kt_hit k, unsigned need, size_t max)
+static inline void mask(struct kt_hit *k, unsigned need)
 {
-	struct pkey pk = {p, &k};
+	if (!(need & KT_NEED_CPU))
+		k->cpu = 0;
+	if (!(need & KT_NEED_TASK))
+		k->task = 0;
+	if (!(need & KT_NEED_STACK))
+		k->stack = k->stack != 0; /* only "had a chain" is read (the summary) */
+}
+
+/* Merges the masked hit k into p; its entry's id in *idp (when not NULL). */
+static inline int merge_masked(struct kt_proj *p, const struct kt_hit *k, size_t max,
+			       uint32_t *idp)
+{
+	struct pkey pk = {p, k};
 	uint32_t pos, id, hh;
 
-	if (!(need & KT_NEED_CPU))
-		k.cpu = 0;
-	if (!(need & KT_NEED_TASK))
-		k.task = 0;
-	if (!(need & KT_NEED_STACK))
-		k.stack = k.stack != 0; /* only "had a chain" is read (the summary) */
-	hh = kt_hash4(k.loc, k.stack ^ k.ctx << 24, k.cpu, k.task);
+	hh = kt_hash4(k->loc, k->stack ^ k->ctx << 24, k->cpu, k->task);
 	id = kt_idx_find(&p->idx, hh, pkey_eq, &pk, &pos);
 	if (id != UINT32_MAX) {
-		p->h[id].hits += k.hits;
+		p->h[id].hits += k->hits;
+		if (idp)
+			*idp = id;
 		return 0;
 	}
 	if (p->n >= max)
@@ -66,8 +74,16 @@ static inline int merge(struct kt_proj *p, struct kt_hit k, unsigned need, size_
 	if (kt_grow((void **)&p->h, &p->cap, p->n + 1, sizeof(*p->h)) < 0 ||
 	    kt_idx_insert(&p->idx, hh, p->n, pos) < 0)
 		return -ENOMEM;
-	p->h[p->n++] = k;
+	if (idp)
+		*idp = p->n;
+	p->h[p->n++] = *k;
 	return 0;
+}
+
+static inline int merge(struct kt_proj *p, struct kt_hit k, unsigned need, size_t max)
+{
+	mask(&k, need);
+	return merge_masked(p, &k, max, NULL);
 }
 
 /* Merges src (n entries stride bytes apart; those with no hits skipped) into p on the
@@ -103,21 +119,56 @@ static int build_log(struct kt_agg *a, struct kt_proj *p, const struct kt_window
 
 	p->n = 0;
 	kt_idx_clear(&p->idx);
+	if (nlog > 1) {
+		uint32_t old = a->densecap;
+
+		if (kt_grow((void **)&a->dense, &a->densecap, kt_sym_nlocs(a->s) + 1,
+			    sizeof(*a->dense)) < 0)
+			return -ENOMEM;
+		memset(a->dense + old, 0, (a->densecap - old) * sizeof(*a->dense)); /* stamp 0: none */
+	}
 	for (uint32_t log = 0; log < nlog; log++) {
 		struct kt_window_cursor c = *c0;
-		uint32_t before = p->n;
+		uint32_t before = p->n, stamp;
 
-		if (nlog > 1)
+		if (nlog > 1) {
 			kt_window_cursor_log(&c, log);
+			if (++a->dstamp == 0) { /* wrapped: every slot's stamp is stale again */
+				memset(a->dense, 0, a->densecap * sizeof(*a->dense));
+				a->dstamp = 1;
+			}
+		}
+		stamp = a->dstamp;
 		while ((n = kt_window_read(a->w, &c, buf, sizeof(buf) / sizeof(buf[0])))) {
 			for (size_t i = 0; i < n; i++) {
+				struct kt_hit *k = &buf[i];
+				struct kt_dense *d;
 				uint32_t rep;
 
 				if ((need & KT_NEED_FUNC) &&
-				    (rep = kt_agg_loc(a, buf[i].loc)->rep) != UINT32_MAX)
-					buf[i].loc = rep;
-				if ((r = merge(p, buf[i], need, SIZE_MAX)) < 0)
+				    (rep = kt_agg_loc(a, k->loc)->rep) != UINT32_MAX)
+					k->loc = rep;
+				mask(k, need);
+				/* one CPU's log: most keys of a location are one entry, found
+				 * through the location without hashing */
+				d = nlog > 1 && k->loc < a->densecap ? &a->dense[k->loc] : NULL;
+				if (d && d->stamp == stamp) {
+					struct kt_hit *e = &p->h[d->id];
+
+					if (e->stack == k->stack && e->cpu == k->cpu &&
+					    e->task == k->task && e->ctx == k->ctx) {
+						e->hits += k->hits;
+						continue;
+					}
+					d = NULL; /* a second key of the location: the hash */
+				}
+				if (d) {
+					if ((r = merge_masked(p, k, SIZE_MAX, &d->id)) < 0)
+						return r;
+					d->stamp = stamp;
+				} else if ((r = merge_masked(p, k, SIZE_MAX, NULL)) < 0) {
 					return r;
+				}
 			}
 		}
 		if (p->n != before && log + 1 < nlog)
@@ -266,6 +317,7 @@ void kt_agg_set_projection(struct kt_agg *a, int on)
 
 void kt_agg_proj_free(struct kt_agg *a)
 {
+	free(a->dense);
 	for (uint32_t i = 0; i < KT_AGG_NPROJ; i++) {
 		free(a->proj[i].h);
 		kt_idx_free(&a->proj[i].idx);
