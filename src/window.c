@@ -57,6 +57,7 @@ void kt_window_free(struct kt_window *w)
 	free(w->ring);
 	free(w->nar.t);
 	kt_idx_free(&w->nar.idx);
+	free(w->narloc);
 	free(w->full.t);
 	kt_idx_free(&w->full.idx);
 	kt_idx_free(&w->recentidx);
@@ -165,6 +166,40 @@ static void table_clear(struct wtable *t)
 	t->live = 0;
 }
 
+/* The narrow entry of (loc, chain or not, ctx): first through the location's slot, which
+ * holds the entry of its usual key (a location nearly always has one context), then the hash.
+ * create: make it when missing. UINT32_MAX when missing (or out of memory). */
+static uint32_t narrow_entry(struct kt_window *w, uint32_t loc, uint32_t chain, uint32_t ctx,
+			     int create)
+{
+	uint32_t id;
+
+	if (loc < w->narloccap && w->narloc[loc]) {
+		const struct kt_hit *h = &w->nar.t[w->narloc[loc] - 1].h;
+
+		if (h->hits && h->loc == loc && h->stack == chain && h->ctx == ctx)
+			return w->narloc[loc] - 1;
+	}
+	if (create) {
+		id = table_entry(&w->nar, loc, chain, 0, 0, ctx);
+	} else {
+		struct hit_key k = {(const struct kt_hit *)w->nar.t, sizeof(*w->nar.t), loc, chain,
+				    0, 0, ctx};
+		uint32_t at;
+
+		id = kt_idx_find(&w->nar.idx, hit_hash(loc, chain, 0, 0, ctx), hit_eq, &k, &at);
+	}
+	if (id != UINT32_MAX && loc >= w->narloccap) {
+		uint32_t old = w->narloccap;
+
+		if (kt_grow((void **)&w->narloc, &w->narloccap, loc + 1, sizeof(*w->narloc)) == 0)
+			memset(w->narloc + old, 0, (w->narloccap - old) * sizeof(*w->narloc));
+	}
+	if (id != UINT32_MAX && loc < w->narloccap)
+		w->narloc[loc] = id + 1;
+	return id;
+}
+
 /* Decodes record i of log li of a slice into h (hits = its count); returns the records it took. */
 static inline uint32_t rec_decode(const struct wlog *l, uint32_t li, uint32_t i, struct kt_hit *h)
 {
@@ -266,8 +301,7 @@ static void slice_expire(struct kt_window *w, struct slice *s)
 
 	w->expiring = ++w->stamp;
 	while (slice_read(s, &li, &pos, UINT32_MAX, &h, 1)) {
-		uint32_t c, id, at;
-		struct hit_key k;
+		uint32_t c, id;
 
 		if (!w->no_cum) {
 			c = cum_entry(w, h.loc, h.stack, h.cpu, h.task, h.ctx);
@@ -278,10 +312,7 @@ static void slice_expire(struct kt_window *w, struct slice *s)
 				w->nomem++;
 			}
 		}
-		k = (struct hit_key){(const struct kt_hit *)w->nar.t, sizeof(*w->nar.t), h.loc,
-				     h.stack != 0, 0, 0, h.ctx};
-		id = kt_idx_find(&w->nar.idx, hit_hash(h.loc, h.stack != 0, 0, 0, h.ctx), hit_eq,
-				 &k, &at);
+		id = narrow_entry(w, h.loc, h.stack != 0, h.ctx, 0);
 		if (id != UINT32_MAX) {
 			w->nar.t[id].h.hits -= h.hits;
 			if (!w->nar.t[id].h.hits)
@@ -439,7 +470,7 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 		w->nomem++;
 		return;
 	}
-	id = table_entry(&w->nar, loc, stack != 0, 0, 0, ctx);
+	id = narrow_entry(w, loc, stack != 0, ctx, 1);
 	if (id == UINT32_MAX) {
 		w->nomem++;
 		return;
@@ -718,7 +749,8 @@ size_t kt_window_mem(const struct kt_window *w)
 		for (uint32_t j = 0; j < w->ring[i].nlog; j++)
 			m += (size_t)w->ring[i].log[j].cap * sizeof(*w->ring[i].log[j].r);
 	}
-	m += (size_t)w->nar.cap * sizeof(*w->nar.t) + kt_idx_mem(&w->nar.idx);
+	m += (size_t)w->nar.cap * sizeof(*w->nar.t) + kt_idx_mem(&w->nar.idx) +
+	     (size_t)w->narloccap * sizeof(*w->narloc);
 	m += (size_t)w->full.cap * sizeof(*w->full.t) + kt_idx_mem(&w->full.idx);
 	m += (size_t)w->cumcap * sizeof(*w->cum) + kt_idx_mem(&w->cumidx);
 	m += (size_t)w->outcap * sizeof(*w->out) + (size_t)w->recentcap * sizeof(*w->recent) +

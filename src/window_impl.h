@@ -100,6 +100,8 @@ struct kt_window {
 	/* rolling totals: the narrow ones, (location, context, whether a chain was sampled), kept
 	 * incrementally; the full tuples are materialized from the slices' logs on demand */
 	struct wtable nar;
+	uint32_t *narloc; /* per location: a narrow entry of it (id + 1), checked before use */
+	uint32_t narloccap;
 	struct wtable full;
 	uint64_t full_gen; /* gen + 1 of the materialized tuples; 0 = stale */
 	uint64_t total, lost;
