@@ -182,8 +182,8 @@ read -r p_cpu p_rss <<<"$(view_cost "$PERF top -e cpu-clock:k -F 997 -d 1")"
 row "own CPU while viewing, % of one core ($SECS s, 997 Hz x $(nproc) CPUs, refresh 1 s)" "$k_cpu" "$p_cpu" "perf top -e cpu-clock:k -F 997 -d 1" lower
 row "peak RSS while viewing, MiB (VmHWM)" "$k_rss" "$p_rss" "perf top -e cpu-clock:k -F 997 -d 1" lower
 
-# 3e. Lost samples at 997/5000/20000 Hz, user+kernel on every busy CPU, LOST_SECS each.
-for hz in 997 5000 20000; do
+# 3e. Lost samples at 997/5000/20000/50000/100000 Hz, user+kernel on every busy CPU, LOST_SECS each.
+for hz in 997 5000 20000 50000 100000; do
 	"$K" -u -b --format json -n 1 -d "$LOST_SECS" -F $hz >"$TMP/l.json" 2>"$TMP/l.err"
 	kl=$(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).readline()); print("%d/%d" % (d["lost"], d["samples"] + d["lost"]))' "$TMP/l.json" 2>/dev/null || echo "err")
 	$PERF record -q -B -N -a -e cpu-clock -F $hz -o "$TMP/l.data" -- sleep "$LOST_SECS" >/dev/null 2>&1
