@@ -282,11 +282,9 @@ static int act_annotate(struct kt_ui *ui, struct ui_screen *s)
 {
 	const struct kt_row *r = ui_sel_row(s);
 
-	if (s->ops->kind == UI_ANNOTATE)
-		return UI_R_POP;
-	if (s->ops->kind == UI_LINES)
-		return ui_open_annotate(ui, s->arg, r ? r->addr : 0);
-	if (s->ops->kind == UI_FRAMES || !r) {
+	if (s->ops->annotate)
+		return s->ops->annotate(ui, s);
+	if (!r) {
 		ui_set_status(ui, 0, "a: select a function first");
 		return UI_R_REDRAW;
 	}

@@ -133,19 +133,6 @@ void ui_col_module(const struct kt_ui *ui, const struct ui_screen *s, const stru
 	snprintf(buf, len, "%s", r->module ? r->module : "");
 }
 
-/* The identity of a row across refreshes: its id, and on a lines screen (where every row
- * carries the function's id) also its name, hashed: "hot.c:11" stays "hot.c:11". */
-static uint64_t row_key(const struct ui_screen *s, const struct kt_row *r)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	if (s->ops->kind != UI_LINES || !r->name)
-		return 0;
-	for (const unsigned char *p = (const unsigned char *)r->name; *p; p++)
-		h = (h ^ *p) * 1099511628211ull;
-	return h;
-}
-
 /* Rebuilds the visible rows after a query and finds the selected row again by its id. */
 void ui_table_sync(struct ui_screen *s)
 {
@@ -162,14 +149,12 @@ void ui_table_sync(struct ui_screen *s)
 		s->vis = v;
 		s->capvis = n;
 	}
-	if (s->ops->kind == UI_LINES) {
+	if (s->ops->flags & UI_SF_CALL_ROWS) {
 		s->vis[j++] = UI_VIS_CALLERS;
 		s->vis[j++] = UI_VIS_CALLEES;
 	}
 	for (size_t i = 0; i < s->res.nrows; i++) {
-		/* stacks: the aggregator filters flat views only; keep stacks with a frame matching
-		 */
-		if (s->ops->kind == UI_STACKS && s->text[0] &&
+		if ((s->ops->flags & UI_SF_OWN_TEXT) && s->text[0] &&
 		    !kt_contains_ci(s->res.rows[i].name, s->text))
 			continue;
 		s->vis[j++] = i;
@@ -182,7 +167,8 @@ void ui_table_sync(struct ui_screen *s)
 			if (UI_VIS_SYNTH(s->vis[i]))
 				continue;
 			r = &s->res.rows[s->vis[i]];
-			if (r->id == s->sel_id && (s->ops->kind != UI_LINES || row_key(s, r) == s->sel_key)) {
+			if (r->id == s->sel_id &&
+			    (!s->ops->row_key || s->ops->row_key(s, s->vis[i]) == s->sel_key)) {
 				s->sel = i;
 				return;
 			}
@@ -209,10 +195,8 @@ void ui_sel_set(struct ui_screen *s, size_t i)
 	s->sel_valid = r != NULL;
 	if (r) {
 		s->sel_id = r->id;
-		if (s->ops->kind == UI_LINES)
-			s->sel_key = row_key(s, r);
-		else if (s->keys && s->vis[i] < s->capkeys)
-			s->sel_key = s->keys[s->vis[i]];
+		if (s->ops->row_key)
+			s->sel_key = s->ops->row_key(s, s->vis[i]);
 	}
 }
 
@@ -270,7 +254,7 @@ static int percpu_cpus(const struct kt_ui *ui, const struct ui_screen *s, uint32
 	uint32_t n = ui_cpus_sampled(ui);
 	int k = 0;
 
-	if (!UI_PER_CPU(ui, s->ops->kind) || !s->res.sum.max_cpu)
+	if (!ui_per_cpu(ui, s) || !s->res.sum.max_cpu)
 		return 0;
 	for (uint32_t i = 0; i < n && k < MAX_PERCPU; i++) {
 		uint32_t c = ui_cpus_sampled_nth(ui, i);
@@ -477,7 +461,7 @@ void ui_table_draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 		else
 			draw_row(ui, s, &L, y + line, &s->res.rows[s->vis[i]], i == s->sel);
 	}
-	if (!s->nvis || (s->ops->kind == UI_LINES && s->nvis == 2)) {
+	if (!s->nvis || ((s->ops->flags & UI_SF_CALL_ROWS) && s->nvis == 2)) {
 		const char *msg = s->have_res
 				      ? (s->text[0] ? "no rows match the filter" : "no samples yet")
 				      : "no data (the aggregator has not answered)";
