@@ -298,6 +298,9 @@ const struct ui_key *ui_key_table(size_t *n);
 /* The key bar's choice for ui->top at ui->cols columns: pick[i] set for the entries shown,
  * with the short names and labels when narrow. Returns how many. */
 int ui_keybar_pick(const struct kt_ui *ui, int narrow, unsigned char *pick);
+/* The bar drawn: the short forms (*narrow set) when they show more keys, else the long ones;
+ * pick as above. Returns how many. */
+int ui_keybar_choose(const struct kt_ui *ui, unsigned char *pick, int *narrow);
 int ui_key(struct kt_ui *ui, int ch);
 int ui_prompt_key(struct kt_ui *ui, int ch);
 int ui_key_too_small(struct kt_ui *ui, int ch);
@@ -342,6 +345,23 @@ uint32_t ui_cpus_sampled(const struct kt_ui *ui);
 uint32_t ui_cpus_sampled_nth(const struct kt_ui *ui, uint32_t i);
 
 /* ui_table.c: the generic row list every table screen draws with */
+#define UI_MAX_COLS 32
+#define UI_MAX_PERCPU 256
+#define UI_PERCPU_W 7 /* a per-CPU column and its gap */
+#define UI_MORE_W 5   /* "+N" after the per-CPU columns that fit */
+/* Which columns a table shows at ui->cols, where and how wide. */
+struct ui_layout {
+	int n;
+	int idx[UI_MAX_COLS]; /* indexes into ops->cols, in order */
+	int x[UI_MAX_COLS], w[UI_MAX_COLS];
+	/* per-CPU columns: the CPUs shown, and how many more did not fit */
+	int npercpu, percpu_x, more;
+	uint32_t percpu[UI_MAX_PERCPU];
+};
+/* Columns are dropped from the highest ui_col.drop down until the table and every per-CPU
+ * column asked for fit; per-CPU columns that still do not fit are counted in a "+N"; the
+ * flex columns share what is left. Pure: read by the unit test tests/test_ui_layout.c. */
+void ui_layout(const struct kt_ui *ui, const struct ui_screen *s, struct ui_layout *L);
 void ui_table_draw(struct kt_ui *ui, struct ui_screen *s, int y, int h);
 void ui_table_sync(struct ui_screen *s);
 /* The screen's own sync hook, else ui_table_sync. */

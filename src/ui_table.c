@@ -9,9 +9,6 @@
 #include "kerntop/source.h"
 #include "ui_impl.h"
 
-#define PERCPU_W 7
-#define MAX_COLS 32
-
 void ui_put(int y, int x, int w, const char *s, int right)
 {
 	int len = (int)strlen(s), cells = 0;
@@ -236,17 +233,7 @@ void ui_sel_move(struct ui_screen *s, long delta, int page)
 	ui_sel_set(s, (size_t)i);
 }
 
-#define MAX_PERCPU 256
-#define MORE_W 5 /* "+N" after the per-CPU columns that fit */
 
-struct layout {
-	int n;
-	int idx[MAX_COLS];
-	int x[MAX_COLS], w[MAX_COLS];
-	/* per-CPU columns: the CPUs shown, and how many more did not fit */
-	int npercpu, percpu_x, more;
-	uint32_t percpu[MAX_PERCPU];
-};
 
 /* The per-CPU columns wanted: every sampled CPU, or those of the CPU set. */
 static int percpu_cpus(const struct kt_ui *ui, const struct ui_screen *s, uint32_t *out)
@@ -256,7 +243,7 @@ static int percpu_cpus(const struct kt_ui *ui, const struct ui_screen *s, uint32
 
 	if (!ui_per_cpu(ui, s) || !s->res.sum.max_cpu)
 		return 0;
-	for (uint32_t i = 0; i < n && k < MAX_PERCPU; i++) {
+	for (uint32_t i = 0; i < n && k < UI_MAX_PERCPU; i++) {
 		uint32_t c = ui_cpus_sampled_nth(ui, i);
 
 		if (c < s->res.sum.max_cpu && (!ui->ncpuset || ui_cpus_has(ui, c)))
@@ -266,7 +253,7 @@ static int percpu_cpus(const struct kt_ui *ui, const struct ui_screen *s, uint32
 }
 
 /* Shares the spare width among the flex columns: capped ones first, the rest to the others. */
-static void flex_share(const struct ui_col *c, struct layout *L, int spare)
+static void flex_share(const struct ui_col *c, struct ui_layout *L, int spare)
 {
 	int nflex = 0, nfree = 0, share;
 
@@ -299,14 +286,14 @@ static void flex_share(const struct ui_col *c, struct layout *L, int spare)
 
 /* Columns dropped from the least important on until the table (and every per-CPU column
  * asked for) fits; per-CPU columns that still do not fit are counted in a "+N". */
-static void layout(const struct kt_ui *ui, const struct ui_screen *s, struct layout *L)
+void ui_layout(const struct kt_ui *ui, const struct ui_screen *s, struct ui_layout *L)
 {
 	const struct ui_col *c = s->ops->cols;
-	int keep[MAX_COLS], total, x = 0, maxdrop = 0, want, need;
-	int nc = s->ops->ncols < MAX_COLS ? s->ops->ncols : MAX_COLS;
+	int keep[UI_MAX_COLS], total, x = 0, maxdrop = 0, want, need;
+	int nc = s->ops->ncols < UI_MAX_COLS ? s->ops->ncols : UI_MAX_COLS;
 
 	want = percpu_cpus(ui, s, L->percpu);
-	need = want * PERCPU_W;
+	need = want * UI_PERCPU_W;
 	for (int i = 0; i < nc; i++) {
 		keep[i] = !ui_col_hidden(ui, &c[i]);
 		if (c[i].drop > maxdrop)
@@ -327,12 +314,12 @@ static void layout(const struct kt_ui *ui, const struct ui_screen *s, struct lay
 	L->npercpu = want;
 	L->more = 0;
 	if (total + need > ui->cols) {
-		int room = (ui->cols - total - MORE_W) / PERCPU_W;
+		int room = (ui->cols - total - UI_MORE_W) / UI_PERCPU_W;
 
 		L->npercpu = room <= 0 ? 0 : room < want ? room : want;
 		L->more = want - L->npercpu;
 	}
-	total += L->npercpu * PERCPU_W + (L->more ? MORE_W : 0);
+	total += L->npercpu * UI_PERCPU_W + (L->more ? UI_MORE_W : 0);
 	L->n = 0;
 	for (int i = 0; i < nc; i++) {
 		if (!keep[i])
@@ -349,7 +336,7 @@ static void layout(const struct kt_ui *ui, const struct ui_screen *s, struct lay
 	L->percpu_x = x;
 }
 
-static void draw_colhdr(struct kt_ui *ui, struct ui_screen *s, const struct layout *L, int y)
+static void draw_colhdr(struct kt_ui *ui, struct ui_screen *s, const struct ui_layout *L, int y)
 {
 	const struct ui_col *c = s->ops->cols;
 	attr_t a = ui_attr(ui, UI_C_COLHDR, A_REVERSE);
@@ -373,18 +360,18 @@ static void draw_colhdr(struct kt_ui *ui, struct ui_screen *s, const struct layo
 		char t[16];
 
 		snprintf(t, sizeof(t), "cpu%u", L->percpu[i]);
-		ui_put(y, L->percpu_x + i * PERCPU_W, PERCPU_W - 1, t, 1);
+		ui_put(y, L->percpu_x + i * UI_PERCPU_W, UI_PERCPU_W - 1, t, 1);
 	}
 	if (L->more) {
 		char t[16];
 
 		snprintf(t, sizeof(t), "+%d", L->more);
-		ui_put(y, L->percpu_x + L->npercpu * PERCPU_W, MORE_W - 1, t, 0);
+		ui_put(y, L->percpu_x + L->npercpu * UI_PERCPU_W, UI_MORE_W - 1, t, 0);
 	}
 	attrset(A_NORMAL);
 }
 
-static void draw_row(struct kt_ui *ui, struct ui_screen *s, const struct layout *L, int y,
+static void draw_row(struct kt_ui *ui, struct ui_screen *s, const struct ui_layout *L, int y,
 		     const struct kt_row *r, int selected)
 {
 	const struct ui_col *c = s->ops->cols;
@@ -409,7 +396,7 @@ static void draw_row(struct kt_ui *ui, struct ui_screen *s, const struct layout 
 		buf[0] = 0;
 		if (r->per_cpu)
 			ui_fmt_count(r->per_cpu[L->percpu[i]], buf, sizeof(buf));
-		ui_put(y, L->percpu_x + i * PERCPU_W, PERCPU_W - 1, buf, 1);
+		ui_put(y, L->percpu_x + i * UI_PERCPU_W, UI_PERCPU_W - 1, buf, 1);
 	}
 	attrset(A_NORMAL);
 }
@@ -436,12 +423,12 @@ static void draw_synthetic(struct kt_ui *ui, struct ui_screen *s, int y, size_t 
 
 void ui_table_draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 {
-	struct layout L;
+	struct ui_layout L;
 	int line;
 
 	if (h < 2)
 		return;
-	layout(ui, s, &L);
+	ui_layout(ui, s, &L);
 	draw_colhdr(ui, s, &L, y);
 	y++;
 	h--;
