@@ -25,6 +25,46 @@
 #define KT_CS_MODE CS_MODE_ARM
 #endif
 
+#ifdef KT_CS_ARCH
+#define KT_CS_STR2(x) #x
+#define KT_CS_STR(x) KT_CS_STR2(x)
+/* The library of the major version whose capstone.h this file was compiled with. */
+#define KT_CS_SONAME "libcapstone.so." KT_CS_STR(CS_API_MAJOR)
+
+/* Capstone's functions, loaded on the first annotate (kt_dl_open). */
+static struct {
+	int loaded;
+	cs_err (*open)(cs_arch arch, cs_mode mode, csh *handle);
+	cs_err (*option)(csh handle, cs_opt_type type, size_t value);
+	cs_insn *(*malloc)(csh handle);
+	bool (*disasm_iter)(csh handle, const uint8_t **code, size_t *size, uint64_t *address,
+			    cs_insn *insn);
+	void (*free)(cs_insn *insn, size_t count);
+	cs_err (*close)(csh *handle);
+} cs;
+
+static int cs_load(char *err, size_t errlen)
+{
+	char why[256];
+	void *h;
+
+	if (cs.loaded)
+		return 0;
+	h = kt_dl_open(KT_CS_SONAME, "Capstone (Debian: libcapstone4)", why, sizeof(why));
+	if (!h || kt_dl_fn(h, KT_CS_SONAME, "cs_open", &cs.open, why, sizeof(why)) ||
+	    kt_dl_fn(h, KT_CS_SONAME, "cs_option", &cs.option, why, sizeof(why)) ||
+	    kt_dl_fn(h, KT_CS_SONAME, "cs_malloc", &cs.malloc, why, sizeof(why)) ||
+	    kt_dl_fn(h, KT_CS_SONAME, "cs_disasm_iter", &cs.disasm_iter, why, sizeof(why)) ||
+	    kt_dl_fn(h, KT_CS_SONAME, "cs_free", &cs.free, why, sizeof(why)) ||
+	    kt_dl_fn(h, KT_CS_SONAME, "cs_close", &cs.close, why, sizeof(why))) {
+		snprintf(err, errlen, "annotate: %s", why);
+		return -ENOSYS;
+	}
+	cs.loaded = 1;
+	return 0;
+}
+#endif
+
 static int push(struct kt_annotate *an, struct kt_annot_insn **out)
 {
 	if (an->ninsns == an->cap) {
@@ -148,13 +188,18 @@ int kt_agg_annotate(struct kt_agg *a, uint32_t func, struct kt_annotate *an, cha
 		size_t left = len;
 		uint64_t pc = an->start;
 
-		if (cs_open(KT_CS_ARCH, KT_CS_MODE, &h) != CS_ERR_OK) {
+		r = cs_load(err, errlen);
+		if (r < 0) {
+			free(text);
+			return r;
+		}
+		if (cs.open(KT_CS_ARCH, KT_CS_MODE, &h) != CS_ERR_OK) {
 			free(text);
 			snprintf(err, errlen, "annotate: capstone cannot open its disassembler");
 			return -ENOSYS;
 		}
-		cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-		in = cs_malloc(h);
+		cs.option(h, CS_OPT_DETAIL, CS_OPT_ON);
+		in = cs.malloc(h);
 		r = in ? 0 : -ENOMEM;
 		while (left && r == 0) {
 			struct kt_annot_insn *o;
@@ -166,7 +211,7 @@ int kt_agg_annotate(struct kt_agg *a, uint32_t func, struct kt_annotate *an, cha
 				break;
 			o->addr = ipc;
 			o->target_func = KT_ANY;
-			if (cs_disasm_iter(h, &code, &left, &pc, in)) {
+			if (cs.disasm_iter(h, &code, &left, &pc, in)) {
 				int call;
 				uint64_t t;
 
@@ -195,8 +240,8 @@ int kt_agg_annotate(struct kt_agg *a, uint32_t func, struct kt_annotate *an, cha
 			if (kt_sym_srcline(s, ipc, &o->file, &o->line) < 0)
 				o->file = NULL;
 		}
-		cs_free(in, 1);
-		cs_close(&h);
+		cs.free(in, 1);
+		cs.close(&h);
 	}
 #else
 	r = -ENOSYS;

@@ -17,6 +17,102 @@
 #include "kerntop/push.h"
 #include "kerntop/util.h"
 
+/* libcurl is loaded by the first kt_push_new (kt_dl_open), not at start: with its TLS and
+ * authentication libraries it is most of what a viewer that never pushes would map. The
+ * SONAME has been libcurl.so.4 since 2006 (curl 7.16). */
+#define KT_CURL_SONAME "libcurl.so.4"
+
+static struct {
+	int loaded;
+	void (*easy_cleanup)(CURL *curl);
+	char *(*easy_escape)(CURL *handle, const char *string, int length);
+	CURLcode (*easy_getinfo)(CURL *curl, CURLINFO info, ...);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *curl, CURLoption option, ...);
+	const char *(*easy_strerror)(CURLcode code);
+	void (*free)(void *p);
+	void (*global_cleanup)(void);
+	CURLcode (*global_init)(long flags);
+	CURLMcode (*multi_add_handle)(CURLM *multi, CURL *curl);
+	CURLMcode (*multi_cleanup)(CURLM *multi);
+	CURLMsg *(*multi_info_read)(CURLM *multi, int *msgs_in_queue);
+	CURLM *(*multi_init)(void);
+	CURLMcode (*multi_perform)(CURLM *multi, int *running);
+	CURLMcode (*multi_poll)(CURLM *multi, struct curl_waitfd extra_fds[], unsigned int extra_nfds, int timeout_ms, int *ret);
+	CURLMcode (*multi_remove_handle)(CURLM *multi, CURL *curl);
+	CURLMcode (*multi_wakeup)(CURLM *multi);
+	struct curl_slist *(*slist_append)(struct curl_slist *list, const char *data);
+	void (*slist_free_all)(struct curl_slist *list);
+} cu;
+
+static pthread_mutex_t cu_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int curl_load(char *err, size_t errlen)
+{
+	static const char *const names[] = {
+		"curl_easy_cleanup",
+		"curl_easy_escape",
+		"curl_easy_getinfo",
+		"curl_easy_init",
+		"curl_easy_setopt",
+		"curl_easy_strerror",
+		"curl_free",
+		"curl_global_cleanup",
+		"curl_global_init",
+		"curl_multi_add_handle",
+		"curl_multi_cleanup",
+		"curl_multi_info_read",
+		"curl_multi_init",
+		"curl_multi_perform",
+		"curl_multi_poll",
+		"curl_multi_remove_handle",
+		"curl_multi_wakeup",
+		"curl_slist_append",
+		"curl_slist_free_all",
+	};
+	void *const slots[] = {
+		&cu.easy_cleanup,
+		&cu.easy_escape,
+		&cu.easy_getinfo,
+		&cu.easy_init,
+		&cu.easy_setopt,
+		&cu.easy_strerror,
+		&cu.free,
+		&cu.global_cleanup,
+		&cu.global_init,
+		&cu.multi_add_handle,
+		&cu.multi_cleanup,
+		&cu.multi_info_read,
+		&cu.multi_init,
+		&cu.multi_perform,
+		&cu.multi_poll,
+		&cu.multi_remove_handle,
+		&cu.multi_wakeup,
+		&cu.slist_append,
+		&cu.slist_free_all,
+	};
+	char why[256];
+	void *h;
+	int r = 0;
+
+	pthread_mutex_lock(&cu_mu);
+	if (cu.loaded)
+		goto out;
+	h = kt_dl_open(KT_CURL_SONAME, "libcurl (Debian: libcurl4)", why, sizeof(why));
+	for (size_t i = 0; h && i < sizeof(names) / sizeof(names[0]); i++)
+		if (kt_dl_fn(h, KT_CURL_SONAME, names[i], slots[i], why, sizeof(why)) < 0)
+			h = NULL;
+	if (!h) {
+		snprintf(err, errlen, "push: %s", why);
+		r = -ENOSYS;
+		goto out;
+	}
+	cu.loaded = 1;
+out:
+	pthread_mutex_unlock(&cu_mu);
+	return r;
+}
+
 #define HEADER_FILE_MAX 65536
 
 struct item {
@@ -106,7 +202,7 @@ static size_t discard(char *ptr, size_t size, size_t nmemb, void *ud)
 static int post(struct kt_push *p, const struct item *it, char *msg, size_t msglen)
 {
 	char url[4096];
-	CURL *c = curl_easy_init();
+	CURL *c = cu.easy_init();
 	CURLMsg *m;
 	long code = 0;
 	int running = 1, left, r = 1;
@@ -120,26 +216,26 @@ static int post(struct kt_push *p, const struct item *it, char *msg, size_t msgl
 	snprintf(url, sizeof(url), "%s&from=%llu&until=%llu&format=pprof&spyName=kerntop", p->base,
 		 (unsigned long long)(it->from_ns / 1000000000ull),
 		 (unsigned long long)((it->until_ns + 999999999ull) / 1000000000ull));
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_POST, 1L);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, (const char *)it->body);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)it->len);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, p->headers);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "kerntop/" PACKAGE_VERSION);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(p->o.timeout_s * 1000));
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(p->o.timeout_s * 1000));
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+	cu.easy_setopt(c, CURLOPT_URL, url);
+	cu.easy_setopt(c, CURLOPT_POST, 1L);
+	cu.easy_setopt(c, CURLOPT_POSTFIELDS, (const char *)it->body);
+	cu.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)it->len);
+	cu.easy_setopt(c, CURLOPT_HTTPHEADER, p->headers);
+	cu.easy_setopt(c, CURLOPT_USERAGENT, "kerntop/" PACKAGE_VERSION);
+	cu.easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(p->o.timeout_s * 1000));
+	cu.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(p->o.timeout_s * 1000));
+	cu.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	cu.easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
 	/* TLS verification and the *_proxy environment are libcurl's defaults: kept */
-	curl_multi_add_handle(p->multi, c);
+	cu.multi_add_handle(p->multi, c);
 	while (running) {
 		int abort_now;
 
-		if (curl_multi_perform(p->multi, &running) != CURLM_OK)
+		if (cu.multi_perform(p->multi, &running) != CURLM_OK)
 			break;
 		if (!running)
 			break;
-		curl_multi_poll(p->multi, NULL, 0, 1000, NULL);
+		cu.multi_poll(p->multi, NULL, 0, 1000, NULL);
 		pthread_mutex_lock(&p->mu);
 		abort_now = p->abort;
 		pthread_mutex_unlock(&p->mu);
@@ -148,17 +244,17 @@ static int post(struct kt_push *p, const struct item *it, char *msg, size_t msgl
 			break;
 		}
 	}
-	while (r != -1 && (m = curl_multi_info_read(p->multi, &left)))
+	while (r != -1 && (m = cu.multi_info_read(p->multi, &left)))
 		if (m->msg == CURLMSG_DONE)
 			res = m->data.result;
-	curl_multi_remove_handle(p->multi, c);
+	cu.multi_remove_handle(p->multi, c);
 	if (r == -1) {
 		snprintf(msg, msglen, "stopped while sending");
 	} else if (res != CURLE_OK) {
-		snprintf(msg, msglen, "%s", curl_easy_strerror(res));
+		snprintf(msg, msglen, "%s", cu.easy_strerror(res));
 		r = 1;
 	} else {
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+		cu.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 		if (code >= 200 && code < 300) {
 			r = 0;
 		} else {
@@ -169,7 +265,7 @@ static int post(struct kt_push *p, const struct item *it, char *msg, size_t msgl
 			r = code >= 400 && code < 500 && code != 408 && code != 429 ? 2 : 1;
 		}
 	}
-	curl_easy_cleanup(c);
+	cu.easy_cleanup(c);
 	return r;
 }
 
@@ -264,7 +360,7 @@ static int read_headers(struct kt_push *p, const char *path, char *err, size_t e
 			free(buf);
 			return -EINVAL;
 		}
-		h = curl_slist_append(p->headers, line);
+		h = cu.slist_append(p->headers, line);
 		if (!h) {
 			free(buf);
 			snprintf(err, errlen, "push: out of memory");
@@ -302,18 +398,18 @@ static int make_base(struct kt_push *p, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	strcat(name, "}");
-	esc = curl_easy_escape(NULL, name, 0);
+	esc = cu.easy_escape(NULL, name, 0);
 	while (ulen && p->o.url[ulen - 1] == '/')
 		ulen--;
 	p->base = esc ? malloc(ulen + strlen(esc) + 32) : NULL;
 	if (!p->base) {
-		curl_free(esc);
+		cu.free(esc);
 		snprintf(err, errlen, "push: out of memory");
 		return -ENOMEM;
 	}
 	sprintf(p->base, "%.*s%s?name=%s", (int)ulen, p->o.url,
 		ulen >= 7 && !strncmp(p->o.url + ulen - 7, "/ingest", 7) ? "" : "/ingest", esc);
-	curl_free(esc);
+	cu.free(esc);
 	return 0;
 }
 
@@ -339,7 +435,12 @@ int kt_push_new(const struct kt_push_opts *o, struct kt_push **out, char *err, s
 		p->o.attempts = 4;
 	if (p->o.backoff_s <= 0)
 		p->o.backoff_s = 1;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+	r = curl_load(err, errlen);
+	if (r < 0) {
+		free(p);
+		return r;
+	}
+	if (cu.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		free(p);
 		snprintf(err, errlen, "push: libcurl failed to initialise");
 		return -EIO;
@@ -358,15 +459,15 @@ int kt_push_new(const struct kt_push_opts *o, struct kt_push **out, char *err, s
 	if (!r)
 		r = make_base(p, err, errlen);
 	if (!r) {
-		h = curl_slist_append(p->headers, "Content-Type: application/octet-stream");
+		h = cu.slist_append(p->headers, "Content-Type: application/octet-stream");
 		if (h)
 			p->headers = h;
 		/* no "Expect: 100-continue" round trip before each body */
-		h = h ? curl_slist_append(p->headers, "Expect:") : NULL;
+		h = h ? cu.slist_append(p->headers, "Expect:") : NULL;
 		if (h)
 			p->headers = h;
 		p->q = calloc(p->o.queue, sizeof(*p->q));
-		p->multi = curl_multi_init();
+		p->multi = cu.multi_init();
 		if (!h || !p->q || !p->multi) {
 			snprintf(err, errlen, "push: out of memory");
 			r = -ENOMEM;
@@ -441,7 +542,7 @@ void kt_push_finish(struct kt_push *p, double grace_s)
 		p->abort = 1;
 		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->mu);
-		curl_multi_wakeup(p->multi);
+		cu.multi_wakeup(p->multi);
 		pthread_join(p->thread, NULL);
 		p->started = 0;
 		p->st.dropped += p->n;
@@ -459,12 +560,12 @@ void kt_push_free(struct kt_push *p)
 		pop(p);
 	free(p->q);
 	if (p->multi)
-		curl_multi_cleanup(p->multi);
-	curl_slist_free_all(p->headers);
+		cu.multi_cleanup(p->multi);
+	cu.slist_free_all(p->headers);
 	free(p->base);
 	pthread_cond_destroy(&p->cv);
 	pthread_cond_destroy(&p->done);
 	pthread_mutex_destroy(&p->mu);
 	free(p);
-	curl_global_cleanup();
+	cu.global_cleanup();
 }

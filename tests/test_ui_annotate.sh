@@ -58,9 +58,16 @@ sample() { printf 'dd 100/100 [000] 100.%04d: 1003009 cpu-clock: \n\t%s f ([%s])
 ui_start 110 34 -- --replay "$TMP/s.perf" --speed max --kallsyms "$TMP/kallsyms" \
 	--modules "$TMP/modules" --vmlinux "$TMP/vmlinux" --snapshot-dir "$TMP/snap" -z vmlinux
 see '^hot_loop +7 ' "-z vmlinux: hot_loop with 7 hits"
+# Capstone is loaded on the first annotate, not at start (8 MiB of the viewer's RSS with libcurl)
+kpid=$(pgrep -nf -- "--replay $TMP/s.perf")
+maps=$(cat "/proc/$kpid/maps" 2>/dev/null)
+ok "$([ -n "$maps" ] && ! printf '%s' "$maps" | grep -q 'libcapstone\|libcurl'; echo $?)" \
+	"before the first annotate the viewer maps neither Capstone nor libcurl"
 keys a
 see '^hot_loop \(vmlinux\) 0xffffffff810000[0-9a-f]+, [0-9]+ bytes, 7 hits since start, text from vmlinux, by address' \
 	"a opens the annotate screen: function, size, hits, the text's source"
+grep -q libcapstone "/proc/$kpid/maps"
+ok $? "the annotate screen loaded Capstone"
 see "^ +5 +71\\.43 +$L5  " "the hottest instruction: 5 hits, 71.43 % of the function, at its offset"
 see "^ +2 +28\\.57 +$L9  " "the other sampled one: 2 hits"
 see '^ +hot\.c:1[01]$' "source lines interleaved"

@@ -109,6 +109,30 @@ static void test_sysroot_path(void)
 	       "a root longer than the buffer: -ENAMETOOLONG");
 }
 
+static void test_dl(void)
+{
+	char err[256] = "";
+	size_t (*len)(const char *) = NULL;
+	void *h = kt_dl_open("libkerntop-none.so.0", "the none package", err, sizeof(err));
+	void *h2;
+	int r;
+
+	ok(h == NULL, "kt_dl_open of a library that is not there: NULL");
+	ok(strstr(err, "libkerntop-none.so.0 cannot be loaded (") &&
+		   strstr(err, "; install the none package"),
+	   "its message names the library, the loader's reason and the package");
+	h = kt_dl_open("libc.so.6", "libc6", err, sizeof(err));
+	ok(h != NULL, "kt_dl_open of libc.so.6");
+	h2 = kt_dl_open("libc.so.6", "libc6", err, sizeof(err));
+	ok(h2 == h, "a second kt_dl_open gives the same handle");
+	r = kt_dl_fn(h, "libc.so.6", "strlen", &len, err, sizeof(err));
+	ok(r == 0 && len && len("four") == 4, "kt_dl_fn stores a callable function pointer");
+	r = kt_dl_fn(h, "libc.so.6", "kt_no_such_function", &len, err, sizeof(err));
+	is_int(r, -ENOENT, "a missing function: -ENOENT");
+	ok(strstr(err, "libc.so.6 has no function kt_no_such_function") != NULL,
+	   "its message names the library and the function");
+}
+
 int main(void)
 {
 	ok(mkdtemp(dir) != NULL, "temp dir");
@@ -117,6 +141,7 @@ int main(void)
 	test_dir_check();
 	test_atomic();
 	test_sysroot_path();
+	test_dl();
 	ok(kt_now_ns() > 0, "monotonic clock");
 	{
 		char *t = kt_memdup_text("abcdef", 3);

@@ -96,4 +96,13 @@ int kt_open_regular(const char *path, char *err, size_t errlen);
  * kt_open_regular). */
 int kt_read_file(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errlen);
 
+/* Optional libraries (Capstone for annotate, libcurl for --push) are loaded when first used,
+ * not at start: mapped at start they cost the viewer about 8 MiB of resident memory that
+ * most sessions never use. Opens the library SONAME once per process (never closed) and
+ * returns its handle, or NULL with "SONAME: why; install PACKAGE" in err. */
+void *kt_dl_open(const char *soname, const char *package, char *err, size_t errlen);
+/* The address of function NAME in a handle of kt_dl_open, stored into *fn (a function
+ * pointer's storage): 0, or -ENOENT with the name in err. */
+int kt_dl_fn(void *lib, const char *soname, const char *name, void *fn, char *err, size_t errlen);
+
 #endif
