@@ -19,7 +19,7 @@ struct rec_source {
 	struct kt_source *in;  /* the source recorded */
 	struct kt_recorder *rec;
 	char path[PATH_MAX];
-	int err;		 /* first recorder failure, reported by the next read */
+	int err;		  /* first recorder failure, reported by the next read */
 	const struct kt_sink *to; /* the caller's sink, during a read */
 };
 
@@ -253,8 +253,8 @@ static const struct kt_source_ops rec_ops = {
     .finish = rec_finish,
 };
 
-int kt_source_rec_wrap(struct kt_source *in, const struct kt_source_opts *o,
-		       struct kt_source **out, char *err, size_t errlen)
+int kt_source_rec_wrap(struct kt_source *in, const struct kt_source_opts *o, struct kt_source **out,
+		       char *err, size_t errlen)
 {
 	struct rec_source *w = calloc(1, sizeof(*w));
 	char ks[PATH_MAX + 32], mods[PATH_MAX + 32];
@@ -281,8 +281,8 @@ int kt_source_rec_wrap(struct kt_source *in, const struct kt_source_opts *o,
 		mp = access(mods, R_OK) == 0 ? mods : NULL;
 	}
 	snprintf(w->path, sizeof(w->path), "%s", o->record);
-	r = kt_rec_open_as(o->record, &in->info, kp, mp, o->record_uid, o->record_gid, &w->rec,
-			   err, errlen);
+	r = kt_rec_open_as(o->record, &in->info, kp, mp, o->record_uid, o->record_gid, &w->rec, err,
+			   errlen);
 	if (r < 0) {
 		rec_free(&w->base);
 		return r;

@@ -12,16 +12,16 @@
 #include "ui_impl.h"
 
 static const struct ui_screen_ops *const tables[] = {
-    &ui_modules_ops,	&ui_funcs_ops,	     &ui_topfuncs_ops,	   &ui_lines_ops,
-    &ui_cpus_ops,	&ui_tasks_ops,	     &ui_callers_ops,	   &ui_callees_ops,
+    &ui_modules_ops,	 &ui_funcs_ops,		&ui_topfuncs_ops, &ui_lines_ops,
+    &ui_cpus_ops,	 &ui_tasks_ops,		&ui_callers_ops,  &ui_callees_ops,
     &ui_stacks_func_ops, &ui_stacks_module_ops, &ui_contexts_ops,
 };
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
 
 static const struct ui_screen_ops *const screens[] = {
-    &ui_modules_ops,	  &ui_funcs_ops,   &ui_topfuncs_ops, &ui_lines_ops,   &ui_cpus_ops,
-    &ui_tasks_ops,	  &ui_callers_ops, &ui_callees_ops,  &ui_stacks_func_ops,
-    &ui_stacks_module_ops, &ui_frames_ops, &ui_help_ops,	    &ui_contexts_ops, &ui_annotate_ops,
+    &ui_modules_ops, &ui_funcs_ops,   &ui_topfuncs_ops, &ui_lines_ops,	     &ui_cpus_ops,
+    &ui_tasks_ops,   &ui_callers_ops, &ui_callees_ops,	&ui_stacks_func_ops, &ui_stacks_module_ops,
+    &ui_frames_ops,  &ui_help_ops,    &ui_contexts_ops, &ui_annotate_ops,
 };
 #define NSCREENS (sizeof(screens) / sizeof(screens[0]))
 
@@ -59,7 +59,8 @@ static void test_modules(struct kt_ui *ui, struct ui_screen *s)
 	       "75 columns: the Trend gives way first");
 	is_str(shown(ui, s, 64, &L), "Module,Hits,CPU ms,%Kernel,%Machine",
 	       "64 columns: then Hits/s (drop 3)");
-	is_str(shown(ui, s, 54, &L), "Module,Hits,%Kernel,%Machine", "54 columns: then CPU ms (drop 2)");
+	is_str(shown(ui, s, 54, &L), "Module,Hits,%Kernel,%Machine",
+	       "54 columns: then CPU ms (drop 2)");
 	is_str(shown(ui, s, 43, &L), "Module,Hits,%Kernel", "43 columns: then %Machine (drop 1)");
 	is_str(shown(ui, s, 10, &L), "Module,Hits,%Kernel",
 	       "10 columns: the columns that never drop stay");
@@ -140,28 +141,33 @@ static void test_every_table(struct kt_ui *ui, struct ui_screen *s)
 				lost += !c[i].drop && !on[i];
 				mono += prev[i] && !on[i];
 				for (int j = 0; j < nc; j++)
-					order += on[i] && c[i].drop && c[j].drop && c[j].drop < c[i].drop &&
-						 !on[j] && !ui_col_hidden(ui, &c[j]);
+					order += on[i] && c[i].drop && c[j].drop &&
+						 c[j].drop < c[i].drop && !on[j] &&
+						 !ui_col_hidden(ui, &c[j]);
 			}
 			if (cols >= minw && L.n && L.x[L.n - 1] + L.w[L.n - 1] + 1 > cols)
 				over++;
-			if (has_flex && cols >= minw && L.n && L.x[L.n - 1] + L.w[L.n - 1] + 1 != cols)
+			if (has_flex && cols >= minw && L.n &&
+			    L.x[L.n - 1] + L.w[L.n - 1] + 1 != cols)
 				fill++;
 			memcpy(prev, on, sizeof(prev));
 		}
 		snprintf(what, sizeof(what), "%s: the columns that never drop are always shown",
 			 tables[t]->name);
 		is_int(lost, 0, what);
-		snprintf(what, sizeof(what), "%s: the columns shown fit the width", tables[t]->name);
-		is_int(over, 0, what);
-		snprintf(what, sizeof(what), "%s: columns give way from the highest drop number down",
+		snprintf(what, sizeof(what), "%s: the columns shown fit the width",
 			 tables[t]->name);
+		is_int(over, 0, what);
+		snprintf(what, sizeof(what),
+			 "%s: columns give way from the highest drop number down", tables[t]->name);
 		is_int(order, 0, what);
 		snprintf(what, sizeof(what), "%s: a column shown stays shown on a wider terminal",
 			 tables[t]->name);
 		is_int(mono, 0, what);
-		snprintf(what, sizeof(what), "%s: columns in order, one blank apart, never narrower "
-			 "than their width", tables[t]->name);
+		snprintf(what, sizeof(what),
+			 "%s: columns in order, one blank apart, never narrower "
+			 "than their width",
+			 tables[t]->name);
 		is_int(place, 0, what);
 		if (has_flex) {
 			snprintf(what, sizeof(what), "%s: the flex column fills the line",
