@@ -35,7 +35,7 @@ mkdir -p "$B" "$LOG"
 	fi
 	make -j2 kerntop >"$LOG/make.log" 2>&1 || make kerntop >>"$LOG/make.log" 2>&1 || { tail -20 "$LOG/make.log"; exit 1; }
 	# The layers' bench programs and the replay helper (built, not run, by make check).
-	for p in bench/bench_symbols bench/bench_agg bench/bench_annotate bench/bench_source_live bench/bench_contexts bench/bench_bigmachine tests/test_replay_dump; do
+	for p in bench/bench_symbols bench/bench_agg bench/bench_annotate bench/bench_source_live bench/bench_contexts bench/bench_bigmachine tests/test_replay_dump tests/test_source_many; do
 		make -j2 "$p" >>"$LOG/make.log" 2>&1 || echo "bench: could not build $p (see $LOG/make.log)"
 	done
 ) || { echo "bench: the optimised build failed" >&2; exit 1; }
@@ -182,8 +182,8 @@ read -r p_cpu p_rss <<<"$(view_cost "$PERF top -e cpu-clock:k -F 997 -d 1")"
 row "own CPU while viewing, % of one core ($SECS s, 997 Hz x $(nproc) CPUs, refresh 1 s)" "$k_cpu" "$p_cpu" "perf top -e cpu-clock:k -F 997 -d 1" lower
 row "peak RSS while viewing, MiB (VmHWM)" "$k_rss" "$p_rss" "perf top -e cpu-clock:k -F 997 -d 1" lower
 
-# 3e. Lost samples at 997/5000/20000 Hz, user+kernel on every busy CPU, LOST_SECS each.
-for hz in 997 5000 20000; do
+# 3e. Lost samples at 997/5000/20000/50000/100000 Hz, user+kernel on every busy CPU, LOST_SECS each.
+for hz in 997 5000 20000 50000 100000; do
 	"$K" -u -b --format json -n 1 -d "$LOST_SECS" -F $hz >"$TMP/l.json" 2>"$TMP/l.err"
 	kl=$(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).readline()); print("%d/%d" % (d["lost"], d["samples"] + d["lost"]))' "$TMP/l.json" 2>/dev/null || echo "err")
 	$PERF record -q -B -N -a -e cpu-clock -F $hz -o "$TMP/l.data" -- sleep "$LOST_SECS" >/dev/null 2>&1
@@ -219,6 +219,22 @@ if [ -s "$LOG/bench_scale.log" ]; then
 		[ -n "${a:-}" ] && row "viewer replaying $lab: refresh p99 (query + draw), ms" "$a" "$b" "kerntop before issue 14" lower
 		read -r b a < <(scale_row $inp "viewer: own CPU, % of one core")
 		[ -n "${a:-}" ] && row "viewer replaying $lab: own CPU, % of one core" "$a" "$b" "kerntop before issue 14" lower
+	done
+fi
+
+# 3h. The one poll() loop with 256 (and 1024) rings: synthetic rings filled in real time at
+# 997 Hz by tests/test_source_many's producer thread (the kernel's side), drained by the source
+# as main.c's loop does; the loop thread's CPU time only (decoding into a counting sink, no
+# symbolizing). Peer: the same harness with 2 rings, per sample.
+if [ -x "$B/tests/test_source_many" ]; then
+	many() { "$B/tests/test_source_many" --bench "$1" 997 "$2" 2>/dev/null | sed -n "s/.* $3 \([^ ]*\).*/\1/p"; }
+	m2=$(many 2 5 ns_per_sample)
+	for n in 256 1024; do
+		out=$("$B/tests/test_source_many" --bench $n 997 5 2>/dev/null)
+		ns=$(printf '%s\n' "$out" | sed -n 's/.* ns_per_sample \([^ ]*\).*/\1/p')
+		pct=$(printf '%s\n' "$out" | sed -n 's/.* loop_cpu_pct \([^ ]*\).*/\1/p')
+		lost=$(printf '%s\n' "$out" | sed -n 's/.* lost \([0-9]*\).*/\1/p')
+		row "poll loop + drain of $n synthetic rings at 997 Hz, ns per sample ($pct % of one core, lost $lost)" "${ns:-nan}" "${m2:-nan}" "the same loop with 2 rings" lower
 	done
 fi
 

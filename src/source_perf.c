@@ -261,8 +261,37 @@ static size_t pow2_up(size_t n)
 	return v;
 }
 
+size_t kt_perf_ring_priv_bytes(uint64_t cap_eff, uint32_t ncpus)
+{
+	const int cap_ipc_lock = 14; /* linux/capability.h */
+
+	if (!(cap_eff >> cap_ipc_lock & 1))
+		return 0;
+	if (ncpus && PERF_RING_PRIV_TOTAL / ncpus < PERF_RING_PRIV_MAX)
+		return PERF_RING_PRIV_TOTAL / ncpus;
+	return PERF_RING_PRIV_MAX;
+}
+
+/* CapEff of /proc/self/status, 0 when it cannot be read. */
+static uint64_t cap_effective(void)
+{
+	char line[256];
+	uint64_t v = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "CapEff:", 7)) {
+			v = strtoull(line + 7, NULL, 16);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
 size_t kt_perf_ring_pages(uint64_t rate_hz, size_t sample_bytes, size_t min_bytes, long page,
-			  long mlock_kb)
+			  long mlock_kb, size_t priv_bytes)
 {
 	size_t min_pages = pow2_up((min_bytes + (size_t)page - 1) / (size_t)page);
 	size_t cap = 1, want, limit;
@@ -274,6 +303,8 @@ size_t kt_perf_ring_pages(uint64_t rate_hz, size_t sample_bytes, size_t min_byte
 	limit = (size_t)mlock_kb * 1024 > (size_t)page
 		    ? ((size_t)mlock_kb * 1024 - (size_t)page) / (size_t)page
 		    : 1;
+	if (priv_bytes / (size_t)page > limit)
+		limit = priv_bytes / (size_t)page;
 	while (cap * 2 <= limit)
 		cap *= 2;
 	if (rate_hz > 100000000)
@@ -301,6 +332,10 @@ static size_t ring_pages(const struct perf_source *p)
 	size_t sz = PERF_SAMPLE_BYTES;
 	char v[32] = "";
 	long kb = 0;
+	uint32_t ncpus = 0;
+
+	for (uint32_t c = 0; c < p->base.info.max_cpu; c++)
+		ncpus += p->wanted[c] ? 1 : 0;
 
 	if (p->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
 		sz += 8 + 8 * ((size_t)p->attr.sample_max_stack + 2);
@@ -310,7 +345,8 @@ static size_t ring_pages(const struct perf_source *p)
 				  p->attr.sample_type & PERF_SAMPLE_CALLCHAIN
 				      ? PERF_RING_MIN_BYTES_CG
 				      : PERF_RING_MIN_BYTES,
-				  sysconf(_SC_PAGESIZE), kb);
+				  sysconf(_SC_PAGESIZE), kb,
+				  kt_perf_ring_priv_bytes(cap_effective(), ncpus));
 }
 
 /* Maps p->pages data pages of c's ring: 0, or -errno of mmap. */
@@ -527,7 +563,6 @@ int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, 
 	} else {
 		setup_attr(p, o);
 	}
-	p->pages = p->pages_wanted = ring_pages(p);
 
 	/* Per-CPU tables are sized by the possible CPUs, so a CPU coming online later fits. */
 	top = read_cpu_file(p, KT_PATH_CPU_POSSIBLE, online);
@@ -567,6 +602,8 @@ int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, 
 		memset(p->wanted, 1, (size_t)top);
 	}
 	p->base.info.max_cpu = (uint32_t)top;
+	/* after the CPU list: a privileged process's rings share a total (ring_pages) */
+	p->pages = p->pages_wanted = ring_pages(p);
 	p->cpu = calloc((size_t)top, sizeof(*p->cpu));
 	p->sampled = calloc((size_t)top, sizeof(*p->sampled));
 	p->tid_seen = calloc(PERF_TID_LIMIT / 64, sizeof(uint64_t));

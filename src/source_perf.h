@@ -70,13 +70,26 @@ int kt_perf_sys_probe(struct perf_event_attr *attr);
 /* A ring holds at least this long of samples at the requested rate: a caller busy that long
  * (a slow refresh, a stalled terminal) loses nothing; perf record's 512 KiB at 20000 Hz. */
 #define PERF_RING_HOLD_MS 500
+/* A process with CAP_IPC_LOCK is not held to perf_event_mlock_kb (the kernel lets it lock
+ * more): its rings may grow to this many bytes each, and all of them together to
+ * PERF_RING_PRIV_TOTAL, so a 256-CPU machine keeps perf's 512 KiB. At 100 kHz with call
+ * chains 512 KiB is 10-20 ms of samples, less than a busy machine may keep kerntop from
+ * running (a third of the samples lost under two dd loads here; none with 4 MiB). */
+#define PERF_RING_PRIV_MAX (4u * 1024 * 1024)
+#define PERF_RING_PRIV_TOTAL (64u * 1024 * 1024)
 
 /* Data pages of each CPU's ring (a power of two): PERF_RING_HOLD_MS of samples of
  * sample_bytes at rate_hz (0: unknown rate), rounded up to a power of two pages, capped
  * like perf does by kernel.perf_event_mlock_kb (minus the control page, rounded down to a
- * power of two; mlock_kb <= 0: the kernel default 516), never below min_bytes. */
+ * power of two; mlock_kb <= 0: the kernel default 516), or by priv_bytes rounded down to
+ * a power of two pages when that is larger (a privileged process, see
+ * PERF_RING_PRIV_MAX; 0 otherwise), never below min_bytes. */
 size_t kt_perf_ring_pages(uint64_t rate_hz, size_t sample_bytes, size_t min_bytes, long page,
-			  long mlock_kb);
+			  long mlock_kb, size_t priv_bytes);
+/* The per-ring cap a privileged process allows itself for ncpus rings: PERF_RING_PRIV_MAX,
+ * or PERF_RING_PRIV_TOTAL / ncpus when smaller; 0 without CAP_IPC_LOCK (cap_eff is the
+ * CapEff mask of /proc/self/status). */
+size_t kt_perf_ring_priv_bytes(uint64_t cap_eff, uint32_t ncpus);
 
 /* Drains every open ring into sink (source_perf_ring.c). */
 void kt_perf_drain(struct perf_source *p, const struct kt_sink *sink);

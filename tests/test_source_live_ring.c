@@ -141,28 +141,48 @@ static void ring_sizes(void)
 {
 	const size_t cg = PERF_SAMPLE_BYTES + 8 + 8 * (32 + 2); /* -g, --max-stack 32 */
 
-	is_int(kt_perf_ring_pages(997, 48, PERF_RING_MIN_BYTES, 4096, 516), 64,
+	is_int(kt_perf_ring_pages(997, 48, PERF_RING_MIN_BYTES, 4096, 516, 0), 64,
 	       "997 Hz: the 256 KiB floor (24 KB of samples in 0.5 s)");
-	is_int(kt_perf_ring_pages(5000, 48, PERF_RING_MIN_BYTES, 4096, 516), 64,
+	is_int(kt_perf_ring_pages(5000, 48, PERF_RING_MIN_BYTES, 4096, 516, 0), 64,
 	       "5000 Hz: 120 KB in 0.5 s, still the floor");
-	is_int(kt_perf_ring_pages(20000, 48, PERF_RING_MIN_BYTES, 4096, 516), 128,
+	is_int(kt_perf_ring_pages(20000, 48, PERF_RING_MIN_BYTES, 4096, 516, 0), 128,
 	       "20000 Hz: 480 KB in 0.5 s, 512 KiB (perf record's size)");
-	is_int(kt_perf_ring_pages(20000, 48, PERF_RING_MIN_BYTES, 4096, 0), 128,
+	is_int(kt_perf_ring_pages(20000, 48, PERF_RING_MIN_BYTES, 4096, 0, 0), 128,
 	       "mlock_kb unreadable: the kernel default 516");
-	is_int(kt_perf_ring_pages(50000, 48, PERF_RING_MIN_BYTES, 4096, 516), 128,
+	is_int(kt_perf_ring_pages(50000, 48, PERF_RING_MIN_BYTES, 4096, 516, 0), 128,
 	       "50000 Hz: 1.2 MB wanted, capped at 512 KiB by mlock_kb 516");
-	is_int(kt_perf_ring_pages(50000, 48, PERF_RING_MIN_BYTES, 4096, 2052), 512,
+	is_int(kt_perf_ring_pages(50000, 48, PERF_RING_MIN_BYTES, 4096, 2052, 0), 512,
 	       "50000 Hz with mlock_kb 2052: 2 MiB");
-	is_int(kt_perf_ring_pages(20000, 48, PERF_RING_MIN_BYTES, 4096, 132), 64,
+	is_int(kt_perf_ring_pages(20000, 48, PERF_RING_MIN_BYTES, 4096, 132, 0), 64,
 	       "a cap below the floor: the floor (map_ring halves if refused)");
-	is_int(kt_perf_ring_pages(0, 48, PERF_RING_MIN_BYTES, 4096, 516), 64,
+	is_int(kt_perf_ring_pages(0, 48, PERF_RING_MIN_BYTES, 4096, 516, 0), 64,
 	       "unknown rate (-c with cycles): the floor");
-	is_int(kt_perf_ring_pages(997, cg, PERF_RING_MIN_BYTES_CG, 4096, 516), 128,
+	is_int(kt_perf_ring_pages(997, cg, PERF_RING_MIN_BYTES_CG, 4096, 516, 0), 128,
 	       "-g at 997 Hz: the 512 KiB floor");
-	is_int(kt_perf_ring_pages(20000, cg, PERF_RING_MIN_BYTES_CG, 4096, 4100), 1024,
+	is_int(kt_perf_ring_pages(20000, cg, PERF_RING_MIN_BYTES_CG, 4096, 4100, 0), 1024,
 	       "-g at 20000 Hz with mlock_kb 4100: 3.3 MB wanted, 4 MiB");
-	is_int(kt_perf_ring_pages(20000, 48, PERF_RING_MIN_BYTES, 65536, 516), 4,
+	is_int(kt_perf_ring_pages(20000, 48, PERF_RING_MIN_BYTES, 65536, 516, 0), 4,
 	       "64 KiB pages: 8 wanted, mlock_kb 516 allows 7, rounded down to 4");
+	/* a privileged process (CAP_IPC_LOCK) is not held to mlock_kb: up to 4 MiB a ring,
+	 * 64 MiB for all of them */
+	const size_t priv2 = kt_perf_ring_priv_bytes(1ull << 14, 2);
+
+	is_int((long)priv2, 4 << 20, "CAP_IPC_LOCK, 2 CPUs: 4 MiB a ring");
+	is_int((long)kt_perf_ring_priv_bytes(1ull << 14, 256), 256 << 10,
+	       "CAP_IPC_LOCK, 256 CPUs: 64 MiB / 256 = 256 KiB a ring");
+	is_int((long)kt_perf_ring_priv_bytes(1ull << 14, 0), 4 << 20,
+	       "CAP_IPC_LOCK, CPU count unknown: 4 MiB");
+	is_int((long)kt_perf_ring_priv_bytes(~(1ull << 14), 2), 0,
+	       "every capability but CAP_IPC_LOCK: held to mlock_kb (0)");
+	is_int(kt_perf_ring_pages(100000, cg, PERF_RING_MIN_BYTES_CG, 4096, 516, priv2), 1024,
+	       "-g at 100 kHz as root on 2 CPUs: 15 MB wanted, 4 MiB (mlock_kb's 512 KiB lost a third)");
+	is_int(kt_perf_ring_pages(100000, cg, PERF_RING_MIN_BYTES_CG, 4096, 516, 0), 128,
+	       "the same without CAP_IPC_LOCK: mlock_kb's 512 KiB");
+	is_int(kt_perf_ring_pages(997, cg, PERF_RING_MIN_BYTES_CG, 4096, 516, priv2), 128,
+	       "-g at 997 Hz as root: still the 512 KiB floor (a ring grows only with the rate)");
+	is_int(kt_perf_ring_pages(100000, cg, PERF_RING_MIN_BYTES_CG, 4096, 516,
+				  kt_perf_ring_priv_bytes(1ull << 14, 256)), 128,
+	       "as root on 256 CPUs: mlock_kb's 512 KiB is more than the 256 KiB share");
 }
 
 int main(void)
