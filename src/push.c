@@ -7,6 +7,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -473,9 +474,22 @@ int kt_push_new(const struct kt_push_opts *o, struct kt_push **out, char *err, s
 			r = -ENOMEM;
 		}
 	}
-	if (!r && pthread_create(&p->thread, NULL, worker, p) != 0) {
-		snprintf(err, errlen, "push: cannot start the worker thread");
-		r = -EAGAIN;
+	if (!r) {
+		/* The worker (and any thread libcurl starts from it) takes no process signal:
+		 * SIGINT, SIGTERM and SIGHUP are the loop's, read from its signalfd. Started with
+		 * them open, the worker could take a SIGINT first, and under a shell that runs
+		 * kerntop in the background (SIGINT ignored) drop it: the loop never saw it. */
+		sigset_t all, old;
+		int e;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		e = pthread_create(&p->thread, NULL, worker, p);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (e != 0) {
+			snprintf(err, errlen, "push: cannot start the worker thread");
+			r = -EAGAIN;
+		}
 	}
 	if (r) {
 		kt_push_free(p);

@@ -6,14 +6,20 @@
 #include <stdio.h>
 
 #include "source_impl.h"
-#include "source_perf.h"
 
 int kt_source_open(const struct kt_source_opts *o, struct kt_source **out, char *err, size_t errlen)
 {
+	struct kt_source *s;
+	int r;
+
 	*out = NULL;
-	if (o->replay)
-		return kt_source_replay_open(o, out, err, errlen);
-	return kt_source_perf_open(o, out, err, errlen);
+	r = o->replay ? kt_source_replay_open(o, &s, err, errlen)
+		      : kt_source_perf_open(o, &s, err, errlen);
+	if (r < 0 || !o->record) {
+		*out = r < 0 ? NULL : s;
+		return r;
+	}
+	return kt_source_rec_wrap(s, o, out, err, errlen);
 }
 
 void kt_source_free(struct kt_source *s)
@@ -58,17 +64,17 @@ int kt_source_refresh(struct kt_source *s, char *msg, size_t msglen)
 
 int kt_source_record_text(struct kt_source *s, uint64_t addr, const void *bytes, size_t len)
 {
-	return s ? kt_source_perf_text(s, addr, bytes, len) : 0;
+	return s && s->ops->text ? s->ops->text(s, addr, bytes, len) : 0;
 }
 
 int kt_source_recording(const struct kt_source *s)
 {
-	return s && kt_source_perf_text((struct kt_source *)s, 0, NULL, 0) == 1;
+	return s && s->ops->recording && s->ops->recording(s);
 }
 
 int kt_source_finish(struct kt_source *s, char *err, size_t errlen)
 {
-	return s ? kt_source_perf_finish(s, err, errlen) : 0;
+	return s && s->ops->finish ? s->ops->finish(s, err, errlen) : 0;
 }
 
 int kt_source_procstat(struct kt_source *s, const struct kt_ps_snap *snap)

@@ -1,6 +1,7 @@
 /* Internal contract of the source layer: the ops table behind struct kt_source, and the
- * recording writer the live source calls for --record. Shared by source.c (dispatch),
- * source_perf.c (live) and source_record.c / source_replay.c (recordings, perf script). */
+ * recording writer the --record decorator calls. Shared by source.c (dispatch), source_perf.c
+ * (live), source_rec.c (--record around any source) and source_record.c / source_replay.c
+ * (recordings, perf script). */
 #ifndef KERNTOP_SOURCE_IMPL_H
 #define KERNTOP_SOURCE_IMPL_H
 
@@ -16,8 +17,16 @@ struct kt_source_ops {
 		    size_t errlen);
 	uint64_t (*now)(const struct kt_source *s);
 	int (*refresh)(struct kt_source *s, char *msg, size_t msglen);
-	/* Records a /proc figures snapshot (live with --record); NULL: nothing to do. */
+	/* Records a /proc figures snapshot (the --record decorator); NULL: nothing to do. */
 	int (*procstat)(struct kt_source *s, const struct kt_ps_snap *snap);
+	/* The --record decorator's: a function's text into the recording, whether it records,
+	 * and the end of the recording (kt_source_finish). NULL: not recording. */
+	int (*text)(struct kt_source *s, uint64_t addr, const void *bytes, size_t len);
+	int (*recording)(const struct kt_source *s);
+	int (*finish)(struct kt_source *s, char *err, size_t errlen);
+	/* Stops sampling; what was not read yet is never delivered (the live rings). NULL:
+	 * nothing to stop. */
+	void (*stop)(struct kt_source *s);
 };
 
 /* Every source starts with this header; implementations embed it as their first member. */
@@ -34,8 +43,10 @@ int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, 
 /* Opens a replay of a kerntop recording or `perf script` text (source_replay.c). */
 int kt_source_replay_open(const struct kt_source_opts *o, struct kt_source **out, char *err,
 			  size_t errlen);
-/* --record: a function's text into the recording (source_perf.c); 0 when not recording. */
-int kt_source_perf_text(struct kt_source *s, uint64_t addr, const void *bytes, size_t len);
+/* --record (source_rec.c): wraps in (taken over, freed on failure too) in a source that hands
+ * every event to the caller's sink and then writes it to the recording o->record. */
+int kt_source_rec_wrap(struct kt_source *in, const struct kt_source_opts *o,
+		       struct kt_source **out, char *err, size_t errlen);
 
 /* Recording writer (source_record.c): a versioned, checksummed block file, see
  * docs/recording-format.md. Samples are buffered into blocks; a crash leaves a file readable

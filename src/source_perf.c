@@ -1,6 +1,7 @@
 /* The live source: one system-wide perf_event_open per sampled CPU, each with its own mmap
  * ring, drained from the caller's single poll() loop. This file opens and closes the CPUs
- * (hotplug included), explains refusals, and drives --record; source_perf_ring.c reads. */
+ * (hotplug included) and explains refusals; source_perf_ring.c reads. --record wraps it
+ * (source_rec.c). */
 #include "config.h"
 
 #include <ctype.h>
@@ -524,25 +525,6 @@ static int open_cpus(struct perf_source *p, const uint8_t *online, char *err, si
 	return 0;
 }
 
-static int open_record(struct perf_source *p, const struct kt_source_opts *o, char *err,
-		       size_t errlen)
-{
-	char ks[PATH_MAX + 32], mods[PATH_MAX + 32];
-	const char *kp = o->kallsyms_path, *mp = o->modules_path;
-
-	if (!kp) {
-		path_in(p, KT_PATH_KALLSYMS, ks, sizeof(ks));
-		kp = ks;
-	}
-	if (!mp) {
-		path_in(p, KT_PATH_MODULES, mods, sizeof(mods));
-		mp = access(mods, R_OK) == 0 ? mods : NULL;
-	}
-	snprintf(p->rec_path, sizeof(p->rec_path), "%s", o->record);
-	return kt_rec_open_as(o->record, &p->base.info, kp, mp, o->record_uid, o->record_gid,
-			      &p->rec, err, errlen);
-}
-
 int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, char *err,
 			size_t errlen)
 {
@@ -644,11 +626,6 @@ int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, 
 	p->base.info.cpus = p->sampled;
 	p->base.info.callchain = !!o->callchain;
 	p->base.info.user = !!o->user;
-	if (o->record) {
-		r = open_record(p, o, err, errlen);
-		if (r < 0)
-			goto fail;
-	}
 	/* Enabled by the first read, not here: the caller loads its symbol tables (and the
 	 * viewer) between open and its first read, 120-290 ms measured on a busy 2-CPU machine,
 	 * during which nothing drains the rings (see docs/sampling.md). */
@@ -664,9 +641,7 @@ fail:
 static void perf_free(struct kt_source *s)
 {
 	struct perf_source *p = (struct perf_source *)s;
-	char err[KT_ERRLEN];
 
-	kt_source_perf_finish(s, err, sizeof(err));
 	for (uint32_t i = 0; p->cpu && i < p->base.info.max_cpu; i++)
 		unmap_cpu(&p->cpu[i]);
 	free(p->cpu);
@@ -676,43 +651,14 @@ static void perf_free(struct kt_source *s)
 	free(p);
 }
 
-/* len 0: 1 when recording (kt_source_recording asks), else 0. */
-int kt_source_perf_text(struct kt_source *s, uint64_t addr, const void *bytes, size_t len)
+/* The --record decorator's kt_source_finish: samples still in the rings were never shown and
+ * are never delivered, so the recording holds exactly what this session's sink saw. */
+static void perf_stop(struct kt_source *s)
 {
 	struct perf_source *p = (struct perf_source *)s;
-	int r;
 
-	if (s->ops != &perf_ops || !p->rec || p->rec_err)
-		return 0;
-	if (!len)
-		return 1;
-	r = kt_rec_text(p->rec, addr, bytes, len);
-	if (r < 0 && r != -EINVAL)
-		p->rec_err = r;
-	return r;
-}
-
-int kt_source_perf_finish(struct kt_source *s, char *err, size_t errlen)
-{
-	struct perf_source *p = (struct perf_source *)s;
-	int r;
-
-	if (s->ops != &perf_ops || !p->rec)
-		return 0;
-	/* Samples still in the rings were never shown: leaving them out keeps the recording
-	 * exactly what this session's sink saw, so a replay reproduces its reports. */
 	for (uint32_t i = 0; i < p->base.info.ncpus; i++)
 		ioctl(p->cpu[p->sampled[i]].fd, PERF_EVENT_IOC_DISABLE, 0);
-	r = kt_rec_close(p->rec, err, errlen);
-	p->rec = NULL;
-	if (r == 0 && p->rec_err) {
-		r = p->rec_err;
-		snprintf(err, errlen,
-			 "--record %s: writing failed (%s); the file holds the blocks "
-			 "written before the failure",
-			 p->rec_path, strerror(-r));
-	}
-	return r;
 }
 
 static int perf_pollfds(struct kt_source *s, struct pollfd *fds, int max)
@@ -780,15 +726,6 @@ static int perf_read(struct kt_source *s, const struct kt_sink *sink, int *timeo
 		p->started = 1;
 	}
 	*timeout_ms = DRAIN_MS;
-	if (p->rec_err) {
-		/* The recorder keeps the first failure with its message: flush hands it over. */
-		if (kt_rec_flush(p->rec, err, errlen) == 0)
-			snprintf(err, errlen,
-				 "--record %s: writing failed (%s); the file holds the "
-				 "blocks written before the failure",
-				 p->rec_path, strerror(-p->rec_err));
-		return p->rec_err;
-	}
 	return 0;
 }
 
@@ -845,36 +782,13 @@ static void hotplug(struct perf_source *p, char *msg, size_t msglen)
 static int perf_refresh(struct kt_source *s, char *msg, size_t msglen)
 {
 	struct perf_source *p = (struct perf_source *)s;
-	char err[KT_ERRLEN];
 
 	if (p->pending[0]) {
 		add_notice(msg, msglen, p->pending);
 		p->pending[0] = '\0';
 	}
 	hotplug(p, msg, msglen);
-	if (p->rec && !p->rec_err) {
-		int r = kt_rec_flush(p->rec, err, sizeof(err));
-
-		if (r < 0) {
-			p->rec_err = r;
-			add_notice(msg, msglen, err);
-		}
-	}
 	return msg[0] ? 1 : 0;
-}
-
-/* A write failure is kept and told at the next refresh, like the samples' own. */
-static int perf_procstat(struct kt_source *s, const struct kt_ps_snap *snap)
-{
-	struct perf_source *p = (struct perf_source *)s;
-	int r;
-
-	if (!p->rec || p->rec_err)
-		return 0;
-	r = kt_rec_procstat(p->rec, snap);
-	if (r < 0)
-		p->rec_err = r;
-	return r;
 }
 
 static const struct kt_source_ops perf_ops = {
@@ -884,5 +798,5 @@ static const struct kt_source_ops perf_ops = {
     .read = perf_read,
     .now = perf_now,
     .refresh = perf_refresh,
-    .procstat = perf_procstat,
+    .stop = perf_stop,
 };

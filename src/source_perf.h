@@ -45,9 +45,6 @@ struct perf_source {
 	int started;	      /* events enabled (by the first read) */
 	char sysroot[PATH_MAX];
 	char event[32];
-	struct kt_recorder *rec;
-	char rec_path[PATH_MAX];
-	int rec_err;	    /* first recorder failure, reported by the next read */
 	char pending[256];  /* notice found while reading, given at the next refresh */
 	uint64_t *tid_seen; /* bitmap: a comm was emitted (or tried) for this tid */
 	uint64_t frames[KT_MAX_STACK];
@@ -98,9 +95,5 @@ size_t kt_perf_ring_priv_bytes(uint64_t cap_eff, uint32_t ncpus);
 void kt_perf_drain(struct perf_source *p, const struct kt_sink *sink);
 /* Drains and closes one CPU's ring. */
 void kt_perf_close_cpu(struct perf_source *p, uint32_t cpu, const struct kt_sink *sink);
-
-/* Flushes and closes the recording of a live source, reporting a late write failure
- * (e.g. ENOSPC on the last block). Safe on a replay source (returns 0). */
-int kt_source_perf_finish(struct kt_source *s, char *err, size_t errlen);
 
 #endif

@@ -1,6 +1,7 @@
 /* Reading the live source's per-CPU mmap rings: records between data_tail and data_head are
  * parsed in place (copied once into a bounce buffer only when one wraps the ring end), turned
- * into kt_samples and accounting events, and handed to the sink and the recorder. */
+ * into kt_samples and accounting events, and handed to the sink (a --record decorator's sink
+ * records them: this file knows nothing about recordings). */
 #include "config.h"
 
 #include <errno.h>
@@ -36,19 +37,12 @@ static uint32_t rd32(const unsigned char *p)
 	return v;
 }
 
-static void rec_result(struct perf_source *p, int r)
-{
-	if (r < 0 && !p->rec_err)
-		p->rec_err = r;
-}
-
 static void emit_comm(struct perf_source *p, const struct kt_sink *sink, int32_t pid, int32_t tid,
 		      const char *comm, uint64_t t)
 {
+	(void)p;
 	if (sink && sink->comm)
 		sink->comm(sink->ctx, pid, tid, comm, t);
-	if (p->rec)
-		rec_result(p, kt_rec_comm(p->rec, pid, tid, comm, t));
 }
 
 static int tid_seen(const struct perf_source *p, uint32_t tid)
@@ -144,8 +138,6 @@ static void on_sample(struct perf_source *p, const struct perf_event_header *h,
 	p->base.stats.samples++;
 	if (sink && sink->sample)
 		sink->sample(sink->ctx, &s);
-	if (p->rec)
-		rec_result(p, kt_rec_sample(p->rec, &s));
 }
 
 static int trailer(const unsigned char *b, const unsigned char *end, struct sample_id *id)
@@ -162,8 +154,6 @@ static void on_lost(struct perf_source *p, uint32_t cpu, uint64_t n, uint64_t t,
 	p->base.stats.lost += n;
 	if (sink && sink->lost)
 		sink->lost(sink->ctx, cpu, n, t);
-	if (p->rec)
-		rec_result(p, kt_rec_lost(p->rec, cpu, n, t));
 }
 
 static void on_record(struct perf_source *p, uint32_t cpu, const unsigned char *rec,
@@ -217,8 +207,6 @@ static void on_record(struct perf_source *p, uint32_t cpu, const unsigned char *
 			p->base.stats.throttled++;
 		if (sink && sink->throttle)
 			sink->throttle(sink->ctx, cpu, on, rd64(b));
-		if (p->rec)
-			rec_result(p, kt_rec_throttle(p->rec, cpu, on, rd64(b)));
 		break;
 	}
 	default:

@@ -148,6 +148,10 @@ struct ui_screen *ui_screen_new(struct kt_ui *ui, const struct ui_screen_ops *op
 		s->sort_col = pref >= 0 ? pref : hits >= 0 ? hits : 0;
 		s->q.reverse = pref >= 0 && ui->pref_reverse;
 	}
+	if (ops->init && ops->init(s) < 0) {
+		free(s);
+		return NULL;
+	}
 	if (ops->enter)
 		ops->enter(ui, s);
 	return s;
@@ -157,12 +161,10 @@ void ui_screen_free(struct ui_screen *s)
 {
 	if (!s)
 		return;
-	ui_annotate_free(s);
+	if (s->ops->free)
+		s->ops->free(s);
 	kt_result_free(&s->res);
 	free(s->vis);
-	free(s->open);
-	free(s->keys);
-	free(s->frames);
 	free(s);
 }
 
@@ -190,6 +192,12 @@ void ui_set_task(struct kt_ui *ui, uint32_t id)
 	ui->task_tid = t ? t->tid : 0;
 }
 
+int ui_per_cpu(const struct kt_ui *ui, const struct ui_screen *s)
+{
+	return (s->ops->flags & UI_SF_PER_CPU) ||
+	       (ui->per_cpu && (s->ops->flags & UI_SF_PER_CPU_TOGGLE));
+}
+
 /* The screen's query with the global filters folded in. */
 void ui_build_query(const struct kt_ui *ui, const struct ui_screen *s, struct kt_query *out)
 {
@@ -203,7 +211,7 @@ void ui_build_query(const struct kt_ui *ui, const struct ui_screen *s, struct kt
 	q.filter.text = s->text[0] ? s->text : NULL;
 	if (s->ops->ncols && s->ops->cols[s->sort_col].sort >= 0)
 		q.sort = (enum kt_sort)s->ops->cols[s->sort_col].sort;
-	q.per_cpu = UI_PER_CPU(ui, s->ops->kind);
+	q.per_cpu = ui_per_cpu(ui, s);
 	q.trend = ui_trend_points(ui, s);
 	q.filter.ctx = s->ops->unfiltered & UI_UNFILTERED_CTX ? KT_ANY : ui->filter.ctx;
 	*out = q;

@@ -4,6 +4,7 @@
  * annotate screen of a called function; s sorts by address or hits; / filters. */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,14 +31,23 @@ struct ui_annot {
 	size_t nrows;
 };
 
-void ui_annotate_free(struct ui_screen *s)
+/* The listing is the screen's own state (s->priv). */
+static int annot_init(struct ui_screen *s)
 {
-	if (!s->annot)
+	s->priv = calloc(1, sizeof(struct ui_annot));
+	return s->priv ? 0 : -ENOMEM;
+}
+
+static void annot_free(struct ui_screen *s)
+{
+	struct ui_annot *A = s->priv;
+
+	if (!A)
 		return;
-	kt_annotate_free(&s->annot->an);
-	free(s->annot->rows);
-	free(s->annot);
-	s->annot = NULL;
+	kt_annotate_free(&A->an);
+	free(A->rows);
+	free(A);
+	s->priv = NULL;
 }
 
 static int cmp_hits(const void *pa, const void *pb, void *ctx)
@@ -60,7 +70,7 @@ static int matches(const struct kt_annot_insn *in, const char *text)
 /* Rows from the instructions: the filter, the sort, source lines where the line changes. */
 static void build_rows(struct ui_screen *s)
 {
-	struct ui_annot *A = s->annot;
+	struct ui_annot *A = s->priv;
 	const struct kt_annotate *an = &A->an;
 	const char *file = NULL;
 	int line = 0;
@@ -101,7 +111,7 @@ static void build_rows(struct ui_screen *s)
 
 static void select_addr(struct ui_screen *s, uint64_t addr)
 {
-	struct ui_annot *A = s->annot;
+	struct ui_annot *A = s->priv;
 
 	for (size_t i = 0; i < A->nrows; i++) {
 		const struct kt_annot_insn *in = &A->an.insns[A->rows[i].insn];
@@ -116,7 +126,7 @@ static void select_addr(struct ui_screen *s, uint64_t addr)
 /* The tick: the hits of each instruction now (the text was read once, at open). */
 void ui_annotate_refresh(struct kt_ui *ui, struct ui_screen *s)
 {
-	struct ui_annot *A = s->annot;
+	struct ui_annot *A = s->priv;
 	struct kt_annotate *an;
 	uint64_t sel_addr = 0, sum = 0;
 
@@ -157,15 +167,10 @@ int ui_open_annotate(struct kt_ui *ui, uint32_t func, uint64_t at)
 		return UI_R_NONE;
 	fn = kt_sym_func(ui->env.sym, func);
 	snprintf(crumb, sizeof(crumb), "%s > annotate", fn->name);
-	A = calloc(1, sizeof(*A));
-	if (!A)
-		return UI_R_NONE;
 	n = ui_screen_new(ui, &ui_annotate_ops, func, crumb);
-	if (!n) {
-		free(A);
+	if (!n)
 		return UI_R_NONE;
-	}
-	n->annot = A;
+	A = n->priv;
 	A->ok = kt_agg_annotate(ui->env.agg, func, &A->an, A->err, sizeof(A->err)) == 0;
 	A->at = at;
 	ui_log(ui, "annotate %s: %zu instructions%s%s", A->an.name ? A->an.name : "?",
@@ -213,7 +218,7 @@ static void draw_insn(struct kt_ui *ui, const struct ui_annot *A, const struct k
 
 static void draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 {
-	struct ui_annot *A = s->annot;
+	struct ui_annot *A = s->priv;
 	char head[512];
 	int rows;
 
@@ -291,7 +296,7 @@ static void draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
  * annotate screen of the function it lands in. */
 static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 {
-	struct ui_annot *A = s->annot;
+	struct ui_annot *A = s->priv;
 	const struct kt_annot_insn *in;
 
 	if (!A || !A->ok || s->sel >= A->nrows)
@@ -328,31 +333,40 @@ static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 
 int ui_annotate_sort(struct kt_ui *ui, struct ui_screen *s)
 {
-	if (!s->annot)
+	struct ui_annot *A = s->ops == &ui_annotate_ops ? s->priv : NULL;
+
+	if (!A)
 		return UI_R_NONE;
-	s->annot->by_hits = !s->annot->by_hits;
+	A->by_hits = !A->by_hits;
 	s->sel = 0;
 	s->top = 0;
 	build_rows(s);
-	ui_set_status(ui, 0, "sorted by %s", s->annot->by_hits ? "hits" : "address");
+	ui_set_status(ui, 0, "sorted by %s", A->by_hits ? "hits" : "address");
 	return UI_R_REDRAW;
 }
 
 /* The listing for a snapshot of this screen (text), or NULL; the caller frees it. */
 char *ui_annotate_text(const struct ui_screen *s)
 {
+	const struct ui_annot *A = s->ops == &ui_annotate_ops ? s->priv : NULL;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 
-	if (!s->annot)
+	if (!A)
 		return NULL;
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return NULL;
-	kt_report_annotate_text(f, &s->annot->an, s->annot->ok ? NULL : s->annot->err);
+	kt_report_annotate_text(f, &A->an, A->ok ? NULL : A->err);
 	fclose(f);
 	return buf;
+}
+
+/* a again: back to the screen it was opened from. */
+static int annotate_again(struct kt_ui *ui, struct ui_screen *s)
+{
+	return UI_R_POP;
 }
 
 const struct ui_screen_ops ui_annotate_ops = {
@@ -364,4 +378,7 @@ const struct ui_screen_ops ui_annotate_ops = {
     .draw = draw,
     .key = key,
     .query = ui_annotate_refresh,
+    .init = annot_init,
+    .free = annot_free,
+    .annotate = annotate_again,
 };

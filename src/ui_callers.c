@@ -4,6 +4,7 @@
  * path from the root, so expansion survives refreshes that renumber the nodes. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,40 @@
 #include "ui_impl.h"
 
 #define AUTO_DEPTH 8
+
+/* The tree's own state (s->priv): the expanded nodes and each result row's path hash. */
+struct tree {
+	uint64_t *open; /* expanded nodes, by path hash */
+	size_t nopen, capopen;
+	int init;	/* the first result was seen and auto-expanded */
+	uint64_t *keys; /* path hash per result row */
+	size_t capkeys;
+};
+
+static int tree_init(struct ui_screen *s)
+{
+	s->priv = calloc(1, sizeof(struct tree));
+	return s->priv ? 0 : -ENOMEM;
+}
+
+static void tree_free(struct ui_screen *s)
+{
+	struct tree *T = s->priv;
+
+	if (!T)
+		return;
+	free(T->open);
+	free(T->keys);
+	free(T);
+	s->priv = NULL;
+}
+
+static uint64_t tree_key(const struct ui_screen *s, size_t i)
+{
+	const struct tree *T = s->priv;
+
+	return i < T->capkeys ? T->keys[i] : 0;
+}
 
 static uint64_t hash_str(uint64_t h, const char *s)
 {
@@ -21,57 +56,62 @@ static uint64_t hash_str(uint64_t h, const char *s)
 
 static int is_open(const struct ui_screen *s, uint64_t key)
 {
-	for (size_t i = 0; i < s->nopen; i++)
-		if (s->open[i] == key)
+	const struct tree *T = s->priv;
+
+	for (size_t i = 0; i < T->nopen; i++)
+		if (T->open[i] == key)
 			return 1;
 	return 0;
 }
 
 static void set_open(struct ui_screen *s, uint64_t key, int on)
 {
-	for (size_t i = 0; i < s->nopen; i++) {
-		if (s->open[i] == key) {
+	struct tree *T = s->priv;
+
+	for (size_t i = 0; i < T->nopen; i++) {
+		if (T->open[i] == key) {
 			if (!on)
-				s->open[i] = s->open[--s->nopen];
+				T->open[i] = T->open[--T->nopen];
 			return;
 		}
 	}
 	if (!on)
 		return;
-	if (s->nopen == s->capopen) {
-		size_t cap = s->capopen ? s->capopen * 2 : 32;
-		uint64_t *o = realloc(s->open, cap * sizeof(*o));
+	if (T->nopen == T->capopen) {
+		size_t cap = T->capopen ? T->capopen * 2 : 32;
+		uint64_t *o = realloc(T->open, cap * sizeof(*o));
 
 		if (!o)
 			return;
-		s->open = o;
-		s->capopen = cap;
+		T->open = o;
+		T->capopen = cap;
 	}
-	s->open[s->nopen++] = key;
+	T->open[T->nopen++] = key;
 }
 
 /* First sight of a tree: open the roots and the hottest chain under the first root. */
 static void auto_open(struct ui_screen *s)
 {
+	struct tree *T = s->priv;
 	const struct kt_row *rows = s->res.rows;
 	size_t i;
 
 	for (i = 0; i < s->res.nrows; i++)
 		if (rows[i].parent < 0)
-			set_open(s, s->keys[i], 1);
+			set_open(s, T->keys[i], 1);
 	for (i = 0; i + 1 < s->res.nrows && rows[i].depth < AUTO_DEPTH; i++) {
 		if (rows[i + 1].parent != (int32_t)i)
 			break;
-		set_open(s, s->keys[i], 1);
+		set_open(s, T->keys[i], 1);
 	}
-	s->tree_init = 1;
+	T->init = 1;
 }
 
 static void keep_sel(struct ui_screen *s)
 {
 	if (s->sel_valid) {
 		for (size_t i = 0; i < s->nvis; i++) {
-			if (s->keys[s->vis[i]] == s->sel_key) {
+			if (tree_key(s, s->vis[i]) == s->sel_key) {
 				s->sel = i;
 				return;
 			}
@@ -106,35 +146,37 @@ static void filter_rows(struct ui_screen *s)
 	keep_sel(s);
 }
 
-void ui_tree_sync(struct ui_screen *s)
+/* Rebuilds the visible rows of a tree from its expanded set. */
+static void tree_sync(struct ui_screen *s)
 {
+	struct tree *T = s->priv;
 	const struct kt_row *rows = s->res.rows;
 	size_t n = s->res.nrows;
 
-	if (n > s->capvis || n > s->capkeys) {
+	if (n > s->capvis || n > T->capkeys) {
 		size_t cap = n + 16;
 		size_t *v = realloc(s->vis, cap * sizeof(*v));
 		uint64_t *k;
 
 		if (v)
 			s->vis = v;
-		k = realloc(s->keys, cap * sizeof(*k));
+		k = realloc(T->keys, cap * sizeof(*k));
 		if (k)
-			s->keys = k;
+			T->keys = k;
 		if (!v || !k) {
 			s->nvis = 0;
 			return;
 		}
-		s->capvis = s->capkeys = cap;
+		s->capvis = T->capkeys = cap;
 	}
 	for (size_t i = 0; i < n; i++) {
 		int32_t p = rows[i].parent;
-		uint64_t h = p >= 0 && (size_t)p < i ? s->keys[p] : 0xcbf29ce484222325ull;
+		uint64_t h = p >= 0 && (size_t)p < i ? T->keys[p] : 0xcbf29ce484222325ull;
 
 		h = hash_str(h, rows[i].module);
-		s->keys[i] = hash_str(h, rows[i].name);
+		T->keys[i] = hash_str(h, rows[i].name);
 	}
-	if (!s->tree_init && n)
+	if (!T->init && n)
 		auto_open(s);
 	s->nvis = 0;
 	if (s->text[0]) {
@@ -147,7 +189,7 @@ void ui_tree_sync(struct ui_screen *s)
 
 		/* visible when every ancestor is open; pre-order means ancestors come first */
 		while (p >= 0 && (size_t)p < i) {
-			if (!is_open(s, s->keys[p])) {
+			if (!is_open(s, T->keys[p])) {
 				shown = 0;
 				break;
 			}
@@ -177,7 +219,7 @@ static void col_name(const struct kt_ui *ui, const struct ui_screen *s, const st
 	if (r->nchildren && s->text[0]) /* filtered: open where the path goes on */
 		mark = shown_child(s, i) ? "- " : "+ ";
 	else if (r->nchildren)
-		mark = is_open(s, s->keys[i]) ? "- " : "+ ";
+		mark = is_open(s, tree_key(s, i)) ? "- " : "+ ";
 	snprintf(buf, len, "%*s%s%s", indent, "", mark, r->name ? r->name : "?");
 }
 
@@ -199,11 +241,17 @@ static void col_parent(const struct kt_ui *ui, const struct ui_screen *s, const 
 static const struct ui_col caller_cols[] = TREE_COLS("Caller");
 static const struct ui_col callee_cols[] = TREE_COLS("Callee");
 
-static void enter(struct kt_ui *ui, struct ui_screen *s)
+static void enter_callers(struct kt_ui *ui, struct ui_screen *s)
 {
-	s->q.view = s->ops->kind == UI_CALLEES ? KT_VIEW_CALLEES : KT_VIEW_CALLERS;
+	s->q.view = KT_VIEW_CALLERS;
 	s->q.func = s->arg;
 	s->q.sort = KT_SORT_HITS;
+}
+
+static void enter_callees(struct kt_ui *ui, struct ui_screen *s)
+{
+	enter_callers(ui, s);
+	s->q.view = KT_VIEW_CALLEES;
 }
 
 static void draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
@@ -224,12 +272,12 @@ static void draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 				  "no call chains were sampled: start kerntop with -g "
 				  "(--call-graph), or replay a recording made with -g",
 				  ui->cols - 2);
-		else if (s->ops->kind == UI_CALLERS && s->res.nrows && !s->res.rows[0].hits)
+		else if (s->q.view == KT_VIEW_CALLERS && s->res.nrows && !s->res.rows[0].hits)
 			mvaddnstr(my, 2,
 				  "no sampled stack ends in this function in the current window "
 				  "(G: what it calls; a: cumulative)",
 				  ui->cols - 2);
-		else if (s->ops->kind == UI_CALLEES)
+		else if (s->q.view == KT_VIEW_CALLEES)
 			mvaddnstr(my, 2,
 				  "no callees in the current window: the function is the leaf "
 				  "of every stack it is on (a: cumulative)",
@@ -245,11 +293,11 @@ static void draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 {
 	const struct kt_row *r = ui_sel_row(s);
-	size_t i;
+	uint64_t node;
 
 	if (!r)
 		return act == UI_ACT_COLLAPSE ? UI_R_POP : UI_R_NONE;
-	i = (size_t)(r - s->res.rows);
+	node = tree_key(s, (size_t)(r - s->res.rows));
 	switch (act) {
 	/* g, G, S on a node: the same views about that node's function */
 	case UI_ACT_CALLERS:
@@ -260,20 +308,20 @@ static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 		return ui_open_stacks(ui, KT_ANY, r->id, r->name);
 	case UI_ACT_OPEN:
 		if (r->nchildren)
-			set_open(s, s->keys[i], !is_open(s, s->keys[i]));
+			set_open(s, node, !is_open(s, node));
 		break;
 	case UI_ACT_EXPAND:
 		if (!r->nchildren)
 			return UI_R_NONE;
-		if (is_open(s, s->keys[i])) {
+		if (is_open(s, node)) {
 			ui_sel_move(s, 1, 0); /* already open: step onto the hottest child */
 			return UI_R_REDRAW;
 		}
-		set_open(s, s->keys[i], 1);
+		set_open(s, node, 1);
 		break;
 	case UI_ACT_COLLAPSE:
-		if (r->nchildren && is_open(s, s->keys[i])) {
-			set_open(s, s->keys[i], 0);
+		if (r->nchildren && is_open(s, node)) {
+			set_open(s, node, 0);
 		} else if (r->parent >= 0) {
 			for (size_t k = 0; k < s->nvis; k++)
 				if (s->vis[k] == (size_t)r->parent)
@@ -286,7 +334,7 @@ static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 	default:
 		return UI_R_NONE;
 	}
-	ui_tree_sync(s);
+	tree_sync(s);
 	return UI_R_REDRAW;
 }
 
@@ -295,10 +343,13 @@ const struct ui_screen_ops ui_callers_ops = {
     .name = "callers",
     .cols = caller_cols,
     .ncols = sizeof(caller_cols) / sizeof(caller_cols[0]),
-    .enter = enter,
+    .enter = enter_callers,
     .draw = draw,
     .key = key,
-    .sync = ui_tree_sync,
+    .sync = tree_sync,
+    .init = tree_init,
+    .free = tree_free,
+    .row_key = tree_key,
 };
 
 const struct ui_screen_ops ui_callees_ops = {
@@ -306,8 +357,11 @@ const struct ui_screen_ops ui_callees_ops = {
     .name = "callees",
     .cols = callee_cols,
     .ncols = sizeof(callee_cols) / sizeof(callee_cols[0]),
-    .enter = enter,
+    .enter = enter_callees,
     .draw = draw,
     .key = key,
-    .sync = ui_tree_sync,
+    .sync = tree_sync,
+    .init = tree_init,
+    .free = tree_free,
+    .row_key = tree_key,
 };

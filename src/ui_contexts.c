@@ -120,4 +120,5 @@ const struct ui_screen_ops ui_contexts_ops = {
     .draw = draw,
     .key = key,
     .unfiltered = UI_UNFILTERED_CTX, /* every context stays listed, to pick another */
+    .flags = UI_SF_PER_CPU,
 };

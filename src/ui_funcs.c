@@ -56,7 +56,7 @@ int ui_open_lines(struct kt_ui *ui, uint32_t func, const char *name)
 static void func_crumb(const struct kt_ui *ui, const char *name, const char *what, char *buf,
 		       size_t len)
 {
-	if (ui->top->ops->kind == UI_LINES)
+	if (ui->top->ops->flags & UI_SF_FUNC_CRUMB)
 		snprintf(buf, len, "%s", what);
 	else
 		snprintf(buf, len, "%s > %s", name ? name : "?", what);
@@ -130,6 +130,7 @@ const struct ui_screen_ops ui_funcs_ops = {
     .enter = enter_funcs,
     .draw = ui_table_draw,
     .key = key,
+    .flags = UI_SF_PER_CPU_TOGGLE,
 };
 
 const struct ui_screen_ops ui_topfuncs_ops = {
@@ -140,4 +141,5 @@ const struct ui_screen_ops ui_topfuncs_ops = {
     .enter = enter_top,
     .draw = ui_table_draw,
     .key = key,
+    .flags = UI_SF_PER_CPU_TOGGLE,
 };

@@ -154,4 +154,5 @@ const struct ui_screen_ops ui_help_ops = {
     .draw = draw,
     .key = NULL,
     .query = no_query,
+    .flags = UI_SF_OVERLAY,
 };

@@ -15,7 +15,9 @@
 #include "kerntop/ui.h"
 #include "kerntop/util.h"
 
-/* Screen kinds; a key table entry names the kinds it applies to as a bit mask. */
+/* Screen kinds: a screen's identity for the key table, whose entries name the kinds they
+ * apply to as a bit mask (dispatch, help, key bar). Nothing else tests a kind: what a screen
+ * does differently is in its ops (hooks and UI_SF_* flags). */
 enum ui_kind {
 	UI_MODULES,
 	UI_FUNCS,
@@ -40,9 +42,6 @@ enum ui_kind {
 #define UI_ON_TREES (UI_ON(UI_CALLERS) | UI_ON(UI_CALLEES))
 #define UI_ON_LISTS (UI_ON(UI_MODULES) | UI_ON(UI_FUNCS) | UI_ON(UI_TOPFUNCS))
 #define UI_ON_ALL (UI_ON_ROWS | UI_ON(UI_HELP) | UI_ON(UI_ANNOTATE))
-/* Screens with one column per CPU: the lists when p is on, the contexts screen always. */
-#define UI_PER_CPU(ui, kind)                                                                       \
-	((kind) == UI_CONTEXTS || ((ui)->per_cpu && (UI_ON(kind) & UI_ON_LISTS)))
 
 /* What must happen after an action: the loop applies these, actions never draw. */
 enum {
@@ -113,7 +112,7 @@ struct ui_col {
 };
 
 struct ui_screen_ops {
-	enum ui_kind kind;
+	enum ui_kind kind; /* for the key table only */
 	const char *name;
 	const struct ui_col *cols;
 	int ncols;
@@ -130,7 +129,32 @@ struct ui_screen_ops {
 	/* UI_UNFILTERED_* bits: the global filters a screen listing their values ignores, so
 	 * that another value can be picked (the CPU screen shows every CPU...). */
 	unsigned unfiltered;
+	unsigned flags; /* UI_SF_* */
+	/* Allocates the screen's private state into s->priv (before enter); returns 0 or
+	 * -ENOMEM. NULL: the screen has none. */
+	int (*init)(struct ui_screen *s);
+	/* Frees s->priv; set with init. */
+	void (*free)(struct ui_screen *s);
+	/* The identity of result row i across refreshes beyond its id (the selection is found
+	 * again by both); NULL: the id alone. */
+	uint64_t (*row_key)(const struct ui_screen *s, size_t i);
+	/* a: opens the annotate screen for this screen's selection; NULL: of the selected
+	 * row's function. Returns UI_R_* flags. */
+	int (*annotate)(struct kt_ui *ui, struct ui_screen *s);
 };
+
+/* Screen flags (ui_screen_ops.flags). */
+enum {
+	UI_SF_PER_CPU = 1,	  /* one column per CPU, always (contexts) */
+	UI_SF_PER_CPU_TOGGLE = 2, /* one column per CPU while p is on (the lists) */
+	UI_SF_CALL_ROWS = 4,	  /* led by a "callers" and a "callees" row (a function's lines) */
+	UI_SF_OWN_TEXT = 8,	  /* applies the / filter to its rows itself (the aggregator
+				   * filters flat views only) */
+	UI_SF_FUNC_CRUMB = 16,	  /* its crumb is its function's name (a function's lines) */
+	UI_SF_OVERLAY = 32,	  /* shows no data of its own: snapshots are of the screen below */
+};
+/* The screen has one column per CPU now. */
+int ui_per_cpu(const struct kt_ui *ui, const struct ui_screen *s);
 
 enum {
 	UI_UNFILTERED_CPU = 1,
@@ -155,29 +179,16 @@ struct ui_screen {
 	uint32_t arg;	  /* module, function, ... this screen is about */
 	size_t sel, top;  /* selected row and first drawn row, indexes into vis */
 	uint32_t sel_id;  /* id of the selected row, to keep it across refreshes */
-	uint64_t sel_key; /* tree: path hash of the selected node */
+	uint64_t sel_key; /* ops->row_key of the selected row */
 	int sel_valid;
 	int sort_col; /* index into ops->cols */
 	/* rows drawn, as indexes into res.rows (trees hide collapsed subtrees) */
 	size_t *vis;
 	size_t nvis, capvis;
-	/* trees: expanded nodes, by path hash */
-	uint64_t *open;
-	size_t nopen, capopen;
-	int tree_init;
-	uint64_t *keys; /* path hash per result row */
-	size_t capkeys;
 	int body_y, body_h; /* where the rows were last drawn (mouse) */
-	/* stacks: hits of every stack in the result (the %Func denominator) */
-	uint64_t stacks_total;
-	/* frames: the stack shown (function ids, leaf first) and its figures from the last
-	 * query, found again by its frames since stack rows are renumbered every refresh */
-	uint32_t *frames;
-	uint32_t nframes;
-	int frame_found;
-	uint64_t frame_hits;
-	double frame_pct, frame_kernel;
-	struct ui_annot *annot; /* annotate: the listing and its rows (ui_annotate.c) */
+	/* the screen's own state, allocated by ops->init and freed by ops->free; only the
+	 * screen's file knows its type (trees, stacks, frames, annotate) */
+	void *priv;
 };
 
 struct ui_prompt {
@@ -287,6 +298,9 @@ const struct ui_key *ui_key_table(size_t *n);
 /* The key bar's choice for ui->top at ui->cols columns: pick[i] set for the entries shown,
  * with the short names and labels when narrow. Returns how many. */
 int ui_keybar_pick(const struct kt_ui *ui, int narrow, unsigned char *pick);
+/* The bar drawn: the short forms (*narrow set) when they show more keys, else the long ones;
+ * pick as above. Returns how many. */
+int ui_keybar_choose(const struct kt_ui *ui, unsigned char *pick, int *narrow);
 int ui_key(struct kt_ui *ui, int ch);
 int ui_prompt_key(struct kt_ui *ui, int ch);
 int ui_key_too_small(struct kt_ui *ui, int ch);
@@ -330,14 +344,24 @@ void ui_cpus_fmt(const struct kt_ui *ui, char *buf, size_t len);
 uint32_t ui_cpus_sampled(const struct kt_ui *ui);
 uint32_t ui_cpus_sampled_nth(const struct kt_ui *ui, uint32_t i);
 
-/* ui_callers.c: rebuilds the visible rows of a tree from its expanded set */
-void ui_tree_sync(struct ui_screen *s);
-
-/* ui_stacks.c: the stacks total, and a frames screen's stack found again in its result */
-void ui_stacks_sync(struct ui_screen *s);
-void ui_frames_sync(struct ui_screen *s);
-
 /* ui_table.c: the generic row list every table screen draws with */
+#define UI_MAX_COLS 32
+#define UI_MAX_PERCPU 256
+#define UI_PERCPU_W 7 /* a per-CPU column and its gap */
+#define UI_MORE_W 5   /* "+N" after the per-CPU columns that fit */
+/* Which columns a table shows at ui->cols, where and how wide. */
+struct ui_layout {
+	int n;
+	int idx[UI_MAX_COLS]; /* indexes into ops->cols, in order */
+	int x[UI_MAX_COLS], w[UI_MAX_COLS];
+	/* per-CPU columns: the CPUs shown, and how many more did not fit */
+	int npercpu, percpu_x, more;
+	uint32_t percpu[UI_MAX_PERCPU];
+};
+/* Columns are dropped from the highest ui_col.drop down until the table and every per-CPU
+ * column asked for fit; per-CPU columns that still do not fit are counted in a "+N"; the
+ * flex columns share what is left. Pure: read by the unit test tests/test_ui_layout.c. */
+void ui_layout(const struct kt_ui *ui, const struct ui_screen *s, struct ui_layout *L);
 void ui_table_draw(struct kt_ui *ui, struct ui_screen *s, int y, int h);
 void ui_table_sync(struct ui_screen *s);
 /* The screen's own sync hook, else ui_table_sync. */
@@ -433,7 +457,6 @@ int ui_open_lines(struct kt_ui *ui, uint32_t func, const char *name);
 /* ui_annotate.c: opens func's annotate screen, at address at (0: the top). */
 int ui_open_annotate(struct kt_ui *ui, uint32_t func, uint64_t at);
 void ui_annotate_refresh(struct kt_ui *ui, struct ui_screen *s);
-void ui_annotate_free(struct ui_screen *s);
 int ui_annotate_sort(struct kt_ui *ui, struct ui_screen *s);
 /* The screen's listing as snapshot text (malloc'd), or NULL. */
 char *ui_annotate_text(const struct ui_screen *s);

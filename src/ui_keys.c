@@ -282,11 +282,9 @@ static int act_annotate(struct kt_ui *ui, struct ui_screen *s)
 {
 	const struct kt_row *r = ui_sel_row(s);
 
-	if (s->ops->kind == UI_ANNOTATE)
-		return UI_R_POP;
-	if (s->ops->kind == UI_LINES)
-		return ui_open_annotate(ui, s->arg, r ? r->addr : 0);
-	if (s->ops->kind == UI_FRAMES || !r) {
+	if (s->ops->annotate)
+		return s->ops->annotate(ui, s);
+	if (!r) {
 		ui_set_status(ui, 0, "a: select a function first");
 		return UI_R_REDRAW;
 	}
@@ -681,15 +679,24 @@ int ui_keybar_pick(const struct kt_ui *ui, int narrow, unsigned char *pick)
 
 /* The key bar: the keys that work on this screen, the most used first when not all fit, with
  * shorter labels when those let more fit; drawn in table order. */
+int ui_keybar_choose(const struct kt_ui *ui, unsigned char *pick, int *narrow)
+{
+	unsigned char spick[NKEYS];
+	int wide = ui_keybar_pick(ui, 0, pick), shrt = ui_keybar_pick(ui, 1, spick);
+
+	*narrow = shrt > wide;
+	if (!*narrow)
+		return wide;
+	memcpy(pick, spick, sizeof(spick));
+	return shrt;
+}
+
 void ui_draw_keybar(struct kt_ui *ui, int y)
 {
-	unsigned char pick[NKEYS], spick[NKEYS];
+	unsigned char pick[NKEYS];
 	int narrow = 0, x = 0;
 
-	if (ui_keybar_pick(ui, 1, spick) > ui_keybar_pick(ui, 0, pick)) {
-		narrow = 1;
-		memcpy(pick, spick, sizeof(spick));
-	}
+	ui_keybar_choose(ui, pick, &narrow);
 	move(y, 0);
 	clrtoeol();
 	for (size_t i = 0; i < NKEYS; i++) {

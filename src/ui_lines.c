@@ -28,6 +28,28 @@ static void enter(struct kt_ui *ui, struct ui_screen *s)
 	s->q.func = s->arg;
 }
 
+/* Every row carries the function's id: a row is also known by its name, hashed ("hot.c:11"
+ * stays "hot.c:11" across refreshes). */
+static uint64_t row_key(const struct ui_screen *s, size_t i)
+{
+	const struct kt_row *r = &s->res.rows[i];
+	uint64_t h = 1469598103934665603ull;
+
+	if (!r->name)
+		return 0;
+	for (const unsigned char *p = (const unsigned char *)r->name; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	return h;
+}
+
+/* a: the function's instructions, at the selected line or bucket. */
+static int annotate(struct kt_ui *ui, struct ui_screen *s)
+{
+	const struct kt_row *r = ui_sel_row(s);
+
+	return ui_open_annotate(ui, s->arg, r ? r->addr : 0);
+}
+
 static int key(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 {
 	int callees = s->vis && s->sel < s->nvis && s->vis[s->sel] == UI_VIS_CALLEES;
@@ -49,4 +71,7 @@ const struct ui_screen_ops ui_lines_ops = {
     .enter = enter,
     .draw = ui_table_draw,
     .key = key,
+    .flags = UI_SF_CALL_ROWS | UI_SF_FUNC_CRUMB,
+    .row_key = row_key,
+    .annotate = annotate,
 };

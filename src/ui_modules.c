@@ -45,4 +45,5 @@ const struct ui_screen_ops ui_modules_ops = {
     .enter = enter,
     .draw = ui_table_draw,
     .key = key,
+    .flags = UI_SF_PER_CPU_TOGGLE,
 };

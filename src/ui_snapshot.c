@@ -17,7 +17,7 @@ static const struct ui_screen *data_screen(const struct kt_ui *ui)
 {
 	const struct ui_screen *s = ui->top;
 
-	while (s->ops->kind == UI_HELP && s->below)
+	while ((s->ops->flags & UI_SF_OVERLAY) && s->below)
 		s = s->below;
 	return s;
 }

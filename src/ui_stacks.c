@@ -3,12 +3,58 @@
  * the middle elided to fit; Enter shows the frames of one stack, one per line. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kerntop/source.h"
 #include "kerntop/symbols.h"
 #include "ui_impl.h"
+
+/* A stacks screen's own state (s->priv): hits of every stack in the result, the %Func
+ * denominator. */
+struct stacks {
+	uint64_t total;
+};
+
+/* A frames screen's own state (s->priv): the stack shown (function ids, leaf first) and its
+ * figures from the last query, found again by its frames since stack rows are renumbered
+ * every refresh. */
+struct frames {
+	uint32_t *frames;
+	uint32_t n;
+	int found;
+	uint64_t hits;
+	double pct, kernel;
+};
+
+static int stacks_init(struct ui_screen *s)
+{
+	s->priv = calloc(1, sizeof(struct stacks));
+	return s->priv ? 0 : -ENOMEM;
+}
+
+static void stacks_free(struct ui_screen *s)
+{
+	free(s->priv);
+	s->priv = NULL;
+}
+
+static int frames_init(struct ui_screen *s)
+{
+	s->priv = calloc(1, sizeof(struct frames));
+	return s->priv ? 0 : -ENOMEM;
+}
+
+static void frames_free(struct ui_screen *s)
+{
+	struct frames *F = s->priv;
+
+	if (F)
+		free(F->frames);
+	free(F);
+	s->priv = NULL;
+}
 
 #define SEP " > "
 #define ELIDED " > ... > "
@@ -94,8 +140,9 @@ static void col_stack(const struct kt_ui *ui, const struct ui_screen *s, const s
 static void col_share(const struct kt_ui *ui, const struct ui_screen *s, const struct kt_row *r,
 		      char *buf, size_t len)
 {
-	ui_fmt_pct(s->stacks_total ? (double)r->hits * 100.0 / (double)s->stacks_total : 0, buf,
-		   len);
+	const struct stacks *S = s->priv;
+
+	ui_fmt_pct(S->total ? (double)r->hits * 100.0 / (double)S->total : 0, buf, len);
 }
 
 #define STACK_COLS(share)                                                                          \
@@ -108,15 +155,6 @@ static void col_share(const struct kt_ui *ui, const struct ui_screen *s, const s
 
 static const struct ui_col func_cols[] = STACK_COLS("%Func");
 static const struct ui_col module_cols[] = STACK_COLS("%Module");
-
-void ui_stacks_sync(struct ui_screen *s)
-{
-	uint64_t t = 0;
-
-	for (size_t i = 0; i < s->res.nrows; i++)
-		t += s->res.rows[i].hits;
-	s->stacks_total = t;
-}
 
 static void enter_func(struct kt_ui *ui, struct ui_screen *s)
 {
@@ -163,6 +201,7 @@ static void draw_stacks(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 static int open_frames(struct kt_ui *ui, struct ui_screen *s, const struct kt_row *r)
 {
 	struct ui_screen *n;
+	struct frames *F;
 	char crumb[64];
 
 	if (!r->nframes || !r->frames)
@@ -171,13 +210,14 @@ static int open_frames(struct kt_ui *ui, struct ui_screen *s, const struct kt_ro
 	n = ui_screen_new(ui, &ui_frames_ops, KT_ANY, crumb);
 	if (!n)
 		return UI_R_NONE;
-	n->frames = malloc(r->nframes * sizeof(*n->frames));
-	if (!n->frames) {
+	F = n->priv;
+	F->frames = malloc(r->nframes * sizeof(*F->frames));
+	if (!F->frames) {
 		ui_screen_free(n);
 		return UI_R_NONE;
 	}
-	memcpy(n->frames, r->frames, r->nframes * sizeof(*n->frames));
-	n->nframes = r->nframes;
+	memcpy(F->frames, r->frames, r->nframes * sizeof(*F->frames));
+	F->n = r->nframes;
 	n->q = s->q;
 	n->text[0] = 0;
 	ui_screen_free(ui->pending);
@@ -197,7 +237,12 @@ static int key_stacks(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 /* The stacks' total (the %Func denominator), then the table's rows. */
 static void sync_stacks(struct ui_screen *s)
 {
-	ui_stacks_sync(s);
+	struct stacks *S = s->priv;
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < s->res.nrows; i++)
+		t += s->res.rows[i].hits;
+	S->total = t;
 	ui_table_sync(s);
 }
 
@@ -210,6 +255,9 @@ const struct ui_screen_ops ui_stacks_func_ops = {
     .draw = draw_stacks,
     .key = key_stacks,
     .sync = sync_stacks,
+    .flags = UI_SF_OWN_TEXT,
+    .init = stacks_init,
+    .free = stacks_free,
 };
 
 const struct ui_screen_ops ui_stacks_module_ops = {
@@ -221,47 +269,53 @@ const struct ui_screen_ops ui_stacks_module_ops = {
     .draw = draw_stacks,
     .key = key_stacks,
     .sync = sync_stacks,
+    .flags = UI_SF_OWN_TEXT,
+    .init = stacks_init,
+    .free = stacks_free,
 };
 
 /* --- the frames of one stack --- */
 
-void ui_frames_sync(struct ui_screen *s)
+/* The stack found again in the result, and one line per frame. */
+static void sync_frames(struct ui_screen *s)
 {
+	struct frames *F = s->priv;
 	uint64_t total = 0;
 
-	s->frame_found = 0;
+	F->found = 0;
 	for (size_t i = 0; i < s->res.nrows; i++) {
 		const struct kt_row *r = &s->res.rows[i];
 
 		total += r->hits;
-		if (s->frame_found || r->nframes != s->nframes || !r->frames ||
-		    memcmp(r->frames, s->frames, s->nframes * sizeof(*s->frames)))
+		if (F->found || r->nframes != F->n || !r->frames ||
+		    memcmp(r->frames, F->frames, F->n * sizeof(*F->frames)))
 			continue;
-		s->frame_found = 1;
-		s->frame_hits = r->hits;
-		s->frame_kernel = r->pct_kernel;
+		F->found = 1;
+		F->hits = r->hits;
+		F->kernel = r->pct_kernel;
 	}
-	s->frame_pct = total ? (double)s->frame_hits * 100.0 / (double)total : 0;
-	if (s->nframes > s->capvis) {
-		size_t *v = realloc(s->vis, s->nframes * sizeof(*v));
+	F->pct = total ? (double)F->hits * 100.0 / (double)total : 0;
+	if (F->n > s->capvis) {
+		size_t *v = realloc(s->vis, F->n * sizeof(*v));
 
 		if (!v) {
 			s->nvis = 0;
 			return;
 		}
 		s->vis = v;
-		s->capvis = s->nframes;
+		s->capvis = F->n;
 	}
 	/* no result row behind a frame line: the selection index is the frame, root first */
-	for (size_t i = 0; i < s->nframes; i++)
+	for (size_t i = 0; i < F->n; i++)
 		s->vis[i] = UI_VIS_CALLERS;
-	s->nvis = s->nframes;
+	s->nvis = F->n;
 	if (s->sel >= s->nvis)
 		s->sel = s->nvis ? s->nvis - 1 : 0;
 }
 
 static void draw_frames(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 {
+	const struct frames *F = s->priv;
 	int mw = ui->cols >= 40 ? 16 : 0, nw = ui->cols - 6 - mw - 1;
 	char buf[64];
 
@@ -286,7 +340,7 @@ static void draw_frames(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 		clrtoeol();
 		if (line >= h || i >= s->nvis)
 			continue;
-		f = s->frames[s->nframes - 1 - i];
+		f = F->frames[F->n - 1 - i];
 		attrset(i == s->sel ? ui_attr(ui, UI_C_SEL, A_REVERSE) : A_NORMAL);
 		mvhline(y + line, 0, ' ', ui->cols);
 		snprintf(buf, sizeof(buf), "%zu", i + 1);
@@ -298,13 +352,13 @@ static void draw_frames(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 	}
 	/* right under the last frame shown */
 	y += (int)(s->nvis - s->top < (size_t)h ? s->nvis - s->top : (size_t)h);
-	if (s->frame_found) {
+	if (F->found) {
 		char line[160];
 
 		snprintf(line, sizeof(line),
 			 "this stack: %llu hits, %.1f%% of the %s's stacks, %.1f%% %%Kernel",
-			 (unsigned long long)s->frame_hits, s->frame_pct,
-			 s->q.func != KT_ANY ? "function" : "module", s->frame_kernel);
+			 (unsigned long long)F->hits, F->pct,
+			 s->q.func != KT_ANY ? "function" : "module", F->kernel);
 		mvaddnstr(y + 1, 2, line, ui->cols - 2);
 	} else {
 		mvaddnstr(y + 1, 2, "this stack is no longer in the window (a: cumulative)",
@@ -315,11 +369,12 @@ static void draw_frames(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 /* Enter on a frame opens that function's lines; g, G, S its callers, callees, stacks. */
 static int key_frames(struct kt_ui *ui, struct ui_screen *s, enum ui_act act)
 {
+	const struct frames *F = s->priv;
 	uint32_t f;
 
-	if (s->sel >= s->nframes)
+	if (s->sel >= F->n)
 		return UI_R_NONE;
-	f = s->frames[s->nframes - 1 - s->sel];
+	f = F->frames[F->n - 1 - s->sel];
 	switch (act) {
 	case UI_ACT_OPEN:
 		return ui_open_lines(ui, f, frame_name(ui, f));
@@ -342,5 +397,7 @@ const struct ui_screen_ops ui_frames_ops = {
     .enter = NULL,
     .draw = draw_frames,
     .key = key_frames,
-    .sync = ui_frames_sync,
+    .sync = sync_frames,
+    .init = frames_init,
+    .free = frames_free,
 };

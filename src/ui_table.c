@@ -9,9 +9,6 @@
 #include "kerntop/source.h"
 #include "ui_impl.h"
 
-#define PERCPU_W 7
-#define MAX_COLS 32
-
 void ui_put(int y, int x, int w, const char *s, int right)
 {
 	int len = (int)strlen(s), cells = 0;
@@ -133,19 +130,6 @@ void ui_col_module(const struct kt_ui *ui, const struct ui_screen *s, const stru
 	snprintf(buf, len, "%s", r->module ? r->module : "");
 }
 
-/* The identity of a row across refreshes: its id, and on a lines screen (where every row
- * carries the function's id) also its name, hashed: "hot.c:11" stays "hot.c:11". */
-static uint64_t row_key(const struct ui_screen *s, const struct kt_row *r)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	if (s->ops->kind != UI_LINES || !r->name)
-		return 0;
-	for (const unsigned char *p = (const unsigned char *)r->name; *p; p++)
-		h = (h ^ *p) * 1099511628211ull;
-	return h;
-}
-
 /* Rebuilds the visible rows after a query and finds the selected row again by its id. */
 void ui_table_sync(struct ui_screen *s)
 {
@@ -162,14 +146,12 @@ void ui_table_sync(struct ui_screen *s)
 		s->vis = v;
 		s->capvis = n;
 	}
-	if (s->ops->kind == UI_LINES) {
+	if (s->ops->flags & UI_SF_CALL_ROWS) {
 		s->vis[j++] = UI_VIS_CALLERS;
 		s->vis[j++] = UI_VIS_CALLEES;
 	}
 	for (size_t i = 0; i < s->res.nrows; i++) {
-		/* stacks: the aggregator filters flat views only; keep stacks with a frame matching
-		 */
-		if (s->ops->kind == UI_STACKS && s->text[0] &&
+		if ((s->ops->flags & UI_SF_OWN_TEXT) && s->text[0] &&
 		    !kt_contains_ci(s->res.rows[i].name, s->text))
 			continue;
 		s->vis[j++] = i;
@@ -182,7 +164,8 @@ void ui_table_sync(struct ui_screen *s)
 			if (UI_VIS_SYNTH(s->vis[i]))
 				continue;
 			r = &s->res.rows[s->vis[i]];
-			if (r->id == s->sel_id && (s->ops->kind != UI_LINES || row_key(s, r) == s->sel_key)) {
+			if (r->id == s->sel_id &&
+			    (!s->ops->row_key || s->ops->row_key(s, s->vis[i]) == s->sel_key)) {
 				s->sel = i;
 				return;
 			}
@@ -209,10 +192,8 @@ void ui_sel_set(struct ui_screen *s, size_t i)
 	s->sel_valid = r != NULL;
 	if (r) {
 		s->sel_id = r->id;
-		if (s->ops->kind == UI_LINES)
-			s->sel_key = row_key(s, r);
-		else if (s->keys && s->vis[i] < s->capkeys)
-			s->sel_key = s->keys[s->vis[i]];
+		if (s->ops->row_key)
+			s->sel_key = s->ops->row_key(s, s->vis[i]);
 	}
 }
 
@@ -252,17 +233,7 @@ void ui_sel_move(struct ui_screen *s, long delta, int page)
 	ui_sel_set(s, (size_t)i);
 }
 
-#define MAX_PERCPU 256
-#define MORE_W 5 /* "+N" after the per-CPU columns that fit */
 
-struct layout {
-	int n;
-	int idx[MAX_COLS];
-	int x[MAX_COLS], w[MAX_COLS];
-	/* per-CPU columns: the CPUs shown, and how many more did not fit */
-	int npercpu, percpu_x, more;
-	uint32_t percpu[MAX_PERCPU];
-};
 
 /* The per-CPU columns wanted: every sampled CPU, or those of the CPU set. */
 static int percpu_cpus(const struct kt_ui *ui, const struct ui_screen *s, uint32_t *out)
@@ -270,9 +241,9 @@ static int percpu_cpus(const struct kt_ui *ui, const struct ui_screen *s, uint32
 	uint32_t n = ui_cpus_sampled(ui);
 	int k = 0;
 
-	if (!UI_PER_CPU(ui, s->ops->kind) || !s->res.sum.max_cpu)
+	if (!ui_per_cpu(ui, s) || !s->res.sum.max_cpu)
 		return 0;
-	for (uint32_t i = 0; i < n && k < MAX_PERCPU; i++) {
+	for (uint32_t i = 0; i < n && k < UI_MAX_PERCPU; i++) {
 		uint32_t c = ui_cpus_sampled_nth(ui, i);
 
 		if (c < s->res.sum.max_cpu && (!ui->ncpuset || ui_cpus_has(ui, c)))
@@ -282,7 +253,7 @@ static int percpu_cpus(const struct kt_ui *ui, const struct ui_screen *s, uint32
 }
 
 /* Shares the spare width among the flex columns: capped ones first, the rest to the others. */
-static void flex_share(const struct ui_col *c, struct layout *L, int spare)
+static void flex_share(const struct ui_col *c, struct ui_layout *L, int spare)
 {
 	int nflex = 0, nfree = 0, share;
 
@@ -315,14 +286,14 @@ static void flex_share(const struct ui_col *c, struct layout *L, int spare)
 
 /* Columns dropped from the least important on until the table (and every per-CPU column
  * asked for) fits; per-CPU columns that still do not fit are counted in a "+N". */
-static void layout(const struct kt_ui *ui, const struct ui_screen *s, struct layout *L)
+void ui_layout(const struct kt_ui *ui, const struct ui_screen *s, struct ui_layout *L)
 {
 	const struct ui_col *c = s->ops->cols;
-	int keep[MAX_COLS], total, x = 0, maxdrop = 0, want, need;
-	int nc = s->ops->ncols < MAX_COLS ? s->ops->ncols : MAX_COLS;
+	int keep[UI_MAX_COLS], total, x = 0, maxdrop = 0, want, need;
+	int nc = s->ops->ncols < UI_MAX_COLS ? s->ops->ncols : UI_MAX_COLS;
 
 	want = percpu_cpus(ui, s, L->percpu);
-	need = want * PERCPU_W;
+	need = want * UI_PERCPU_W;
 	for (int i = 0; i < nc; i++) {
 		keep[i] = !ui_col_hidden(ui, &c[i]);
 		if (c[i].drop > maxdrop)
@@ -343,12 +314,12 @@ static void layout(const struct kt_ui *ui, const struct ui_screen *s, struct lay
 	L->npercpu = want;
 	L->more = 0;
 	if (total + need > ui->cols) {
-		int room = (ui->cols - total - MORE_W) / PERCPU_W;
+		int room = (ui->cols - total - UI_MORE_W) / UI_PERCPU_W;
 
 		L->npercpu = room <= 0 ? 0 : room < want ? room : want;
 		L->more = want - L->npercpu;
 	}
-	total += L->npercpu * PERCPU_W + (L->more ? MORE_W : 0);
+	total += L->npercpu * UI_PERCPU_W + (L->more ? UI_MORE_W : 0);
 	L->n = 0;
 	for (int i = 0; i < nc; i++) {
 		if (!keep[i])
@@ -365,7 +336,7 @@ static void layout(const struct kt_ui *ui, const struct ui_screen *s, struct lay
 	L->percpu_x = x;
 }
 
-static void draw_colhdr(struct kt_ui *ui, struct ui_screen *s, const struct layout *L, int y)
+static void draw_colhdr(struct kt_ui *ui, struct ui_screen *s, const struct ui_layout *L, int y)
 {
 	const struct ui_col *c = s->ops->cols;
 	attr_t a = ui_attr(ui, UI_C_COLHDR, A_REVERSE);
@@ -389,18 +360,18 @@ static void draw_colhdr(struct kt_ui *ui, struct ui_screen *s, const struct layo
 		char t[16];
 
 		snprintf(t, sizeof(t), "cpu%u", L->percpu[i]);
-		ui_put(y, L->percpu_x + i * PERCPU_W, PERCPU_W - 1, t, 1);
+		ui_put(y, L->percpu_x + i * UI_PERCPU_W, UI_PERCPU_W - 1, t, 1);
 	}
 	if (L->more) {
 		char t[16];
 
 		snprintf(t, sizeof(t), "+%d", L->more);
-		ui_put(y, L->percpu_x + L->npercpu * PERCPU_W, MORE_W - 1, t, 0);
+		ui_put(y, L->percpu_x + L->npercpu * UI_PERCPU_W, UI_MORE_W - 1, t, 0);
 	}
 	attrset(A_NORMAL);
 }
 
-static void draw_row(struct kt_ui *ui, struct ui_screen *s, const struct layout *L, int y,
+static void draw_row(struct kt_ui *ui, struct ui_screen *s, const struct ui_layout *L, int y,
 		     const struct kt_row *r, int selected)
 {
 	const struct ui_col *c = s->ops->cols;
@@ -425,7 +396,7 @@ static void draw_row(struct kt_ui *ui, struct ui_screen *s, const struct layout 
 		buf[0] = 0;
 		if (r->per_cpu)
 			ui_fmt_count(r->per_cpu[L->percpu[i]], buf, sizeof(buf));
-		ui_put(y, L->percpu_x + i * PERCPU_W, PERCPU_W - 1, buf, 1);
+		ui_put(y, L->percpu_x + i * UI_PERCPU_W, UI_PERCPU_W - 1, buf, 1);
 	}
 	attrset(A_NORMAL);
 }
@@ -452,12 +423,12 @@ static void draw_synthetic(struct kt_ui *ui, struct ui_screen *s, int y, size_t 
 
 void ui_table_draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 {
-	struct layout L;
+	struct ui_layout L;
 	int line;
 
 	if (h < 2)
 		return;
-	layout(ui, s, &L);
+	ui_layout(ui, s, &L);
 	draw_colhdr(ui, s, &L, y);
 	y++;
 	h--;
@@ -477,7 +448,7 @@ void ui_table_draw(struct kt_ui *ui, struct ui_screen *s, int y, int h)
 		else
 			draw_row(ui, s, &L, y + line, &s->res.rows[s->vis[i]], i == s->sel);
 	}
-	if (!s->nvis || (s->ops->kind == UI_LINES && s->nvis == 2)) {
+	if (!s->nvis || ((s->ops->flags & UI_SF_CALL_ROWS) && s->nvis == 2)) {
 		const char *msg = s->have_res
 				      ? (s->text[0] ? "no rows match the filter" : "no samples yet")
 				      : "no data (the aggregator has not answered)";
