@@ -42,7 +42,8 @@ if [ ! -x "$B/build/kerntop" ]; then
 	echo "bench_scale: building the before commit $base in $B (once)"
 	rm -rf "$B" && mkdir -p "$B/src" "$B/build"
 	git -C "$top" archive "$base" | tar -x -C "$B/src" || { echo "bench_scale: no commit $base in $top" >&2; exit 1; }
-	(cd "$B/src" && ./autogen.sh && cd "$B/build" && ../src/configure CFLAGS="-O2 -g" && make -j2 kerntop) \
+	(cd "$B/src" && ./autogen.sh && cd "$B/build" && ../src/configure CFLAGS="-O2 -g" &&
+		{ make -j2 proto/profile.pb-c.c proto/profile.pb-c.h 2>/dev/null || true; } && make -j2 kerntop) \
 		>"$B/build.log" 2>&1 || { tail -20 "$B/build.log"; echo "bench_scale: the before build failed" >&2; exit 1; }
 fi
 OLD=$B/build/kerntop

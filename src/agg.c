@@ -37,6 +37,7 @@ void kt_agg_free(struct kt_agg *a)
 	if (!a)
 		return;
 	free(a->li);
+	free(a->funcrep);
 	kt_idx_free(&a->g.idx);
 	free(a->g.key);
 	free(a->g.recent);
@@ -44,7 +45,6 @@ void kt_agg_free(struct kt_agg *a)
 	free(a->own);
 	free(a->ownrec);
 	kt_agg_proj_free(a);
-	free(a->tuprow);
 	free(a->locrow);
 	kt_baseline_free(a->base);
 	free(a);
@@ -104,10 +104,35 @@ const char *kt_view_name(enum kt_view v)
 	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
 }
 
+/* The representative of location i (locinfo rep): its function's first location when that
+ * one's fields are the same, else itself. */
+static uint32_t loc_rep(struct kt_agg *a, uint32_t i, const struct locinfo *c)
+{
+	const struct locinfo *f;
+	uint32_t old = a->nfuncrep;
+
+	if (c->func >= old) {
+		if (kt_grow((void **)&a->funcrep, &a->funcrepcap, c->func + 1,
+			    sizeof(*a->funcrep)) < 0)
+			return i;
+		for (uint32_t k = old; k <= c->func; k++)
+			a->funcrep[k] = UINT32_MAX;
+		a->nfuncrep = c->func + 1;
+	}
+	if (a->funcrep[c->func] == UINT32_MAX)
+		return a->funcrep[c->func] = i;
+	f = &a->li[a->funcrep[c->func]];
+	return f->module == c->module && f->realmod == c->realmod && f->idle == c->idle &&
+			   f->user == c->user && f->helper == c->helper
+		   ? a->funcrep[c->func]
+		   : i;
+}
+
 /* Extends the per-location cache to every location the symbolizer has interned. */
 const struct locinfo *kt_agg_loc(struct kt_agg *a, uint32_t loc)
 {
-	static const struct locinfo unknown = {0, KT_MOD_UNKNOWN, KT_MOD_UNKNOWN, 0, 0, 0};
+	static const struct locinfo unknown = {0, KT_MOD_UNKNOWN, KT_MOD_UNKNOWN, 0, 0, 0,
+					       UINT32_MAX};
 
 	if (loc >= a->nli) {
 		uint32_t n = kt_sym_nlocs(a->s);
@@ -128,6 +153,7 @@ const struct locinfo *kt_agg_loc(struct kt_agg *a, uint32_t loc)
 			c->idle = l->idle && !c->user;
 			c->module = c->idle ? KT_AGG_IDLE_MODULE : l->module;
 			c->helper = !c->user && kt_sym_irq_helper(a->s, l->func);
+			c->rep = loc_rep(a, i, c);
 		}
 		a->nli = n;
 	}
@@ -750,7 +776,8 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 	unsigned dims = kt_agg_filter_needs(&q->filter) | (q->per_cpu ? KT_NEED_CPU : 0) |
 			(q->view == KT_VIEW_CPUS ? KT_NEED_CPU : 0) |
 			(q->view == KT_VIEW_TASKS ? KT_NEED_TASK : 0) |
-			(q->view == KT_VIEW_CONTEXTS ? KT_NEED_CTX : 0);
+			(q->view == KT_VIEW_CONTEXTS ? KT_NEED_CTX : 0) |
+			(q->view == KT_VIEW_CPUS || q->view == KT_VIEW_TASKS ? KT_NEED_FUNC : 0);
 	const struct kt_hit *h = kt_agg_proj(a, KT_PROJ_TOTALS, dims, &n, NULL);
 	const struct kt_hit *rh;
 	uint64_t rlen;

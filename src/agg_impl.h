@@ -15,6 +15,9 @@ struct locinfo {
 	uint32_t realmod; /* the symbolizer's module */
 	uint8_t idle, user;
 	uint8_t helper; /* an IRQ-enabling helper (--irq-owner) */
+	/* the first location of its function with the same fields above: a view that reads a
+	 * location only through them (CPUs, tasks) merges the function's locations into it */
+	uint32_t rep;
 };
 
 /* String pool for row names: blocks never move, so names stay valid. */
@@ -50,6 +53,9 @@ struct group {
 /* A projection of the hits (agg_proj.c): the window's hits merged on the dimensions a query
  * does not read. */
 enum { KT_NEED_CPU = 1, KT_NEED_TASK = 2, KT_NEED_CTX = 4, KT_NEED_STACK = 8, KT_NEED_ALL = 15 };
+/* Not a dimension: the location is read only through its locinfo fields other than rep, so
+ * a projection may merge a function's locations (issue 14: the CPU table at 256 CPUs). */
+#define KT_NEED_FUNC 16u
 enum kt_proj_src {
 	KT_PROJ_TOTALS, /* kt_agg_hits: the current totals as the views count them */
 	KT_PROJ_RECENT, /* kt_agg_recent: the newest complete slice */
@@ -67,12 +73,19 @@ struct kt_proj {
 #define KT_AGG_NPROJ 4
 #define KT_AGG_PROJ_RETRY 16
 
+/* A location's entry in the projection being built from one CPU's log (agg_proj.c). */
+struct kt_dense {
+	uint32_t stamp, id;
+};
+
 struct kt_agg {
 	struct kt_window *w;
 	struct kt_symbols *s;
 	struct kt_agg_params p;
 	struct locinfo *li;
 	uint32_t nli, licap;
+	uint32_t *funcrep; /* per function: its first location (UINT32_MAX: none yet) */
+	uint32_t nfuncrep, funcrepcap;
 	struct group g;
 	/* tree scratch */
 	struct tnode *tn;
@@ -89,15 +102,14 @@ struct kt_agg {
 	int project;
 	struct kt_proj proj[KT_AGG_NPROJ];
 	uint64_t proj_clock;
+	struct kt_dense *dense; /* per location, stamped per log */
+	uint32_t densecap, dstamp;
 	/* per source and dimension set: requests since a projection was found not worth it
 	 * (0: worth it, or never tried); it is tried again every KT_AGG_PROJ_RETRY requests */
 	uint32_t proj_wide[3][KT_NEED_ALL + 1];
 	/* allocations that failed during the query in progress: it returns -ENOMEM instead of
 	 * rows that miss something (kt_agg_query) */
 	uint64_t nomem;
-	/* trend: the row of each rolling tuple in the query in progress (agg_trend.c) */
-	uint32_t *tuprow;
-	uint32_t tuprowcap;
 	/* trend: the row of each location, when a row depends on nothing else (agg_trend.c) */
 	uint32_t *locrow;
 	uint32_t locrowcap;

@@ -43,43 +43,161 @@ static int pkey_eq(const void *ctx, uint32_t id)
 	       a->ctx == b->ctx;
 }
 
+/* Merges hit k into p on the dimensions of need; -E2BIG when p would pass max entries. */
+static inline void mask(struct kt_hit *k, unsigned need)
+{
+	if (!(need & KT_NEED_CPU))
+		k->cpu = 0;
+	if (!(need & KT_NEED_TASK))
+		k->task = 0;
+	if (!(need & KT_NEED_STACK))
+		k->stack = k->stack != 0; /* only "had a chain" is read (the summary) */
+}
+
+/* Merges the masked hit k into p; its entry's id in *idp (when not NULL). */
+static inline int merge_masked(struct kt_proj *p, const struct kt_hit *k, size_t max,
+			       uint32_t *idp)
+{
+	struct pkey pk = {p, k};
+	uint32_t pos, id, hh;
+
+	hh = kt_hash4(k->loc, k->stack ^ k->ctx << 24, k->cpu, k->task);
+	id = kt_idx_find(&p->idx, hh, pkey_eq, &pk, &pos);
+	if (id != UINT32_MAX) {
+		p->h[id].hits += k->hits;
+		if (idp)
+			*idp = id;
+		return 0;
+	}
+	if (p->n >= max)
+		return -E2BIG;
+	if (kt_grow((void **)&p->h, &p->cap, p->n + 1, sizeof(*p->h)) < 0 ||
+	    kt_idx_insert(&p->idx, hh, p->n, pos) < 0)
+		return -ENOMEM;
+	if (idp)
+		*idp = p->n;
+	p->h[p->n++] = *k;
+	return 0;
+}
+
+static inline int merge(struct kt_proj *p, struct kt_hit k, unsigned need, size_t max)
+{
+	mask(&k, need);
+	return merge_masked(p, &k, max, NULL);
+}
+
 /* Merges src (n entries stride bytes apart; those with no hits skipped) into p on the
  * dimensions of need; -E2BIG when the result is not worth keeping. */
 static int build(struct kt_proj *p, const struct kt_hit *src, size_t n, size_t stride,
-		 unsigned need)
+		 unsigned need, size_t max)
 {
-	size_t max = n / PROJ_MAX_SHARE + 64;
+	int r;
 
 	p->n = 0;
 	kt_idx_clear(&p->idx);
 	for (size_t i = 0; i < n; i++) {
-		struct kt_hit k = *(const struct kt_hit *)((const char *)src + i * stride);
-		struct pkey pk = {p, &k};
-		uint32_t pos, id, hh;
+		const struct kt_hit *k = (const struct kt_hit *)((const char *)src + i * stride);
 
-		if (!k.hits)
-			continue;
-
-		if (!(need & KT_NEED_CPU))
-			k.cpu = 0;
-		if (!(need & KT_NEED_TASK))
-			k.task = 0;
-		if (!(need & KT_NEED_STACK))
-			k.stack = k.stack != 0; /* only "had a chain" is read (the summary) */
-		hh = kt_hash4(k.loc, k.stack ^ k.ctx << 24, k.cpu, k.task);
-		id = kt_idx_find(&p->idx, hh, pkey_eq, &pk, &pos);
-		if (id != UINT32_MAX) {
-			p->h[id].hits += k.hits;
-			continue;
-		}
-		if (p->n >= max)
-			return -E2BIG;
-		if (kt_grow((void **)&p->h, &p->cap, p->n + 1, sizeof(*p->h)) < 0 ||
-		    kt_idx_insert(&p->idx, hh, p->n, pos) < 0)
-			return -ENOMEM;
-		p->h[p->n++] = k;
+		if (k->hits && (r = merge(p, *k, need, max)) < 0)
+			return r;
 	}
 	return 0;
+}
+
+/* Merges the samples of cursor c's slices into p: no tuple table is made. With KT_NEED_FUNC
+ * a location is replaced by its function's representative (kt_agg_loc). With the CPU or the
+ * task needed, one CPU's log is merged at a time, so the table being probed holds one CPU's
+ * keys and stays in the cache (a task without its CPU may then appear once per CPU it ran
+ * on: every reader sums, and a task rarely leaves its CPU). */
+static int build_log(struct kt_agg *a, struct kt_proj *p, const struct kt_window_cursor *c0,
+		     unsigned need)
+{
+	uint32_t nlog = need & (KT_NEED_CPU | KT_NEED_TASK) ? kt_window_logs(a->w) : 1;
+	struct kt_hit buf[512];
+	size_t n;
+	int r;
+
+	p->n = 0;
+	kt_idx_clear(&p->idx);
+	if (nlog > 1) {
+		uint32_t old = a->densecap;
+
+		if (kt_grow((void **)&a->dense, &a->densecap, kt_sym_nlocs(a->s) + 1,
+			    sizeof(*a->dense)) < 0)
+			return -ENOMEM;
+		memset(a->dense + old, 0, (a->densecap - old) * sizeof(*a->dense)); /* stamp 0: none */
+	}
+	for (uint32_t log = 0; log < nlog; log++) {
+		struct kt_window_cursor c = *c0;
+		uint32_t before = p->n, stamp;
+
+		if (nlog > 1) {
+			kt_window_cursor_log(&c, log);
+			if (++a->dstamp == 0) { /* wrapped: every slot's stamp is stale again */
+				memset(a->dense, 0, a->densecap * sizeof(*a->dense));
+				a->dstamp = 1;
+			}
+		}
+		stamp = a->dstamp;
+		while ((n = kt_window_read(a->w, &c, buf, sizeof(buf) / sizeof(buf[0])))) {
+			for (size_t i = 0; i < n; i++) {
+				struct kt_hit *k = &buf[i];
+				struct kt_dense *d;
+				uint32_t rep;
+
+				if ((need & KT_NEED_FUNC) &&
+				    (rep = kt_agg_loc(a, k->loc)->rep) != UINT32_MAX)
+					k->loc = rep;
+				mask(k, need);
+				/* one CPU's log: most keys of a location are one entry, found
+				 * through the location without hashing */
+				d = nlog > 1 && k->loc < a->densecap ? &a->dense[k->loc] : NULL;
+				if (d && d->stamp == stamp) {
+					struct kt_hit *e = &p->h[d->id];
+
+					if (e->stack == k->stack && e->cpu == k->cpu &&
+					    e->task == k->task && e->ctx == k->ctx) {
+						e->hits += k->hits;
+						continue;
+					}
+					d = NULL; /* a second key of the location: the hash */
+				}
+				if (d) {
+					if ((r = merge_masked(p, k, SIZE_MAX, &d->id)) < 0)
+						return r;
+					d->stamp = stamp;
+				} else if ((r = merge_masked(p, k, SIZE_MAX, NULL)) < 0) {
+					return r;
+				}
+			}
+		}
+		if (p->n != before && log + 1 < nlog)
+			kt_idx_clear(&p->idx);
+	}
+	return 0;
+}
+
+/* The least recently used projection slot, filled with which and need. */
+static struct kt_proj *proj_slot(struct kt_agg *a, enum kt_proj_src which, unsigned need,
+				 uint64_t gen, uint64_t rlen)
+{
+	struct kt_proj *p = NULL;
+
+	for (uint32_t i = 0; i < KT_AGG_NPROJ; i++) {
+		struct kt_proj *c = &a->proj[i];
+
+		if (!p || !c->valid || (p->valid && c->used < p->used))
+			p = c;
+	}
+	p->valid = 1;
+	p->gen = gen;
+	p->which = which;
+	p->need = need;
+	p->owner = a->irq_owner;
+	p->len_ns = rlen;
+	p->used = ++a->proj_clock;
+	p->pass = 0;
+	return p;
 }
 
 const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsigned need, size_t *n,
@@ -92,7 +210,7 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 
 	/* the context is always kept: (location, context) pairs are hardly more than the
 	 * locations, and the contexts view then shares the modules' and functions' projection */
-	need = (need & KT_NEED_ALL) | KT_NEED_CTX;
+	need = (need & (KT_NEED_ALL | KT_NEED_FUNC)) | KT_NEED_CTX;
 	if (which == KT_PROJ_RAW && !a->irq_owner)
 		which = KT_PROJ_TOTALS; /* the same hits */
 	for (uint32_t i = 0; i < KT_AGG_NPROJ; i++) {
@@ -109,10 +227,38 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 			return c->h;
 		}
 	}
-	if (need != KT_NEED_ALL && a->project && which != KT_PROJ_RECENT && !a->irq_owner &&
-	    !a->proj_wide[which][need] && (src = kt_window_tuples(a->w, &sn, &stride))) {
-		/* the rolling tuples read in place: no dense copy of them is made */
-	} else if (which == KT_PROJ_RECENT) {
+	if ((need & KT_NEED_ALL) != KT_NEED_ALL && a->project && !a->irq_owner &&
+	    !kt_window_cumulative(a->w)) {
+		struct kt_window_cursor c;
+
+		if (which != KT_PROJ_RECENT && !(need & (KT_NEED_CPU | KT_NEED_TASK | KT_NEED_STACK)) &&
+		    (src = kt_window_narrow(a->w, &sn, &stride))) {
+			/* the narrow rolling totals, kept by the window, read in place */
+			p = proj_slot(a, which, need, gen, 0);
+			if (build(p, src, sn, stride, need | KT_NEED_STACK, SIZE_MAX) < 0) {
+				a->nomem++; /* the query fails; the slot is not reused */
+				p->valid = 0;
+			}
+			*n = p->n;
+			return p->h;
+		}
+		if (which != KT_PROJ_RECENT || kt_window_cursor_recent(a->w, &c, &rlen) == 0) {
+			/* the samples of the window merged once: no tuple table is made */
+			if (which != KT_PROJ_RECENT)
+				kt_window_cursor_rolling(a->w, &c);
+			p = proj_slot(a, which, need, gen, rlen);
+			if (build_log(a, p, &c, need) < 0) {
+				a->nomem++;
+				p->valid = 0;
+			}
+			if (len_ns)
+				*len_ns = rlen;
+			*n = p->n;
+			return p->h;
+		}
+	}
+	need &= KT_NEED_ALL; /* from here on, locations as they are */
+	if (which == KT_PROJ_RECENT) {
 		src = kt_agg_recent(a, &sn, &rlen);
 	} else if (which == KT_PROJ_RAW) {
 		src = kt_window_hits(a->w, &sn);
@@ -144,7 +290,7 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 	p->owner = a->irq_owner;
 	p->len_ns = rlen;
 	p->used = ++a->proj_clock;
-	p->pass = build(p, src, sn, stride, need) < 0;
+	p->pass = build(p, src, sn, stride, need, sn / PROJ_MAX_SHARE + 64) < 0;
 	a->proj_wide[which][need] = p->pass;
 	if (p->pass) {
 		/* give the memory back: a table this wide is read as it is */
@@ -171,6 +317,7 @@ void kt_agg_set_projection(struct kt_agg *a, int on)
 
 void kt_agg_proj_free(struct kt_agg *a)
 {
+	free(a->dense);
 	for (uint32_t i = 0; i < KT_AGG_NPROJ; i++) {
 		free(a->proj[i].h);
 		kt_idx_free(&a->proj[i].idx);

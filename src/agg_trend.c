@@ -1,7 +1,7 @@
 /* The trend of flat rows (docs/history.md): each row's hits per complete slice of the rolling
- * window, read from the window's slices at query time, so ingest pays nothing. Each rolling
- * tuple's row is found once per query (one group lookup, cached by tuple id); every slice
- * entry after that costs an array read and an add. Storage is rows x points, at most
+ * window, read from the window's slice logs at query time, so ingest pays nothing. A row that
+ * depends on the location alone is found through a per-location cache (an array read per
+ * sample); any other costs a group lookup per sample. Storage is rows x points, at most
  * KT_TREND_MAX points per row. */
 #include "config.h"
 
@@ -11,22 +11,13 @@
 
 #define ROW_UNSET (UINT32_MAX - 1)
 
-/* The row of rolling tuple id, cached for the query in progress. */
-static uint32_t tuple_row(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
-			  uint32_t id)
+/* The row of hit h (a sample of a slice's log) for a query that is not by_loc. */
+static uint32_t hit_row(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
+			struct kt_hit h)
 {
-	const struct kt_hit *t;
-	struct kt_hit h;
-
-	if (a->tuprow[id] != ROW_UNSET)
-		return a->tuprow[id];
-	t = kt_window_tuple(a->w, id);
-	if (!t)
-		return a->tuprow[id] = UINT32_MAX;
-	h = *t;
 	if (a->irq_owner && h.stack && kt_agg_loc(a, h.loc)->helper)
 		h.loc = kt_agg_owner_loc(a, &h);
-	return a->tuprow[id] = kt_agg_row_of(a, q, r, &h);
+	return kt_agg_row_of(a, q, r, &h);
 }
 
 /* Whether a row of q depends on a hit's location alone (a flat view keyed by location, no
@@ -73,7 +64,8 @@ int kt_agg_trend(struct kt_agg *a, const struct kt_query *q, struct kt_result *r
 {
 	struct rpriv *p = r->priv;
 	uint32_t done = kt_window_slices_done(a->w), want = q->trend ? q->trend : KT_TREND_MAX;
-	uint32_t per, npts, ntup = kt_window_ntuples(a->w), nloc = 0;
+	uint32_t per, npts, nloc = 0;
+	struct kt_hit buf[512];
 	int loc;
 	size_t need;
 
@@ -105,29 +97,26 @@ int kt_agg_trend(struct kt_agg *a, const struct kt_query *q, struct kt_result *r
 			return -ENOMEM;
 		for (uint32_t i = 0; i < nloc; i++)
 			a->locrow[i] = ROW_UNSET;
-	} else {
-		if (kt_grow((void **)&a->tuprow, &a->tuprowcap, ntup ? ntup : 1,
-			    sizeof(*a->tuprow)) < 0)
-			return -ENOMEM;
-		for (uint32_t i = 0; i < ntup; i++)
-			a->tuprow[i] = ROW_UNSET;
 	}
 	for (uint32_t age = 1; age <= npts * per; age++) {
-		size_t n;
-		const struct kt_slice_hit *e = kt_window_slice_hits(a->w, age, &n);
+		struct kt_window_cursor cur;
 		uint32_t pt = npts - 1 - (age - 1) / per;
+		size_t n;
 
-		for (size_t i = 0; i < n; i++) {
-			uint32_t ri =
-			    loc ? (e[i].loc < nloc ? loc_row(a, q, r, e[i].loc) : UINT32_MAX)
-			    : e[i].tuple < ntup ? tuple_row(a, q, r, e[i].tuple)
-						: UINT32_MAX;
-			uint32_t *c;
+		kt_window_cursor_slice(a->w, age, &cur);
+		while ((n = kt_window_read(a->w, &cur, buf, sizeof(buf) / sizeof(buf[0])))) {
+			for (size_t i = 0; i < n; i++) {
+				uint32_t ri = loc ? (buf[i].loc < nloc ? loc_row(a, q, r, buf[i].loc)
+								       : UINT32_MAX)
+						  : hit_row(a, q, r, buf[i]);
+				uint32_t *c;
 
-			if (ri == UINT32_MAX)
-				continue;
-			c = &p->trend[(size_t)ri * npts + pt];
-			*c = e[i].count > UINT32_MAX - *c ? UINT32_MAX : *c + (uint32_t)e[i].count;
+				if (ri == UINT32_MAX)
+					continue;
+				c = &p->trend[(size_t)ri * npts + pt];
+				*c = buf[i].hits > UINT32_MAX - *c ? UINT32_MAX
+								   : *c + (uint32_t)buf[i].hits;
+			}
 		}
 	}
 	return 0;

@@ -227,6 +227,8 @@ static int open_pipeline(struct app *a)
 	    (o->batch && !o->window_given &&
 	     ((o->replay && o->speed == 0) || o->format == KT_FORMAT_FOLDED ||
 	      (o->format == KT_FORMAT_PPROF && !kt_batch_pprof_dir(o))));
+	/* a batch report never turns cumulative mode on later: no since-start totals to keep */
+	wo.no_since_start = o->batch;
 	r = kt_window_new(&wo, &a->win);
 	if (r < 0) {
 		snprintf(a->err, sizeof(a->err), "cannot create the window (%s)", strerror(-r));

@@ -345,6 +345,7 @@ void kt_sym_free(struct kt_symbols *s)
 	free(s->funcs);
 	free(s->locs);
 	free(s->lhash.slot);
+	free(s->rcache);
 	free(s->slices.slot);
 	free(s->bhash);
 	free(s->rstart);

@@ -192,9 +192,15 @@ uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr)
 	uint32_t pos, f, loc;
 	uint64_t key;
 	struct kt_sym_loc *l;
+	struct sym_rcache *rc;
 
 	if (addr == s->last_addr && s->last_loc)
 		return s->last_loc;
+	rc = s->rcache ? &s->rcache[(addr >> 6) & (SYM_RCACHE - 1)] : NULL;
+	if (rc && rc->loc && addr >= rc->lo && addr < rc->hi) {
+		loc = rc->loc;
+		goto found;
+	}
 	loc = loc_table_find(s, &s->lhash, addr, UINT32_MAX, &pos);
 	if (loc)
 		goto found;
@@ -213,6 +219,19 @@ uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr)
 		l->func = f;
 		l->module = s->funcs[f].module;
 		l->idle = s->funcs[f].idle;
+	}
+	if (!s->rcache)
+		s->rcache = calloc(SYM_RCACHE, sizeof(*s->rcache)); /* NULL: lhash alone */
+	if (s->rcache && key != addr && s->funcs[f].size && addr >= s->funcs[f].start &&
+	    addr - s->funcs[f].start < s->funcs[f].size) {
+		uint64_t end = s->funcs[f].start + s->funcs[f].size;
+		uint64_t hi = key + (s->bucket ? s->bucket : 64);
+
+		rc = &s->rcache[(addr >> 6) & (SYM_RCACHE - 1)];
+		rc->lo = key;
+		rc->hi = hi < end ? hi : end;
+		rc->loc = loc;
+		goto found;
 	}
 	if (loc_table_put(&s->lhash, addr, loc) < 0) {
 		s->nomem++;

@@ -1,13 +1,16 @@
-/* The rolling window: a ring of time slices, each a flat list of (tuple, count), over a
- * small table of the tuples with non-zero rolling counts. Ingest touches only that table
- * (one hash lookup, a few increments). The since-start totals are the expired counts (folded
- * in, with prefetching, when a slice expires) plus the rolling ones, so the big since-start
- * table stays off the per-sample path. */
+/* The rolling window: a ring of time slices, each a log of its samples (16 bytes each, appended
+ * without hashing), and the narrow rolling totals by (location, context, chain or not) kept
+ * incrementally: added at ingest, subtracted when a slice expires. Those answer the unfiltered
+ * queries directly; a query that needs the CPU, task or stack reads the logs (kt_window_read)
+ * or the full tuples, materialized from them on demand. The since-start totals are the
+ * expired counts (folded in when a slice expires) plus the rolling ones. */
 #include "config.h"
 
 #include <string.h>
 
 #include "window_impl.h"
+
+static void slice_free(struct slice *s);
 
 static uint32_t slices_for(uint64_t span, uint64_t slice)
 {
@@ -33,6 +36,7 @@ int kt_window_new(const struct kt_window_opts *o, struct kt_window **out)
 	w->other_task = UINT32_MAX;
 	w->max_idle = o->max_idle_tasks ? o->max_idle_tasks : KT_WINDOW_IDLE_TASKS;
 	w->max_idle_stk = o->max_idle_stacks ? o->max_idle_stacks : KT_WINDOW_IDLE_STACKS;
+	w->no_cum = !!o->no_since_start && !w->cumulative;
 	w->nslices = slices_for(w->span_ns, w->slice_ns);
 	w->ring = calloc(w->nslices, sizeof(*w->ring));
 	if (!w->ring) {
@@ -49,10 +53,14 @@ void kt_window_free(struct kt_window *w)
 		return;
 	kt_window_addr_free(w);
 	for (uint32_t i = 0; i < w->nslices; i++)
-		free(w->ring[i].e);
+		slice_free(&w->ring[i]);
 	free(w->ring);
-	free(w->tup);
-	kt_idx_free(&w->tupidx);
+	free(w->nar.t);
+	kt_idx_free(&w->nar.idx);
+	free(w->narloc);
+	free(w->full.t);
+	kt_idx_free(&w->full.idx);
+	kt_idx_free(&w->recentidx);
 	free(w->cum);
 	kt_idx_free(&w->cumidx);
 	free(w->out);
@@ -111,51 +119,139 @@ static uint32_t cum_entry(struct kt_window *w, uint32_t loc, uint32_t stack, uin
 	return id;
 }
 
-static uint32_t tuple_entry(struct kt_window *w, uint32_t loc, uint32_t stack, uint32_t cpu,
+/* The entry of a key in table t, created with no hits when new; UINT32_MAX when out of memory. */
+static uint32_t table_entry(struct wtable *t, uint32_t loc, uint32_t stack, uint32_t cpu,
 			    uint32_t task, uint32_t ctx)
 {
-	struct hit_key k = {
-	    (const struct kt_hit *)w->tup, sizeof(*w->tup), loc, stack, cpu, task, ctx};
+	struct hit_key k = {(const struct kt_hit *)t->t, sizeof(*t->t), loc, stack, cpu, task, ctx};
 	uint32_t h = hit_hash(loc, stack, cpu, task, ctx), pos, id;
-	struct wtuple *t;
 
-	id = kt_idx_find(&w->tupidx, h, hit_eq, &k, &pos);
+	id = kt_idx_find(&t->idx, h, hit_eq, &k, &pos);
 	if (id != UINT32_MAX)
 		return id;
-	if (w->tupfree) {
-		id = w->tupfree - 1;
-		w->tupfree = w->tup[id].sidx;
+	if (t->free) {
+		id = t->free - 1;
+		t->free = t->t[id].next;
 	} else {
-		if (kt_grow((void **)&w->tup, &w->tupcap, w->ntup + 1, sizeof(*w->tup)) < 0)
+		if (kt_grow((void **)&t->t, &t->cap, t->n + 1, sizeof(*t->t)) < 0)
 			return UINT32_MAX;
-		id = w->ntup++;
+		id = t->n++;
 	}
-	if (kt_idx_insert(&w->tupidx, h, id, pos) < 0) {
-		w->tup[id].h.hits = 0;
-		w->tup[id].sidx = w->tupfree;
-		w->tupfree = id + 1;
+	if (kt_idx_insert(&t->idx, h, id, pos) < 0) {
+		t->t[id].h.hits = 0;
+		t->t[id].next = t->free;
+		t->free = id + 1;
 		return UINT32_MAX;
 	}
-	t = &w->tup[id];
-	t->h = (struct kt_hit){loc, stack, cpu, task, ctx, 0};
-	t->hash = h;
-	t->seq = 0;
-	w->tuplive++;
-	kt_window_stack_ref(w, stack, 1);
-	kt_window_task_ref(w, task);
+	t->t[id].h = (struct kt_hit){loc, stack, cpu, task, ctx, 0};
+	t->t[id].hash = h;
+	t->live++;
 	return id;
 }
 
-static void tuple_release(struct kt_window *w, uint32_t id)
+static void table_release(struct wtable *t, uint32_t id)
 {
-	struct wtuple *t = &w->tup[id];
+	kt_idx_remove(&t->idx, t->t[id].hash, id);
+	t->t[id].h.hits = 0;
+	t->t[id].next = t->free;
+	t->free = id + 1;
+	t->live--;
+}
 
-	kt_idx_remove(&w->tupidx, t->hash, id);
-	kt_window_stack_unref(w, t->h.stack, 1);
-	kt_window_task_unref(w, t->h.task);
-	t->sidx = w->tupfree;
-	w->tupfree = id + 1;
-	w->tuplive--;
+static void table_clear(struct wtable *t)
+{
+	kt_idx_clear(&t->idx);
+	t->n = 0;
+	t->free = 0;
+	t->live = 0;
+}
+
+/* The narrow entry of (loc, chain or not, ctx): first through the location's slot, which
+ * holds the entry of its usual key (a location nearly always has one context), then the hash.
+ * create: make it when missing. UINT32_MAX when missing (or out of memory). */
+static uint32_t narrow_entry(struct kt_window *w, uint32_t loc, uint32_t chain, uint32_t ctx,
+			     int create)
+{
+	uint32_t id;
+
+	if (loc < w->narloccap && w->narloc[loc]) {
+		const struct kt_hit *h = &w->nar.t[w->narloc[loc] - 1].h;
+
+		if (h->hits && h->loc == loc && h->stack == chain && h->ctx == ctx)
+			return w->narloc[loc] - 1;
+	}
+	if (create) {
+		id = table_entry(&w->nar, loc, chain, 0, 0, ctx);
+	} else {
+		struct hit_key k = {(const struct kt_hit *)w->nar.t, sizeof(*w->nar.t), loc, chain,
+				    0, 0, ctx};
+		uint32_t at;
+
+		id = kt_idx_find(&w->nar.idx, hit_hash(loc, chain, 0, 0, ctx), hit_eq, &k, &at);
+	}
+	if (id != UINT32_MAX && loc >= w->narloccap) {
+		uint32_t old = w->narloccap;
+
+		if (kt_grow((void **)&w->narloc, &w->narloccap, loc + 1, sizeof(*w->narloc)) == 0)
+			memset(w->narloc + old, 0, (w->narloccap - old) * sizeof(*w->narloc));
+	}
+	if (id != UINT32_MAX && loc < w->narloccap)
+		w->narloc[loc] = id + 1;
+	return id;
+}
+
+/* Decodes record i of log li of a slice into h (hits = its count); returns the records it took. */
+static inline uint32_t rec_decode(const struct wlog *l, uint32_t li, uint32_t i, struct kt_hit *h)
+{
+	const struct wrec *r = &l->r[i];
+
+	h->loc = r->loc;
+	h->stack = r->stack;
+	h->task = r->task;
+	if (r->cpu != WREC_WIDE) {
+		h->cpu = li - 1;
+		h->ctx = r->ctx;
+		h->hits = 1;
+		return 1;
+	}
+	{
+		const struct wrec_wide *x = (const struct wrec_wide *)(const void *)&l->r[i + 1];
+
+		h->cpu = x->cpu;
+		h->ctx = x->ctx;
+		h->hits = x->count;
+	}
+	return 2;
+}
+
+/* Reads up to max hits of slice s from log *li, record *pos on, through log end - 1. */
+static size_t slice_read(const struct slice *s, uint32_t *li, uint32_t *pos, uint32_t end,
+			 struct kt_hit *buf, size_t max)
+{
+	size_t n = 0;
+
+	if (end > s->nlog)
+		end = s->nlog;
+	while (*li < end && n < max) {
+		const struct wlog *l = &s->log[*li];
+
+		while (*pos < l->n && n < max)
+			*pos += rec_decode(l, *li, *pos, &buf[n++]);
+		if (*pos < l->n)
+			break;
+		*pos = 0;
+		++*li;
+	}
+	return n;
+}
+
+static void slice_free(struct slice *s)
+{
+	for (uint32_t i = 0; i < s->nlog; i++)
+		free(s->log[i].r);
+	free(s->log);
+	s->log = NULL;
+	s->nlog = 0;
 }
 
 /* The table only shrinks here, so the index never has to grow. */
@@ -196,68 +292,89 @@ void kt_window_cum_remap(struct kt_window *w, const uint32_t *map)
 	w->gen++;
 }
 
-/* Folds an expiring slice into the since-start totals. The lookups miss the cache (the
- * since-start table is large), so the index slots and entries are prefetched ahead. */
-#define PF_SLOT 16
-#define PF_ENTRY 8
-
+/* Folds an expiring slice into the since-start totals and takes its samples off the narrow
+ * rolling totals and the references of their tasks and stacks. */
 static void slice_expire(struct kt_window *w, struct slice *s)
 {
-	for (uint32_t i = 0; i < s->n; i++) {
-		struct wtuple *t = &w->tup[s->e[i].tuple];
-		uint32_t c;
+	uint32_t li = 0, pos = 0;
+	struct kt_hit h;
 
-		if (w->cumidx.slot && i + PF_SLOT < s->n) {
-			const struct kt_hit *p = &w->tup[s->e[i + PF_SLOT].tuple].h;
+	w->expiring = ++w->stamp;
+	while (slice_read(s, &li, &pos, UINT32_MAX, &h, 1)) {
+		uint32_t c, id;
 
-			__builtin_prefetch(
-			    &w->cumidx.slot[hit_hash(p->loc, p->stack, p->cpu, p->task, p->ctx) &
-					    w->cumidx.mask]);
+		if (!w->no_cum) {
+			c = cum_entry(w, h.loc, h.stack, h.cpu, h.task, h.ctx);
+			if (c != UINT32_MAX) {
+				w->cum[c].hits += h.hits;
+				w->base_total += h.hits;
+			} else {
+				w->nomem++;
+			}
 		}
-		if (w->cumidx.slot && i + PF_ENTRY < s->n) {
-			const struct kt_hit *p = &w->tup[s->e[i + PF_ENTRY].tuple].h;
-			const struct kt_idx_slot *sl =
-			    &w->cumidx.slot[hit_hash(p->loc, p->stack, p->cpu, p->task, p->ctx) &
-					    w->cumidx.mask];
-
-			if (sl->id1)
-				__builtin_prefetch(&w->cum[sl->id1 - 1]);
+		id = narrow_entry(w, h.loc, h.stack != 0, h.ctx, 0);
+		if (id != UINT32_MAX) {
+			w->nar.t[id].h.hits -= h.hits;
+			if (!w->nar.t[id].h.hits)
+				table_release(&w->nar, id);
 		}
-		c = cum_entry(w, t->h.loc, t->h.stack, t->h.cpu, t->h.task, t->h.ctx);
-		if (c != UINT32_MAX) {
-			w->cum[c].hits += s->e[i].count;
-			w->base_total += s->e[i].count;
-		} else {
-			w->nomem++;
-		}
-		t->h.hits -= s->e[i].count;
-		if (!t->h.hits)
-			tuple_release(w, s->e[i].tuple);
+		kt_window_stack_unref(w, h.stack, 1);
+		kt_window_task_unref(w, h.task);
 	}
+	w->expiring = 0;
 	w->total -= s->hits;
 	w->lost -= s->lost;
 	w->base_lost += s->lost;
-	s->n = 0;
+	for (uint32_t i = 0; i < s->nlog; i++)
+		s->log[i].n = 0;
 	s->hits = 0;
 	s->lost = 0;
 	w->out_dirty = 1;
 	w->gen++;
 }
 
-/* Copies a slice as kt_hits: the recent rate survives the slice's own expiry. */
+/* Aggregates slice s into the recent copy: the recent rate survives the slice's own expiry. */
 static void recent_from(struct kt_window *w, const struct slice *s, uint64_t len)
 {
+	struct hit_key k = {NULL, sizeof(*w->recent), 0, 0, 0, 0, 0};
+
 	w->nrecent = 0;
 	w->recent_len = len;
-	if (kt_grow((void **)&w->recent, &w->recentcap, s->n, sizeof(*w->recent)) < 0) {
-		w->nomem++;
-		return;
+	w->recent_slice = 0;
+	kt_idx_clear(&w->recentidx);
+	for (uint32_t li = 0, at = 0;;) {
+		struct kt_hit h;
+		uint32_t hash, pos, id;
+
+		if (!slice_read(s, &li, &at, UINT32_MAX, &h, 1))
+			break;
+		k.base = w->recent;
+		k.loc = h.loc;
+		k.stack = h.stack;
+		k.cpu = h.cpu;
+		k.task = h.task;
+		k.ctx = h.ctx;
+		hash = hit_hash(h.loc, h.stack, h.cpu, h.task, h.ctx);
+		id = kt_idx_find(&w->recentidx, hash, hit_eq, &k, &pos);
+		if (id != UINT32_MAX) {
+			w->recent[id].hits += h.hits;
+			continue;
+		}
+		if (kt_grow((void **)&w->recent, &w->recentcap, w->nrecent + 1,
+			    sizeof(*w->recent)) < 0 ||
+		    kt_idx_insert(&w->recentidx, hash, w->nrecent, pos) < 0) {
+			w->nomem++;
+			return;
+		}
+		w->recent[w->nrecent++] = h;
 	}
-	for (uint32_t i = 0; i < s->n; i++) {
-		w->recent[i] = w->tup[s->e[i].tuple].h;
-		w->recent[i].hits = s->e[i].count;
-	}
-	w->nrecent = s->n;
+}
+
+/* Makes the recent copy of the newest complete slice if it is still to be made. */
+static void recent_now(struct kt_window *w)
+{
+	if (w->recent_slice)
+		recent_from(w, &w->ring[(w->recent_slice - 1) % w->nslices], w->slice_ns);
 }
 
 /* Moves the newest slice to number k, expiring what falls out of the span. */
@@ -267,11 +384,14 @@ static void rotate_to(struct kt_window *w, uint64_t k)
 
 	if (k <= from)
 		return;
-	if (k == from + 1)
+	if (k == from + 1 && w->nslices > 1) {
+		w->recent_slice = from + 1; /* made when asked for (kt_window_recent) */
+	} else if (k == from + 1) {
 		recent_from(w, &w->ring[from % w->nslices], w->slice_ns);
-	else {
+	} else {
 		w->nrecent = 0; /* the newest complete slice is empty */
 		w->recent_len = w->slice_ns;
+		w->recent_slice = 0;
 	}
 	if (k - from >= w->nslices) {
 		for (uint32_t i = 0; i < w->nslices; i++)
@@ -315,8 +435,9 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 		       uint32_t cpu, uint32_t task, uint32_t ctx, uint64_t count)
 {
 	struct slice *s;
-	struct wtuple *t;
-	uint32_t id, seq;
+	struct wlog *l;
+	uint32_t id, nrec, li;
+	int wide;
 
 	if (!count)
 		return;
@@ -329,28 +450,43 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 		if (k > w->newest)
 			rotate_to(w, k);
 	}
-	id = tuple_entry(w, loc, stack, cpu, task, ctx);
-	if (id == UINT32_MAX) {
-		w->nomem++; /* the hit is dropped, totals stay consistent; the caller is told */
-		return;
-	}
 	s = &w->ring[w->newest % w->nslices];
-	t = &w->tup[id];
-	seq = (uint32_t)(w->newest + 1);
-	if (t->seq == seq && t->sidx < s->n && s->e[t->sidx].tuple == id) {
-		s->e[t->sidx].count += count;
-	} else {
-		if (kt_grow((void **)&s->e, &s->cap, s->n + 1, sizeof(*s->e)) < 0) {
-			if (!t->h.hits)
-				tuple_release(w, id);
-			w->nomem++;
+	li = cpu < WLOG_CPUS ? cpu + 1 : 0;
+	wide = count != 1 || !li || ctx >= WREC_WIDE;
+	nrec = wide ? 2 : 1;
+	if (li >= s->nlog) {
+		uint32_t old = s->nlog;
+
+		if (kt_grow((void **)&s->log, &s->nlog, li + 1, sizeof(*s->log)) < 0) {
+			w->nomem++; /* the hit is dropped, totals stay consistent; the caller is told */
 			return;
 		}
-		s->e[s->n] = (struct kt_slice_hit){id, loc, count};
-		t->seq = seq;
-		t->sidx = s->n++;
+		memset(s->log + old, 0, (s->nlog - old) * sizeof(*s->log));
+		if (s->nlog > w->nlog)
+			w->nlog = s->nlog;
 	}
-	t->h.hits += count;
+	l = &s->log[li];
+	if (kt_grow((void **)&l->r, &l->cap, l->n + nrec, sizeof(*l->r)) < 0) {
+		w->nomem++;
+		return;
+	}
+	id = narrow_entry(w, loc, stack != 0, ctx, 1);
+	if (id == UINT32_MAX) {
+		w->nomem++;
+		return;
+	}
+	w->nar.t[id].h.hits += count;
+	if (wide) {
+		struct wrec_wide x = {cpu, ctx, count};
+
+		l->r[l->n] = (struct wrec){loc, stack, task, WREC_WIDE, 0};
+		memcpy(&l->r[l->n + 1], &x, sizeof(x));
+	} else {
+		l->r[l->n] = (struct wrec){loc, stack, task, 0, (uint16_t)ctx};
+	}
+	l->n += nrec;
+	kt_window_stack_ref(w, stack, 1);
+	kt_window_task_ref(w, task);
 	s->hits += count;
 	w->total += count;
 	w->out_dirty = 1;
@@ -386,18 +522,19 @@ void kt_window_set_span(struct kt_window *w, uint64_t span_ns)
 		w->nomem++;
 		return;
 	}
+	recent_now(w); /* the slice it is made of may move or expire */
 	keep = n < o ? n : o;
 	/* old slot i holds slice newest - d; the oldest fall out when shrinking */
 	for (uint32_t i = 0; i < o; i++) {
 		uint64_t d = (w->newest % o + o - i) % o;
 
 		if (d > w->newest) {
-			free(w->ring[i].e);
+			slice_free(&w->ring[i]);
 		} else if (d < keep) {
 			ring[(w->newest - d) % n] = w->ring[i];
 		} else {
 			slice_expire(w, &w->ring[i]);
-			free(w->ring[i].e);
+			slice_free(&w->ring[i]);
 		}
 	}
 	free(w->ring);
@@ -439,13 +576,45 @@ static int cum_eq(const void *ctx, uint32_t id)
 	       a->ctx == b->ctx;
 }
 
+/* Every record of the rolling window aggregated into the full tuples (once per generation). */
+static const struct kt_hit *full_tuples(struct kt_window *m, size_t *n, size_t *stride)
+{
+	*stride = sizeof(*m->full.t);
+	if (m->full_gen != m->gen + 1) {
+		struct kt_window_cursor c;
+		struct kt_hit buf[512];
+		size_t k;
+
+		/* in time order, as kt_window_read gives them: rows first seen in the same order */
+		table_clear(&m->full);
+		kt_window_cursor_rolling(m, &c);
+		while ((k = kt_window_read(m, &c, buf, sizeof(buf) / sizeof(buf[0])))) {
+			for (size_t i = 0; i < k; i++) {
+				uint32_t id = table_entry(&m->full, buf[i].loc, buf[i].stack,
+							  buf[i].cpu, buf[i].task, buf[i].ctx);
+
+				if (id == UINT32_MAX) {
+					m->nomem++;
+					continue;
+				}
+				m->full.t[id].h.hits += buf[i].hits;
+			}
+		}
+		m->full_gen = m->gen + 1;
+	}
+	*n = m->full.n;
+	return m->full.t ? &m->full.t[0].h : NULL;
+}
+
 /* Since start = the expired counts plus the rolling ones, merged into the output copy. */
 static const struct kt_hit *cum_hits(struct kt_window *m, size_t *n)
 {
 	if (m->out_dirty || !m->out_cum) {
 		uint32_t j = m->ncum;
+		size_t nt, stride;
+		const struct kt_hit *t = full_tuples(m, &nt, &stride);
 
-		if (kt_grow((void **)&m->out, &m->outcap, m->ncum + m->tuplive, sizeof(*m->out)) <
+		if (kt_grow((void **)&m->out, &m->outcap, m->ncum + m->full.live, sizeof(*m->out)) <
 		    0) {
 			m->nomem++;
 			*n = 0;
@@ -453,8 +622,8 @@ static const struct kt_hit *cum_hits(struct kt_window *m, size_t *n)
 		}
 		if (m->ncum)
 			memcpy(m->out, m->cum, m->ncum * sizeof(*m->out));
-		for (uint32_t i = 0; i < m->ntup; i++) {
-			const struct kt_hit *h = &m->tup[i].h;
+		for (size_t i = 0; i < nt; i++) {
+			const struct kt_hit *h = (const void *)((const char *)t + i * stride);
 			struct cum_key k = {m, h};
 			uint32_t pos, id;
 
@@ -482,9 +651,17 @@ const struct kt_hit *kt_window_tuples(const struct kt_window *w, size_t *n, size
 		*n = 0;
 		return NULL;
 	}
-	*n = w->ntup;
-	*stride = sizeof(*w->tup);
-	return w->tup ? &w->tup[0].h : NULL; /* no tuple yet: no table (UBSan: no &NULL->h) */
+	return full_tuples((struct kt_window *)w, n, stride); /* a cache */
+}
+
+const struct kt_hit *kt_window_narrow(const struct kt_window *w, size_t *n, size_t *stride)
+{
+	*n = 0;
+	if (w->cumulative)
+		return NULL;
+	*n = w->nar.n;
+	*stride = sizeof(*w->nar.t);
+	return w->nar.t ? &w->nar.t[0].h : NULL;
 }
 
 const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n)
@@ -495,14 +672,20 @@ const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n)
 	if (w->cumulative)
 		return cum_hits(m, n);
 	if (m->out_dirty || m->out_cum) {
-		if (kt_grow((void **)&m->out, &m->outcap, w->tuplive, sizeof(*m->out)) < 0) {
+		size_t nt, stride;
+		const struct kt_hit *t = full_tuples(m, &nt, &stride);
+
+		if (kt_grow((void **)&m->out, &m->outcap, m->full.live, sizeof(*m->out)) < 0) {
 			m->nomem++;
 			*n = 0;
 			return NULL;
 		}
-		for (uint32_t i = 0; i < w->ntup; i++)
-			if (w->tup[i].h.hits)
-				m->out[j++] = w->tup[i].h;
+		for (size_t i = 0; i < nt; i++) {
+			const struct kt_hit *h = (const void *)((const char *)t + i * stride);
+
+			if (h->hits)
+				m->out[j++] = *h;
+		}
 		m->nout = j;
 		m->out_dirty = 0;
 		m->out_cum = 0;
@@ -545,6 +728,8 @@ const struct kt_hit *kt_window_recent(const struct kt_window *w, size_t *n, uint
 
 	if (w->started && w->newest == 0) /* no complete slice yet: the open one so far */
 		recent_from(m, &w->ring[0], w->end - w->origin);
+	else
+		recent_now(m);
 	*n = w->nrecent;
 	*len_ns = w->recent_len;
 	return w->recent;
@@ -559,11 +744,17 @@ size_t kt_window_mem(const struct kt_window *w)
 {
 	size_t m = sizeof(*w) + (size_t)w->nslices * sizeof(*w->ring);
 
-	for (uint32_t i = 0; i < w->nslices; i++)
-		m += (size_t)w->ring[i].cap * sizeof(*w->ring[i].e);
-	m += (size_t)w->tupcap * sizeof(*w->tup) + kt_idx_mem(&w->tupidx);
+	for (uint32_t i = 0; i < w->nslices; i++) {
+		m += (size_t)w->ring[i].nlog * sizeof(*w->ring[i].log);
+		for (uint32_t j = 0; j < w->ring[i].nlog; j++)
+			m += (size_t)w->ring[i].log[j].cap * sizeof(*w->ring[i].log[j].r);
+	}
+	m += (size_t)w->nar.cap * sizeof(*w->nar.t) + kt_idx_mem(&w->nar.idx) +
+	     (size_t)w->narloccap * sizeof(*w->narloc);
+	m += (size_t)w->full.cap * sizeof(*w->full.t) + kt_idx_mem(&w->full.idx);
 	m += (size_t)w->cumcap * sizeof(*w->cum) + kt_idx_mem(&w->cumidx);
-	m += (size_t)w->outcap * sizeof(*w->out) + (size_t)w->recentcap * sizeof(*w->recent);
+	m += (size_t)w->outcap * sizeof(*w->out) + (size_t)w->recentcap * sizeof(*w->recent) +
+	     kt_idx_mem(&w->recentidx);
 	return m + kt_window_stacks_mem(w) + kt_window_tasks_mem(w);
 }
 
@@ -589,25 +780,67 @@ uint32_t kt_window_slices_done(const struct kt_window *w)
 	return w->newest < w->nslices - 1 ? (uint32_t)w->newest : w->nslices - 1;
 }
 
-const struct kt_slice_hit *kt_window_slice_hits(const struct kt_window *w, uint32_t age,
-						size_t *n)
+void kt_window_cursor_rolling(const struct kt_window *w, struct kt_window_cursor *c)
 {
-	const struct slice *s;
-
-	*n = 0;
-	if (!age || age > kt_window_slices_done(w))
-		return NULL;
-	s = &w->ring[(w->newest - age) % w->nslices];
-	*n = s->n;
-	return s->e;
+	*c = (struct kt_window_cursor){0};
+	c->slice = w->newest + 1 > w->nslices ? w->newest + 1 - w->nslices : 0;
+	c->last = w->started ? w->newest : 0;
+	c->log_end = UINT32_MAX;
+	c->done = !w->started;
 }
 
-uint32_t kt_window_ntuples(const struct kt_window *w)
+void kt_window_cursor_slice(const struct kt_window *w, uint32_t age, struct kt_window_cursor *c)
 {
-	return w->ntup;
+	*c = (struct kt_window_cursor){0};
+	c->log_end = UINT32_MAX;
+	c->done = !age || age > kt_window_slices_done(w);
+	c->slice = c->last = c->done ? 0 : w->newest - age;
 }
 
-const struct kt_hit *kt_window_tuple(const struct kt_window *w, uint32_t id)
+int kt_window_cursor_recent(const struct kt_window *w, struct kt_window_cursor *c,
+			    uint64_t *len_ns)
 {
-	return id < w->ntup && w->tup[id].h.hits ? &w->tup[id].h : NULL;
+	*c = (struct kt_window_cursor){0};
+	c->log_end = UINT32_MAX;
+	if (w->started && w->newest == 0) {
+		*len_ns = w->end - w->origin;
+		return 0;
+	}
+	if (!w->recent_slice)
+		return -1;
+	c->slice = c->last = w->recent_slice - 1;
+	*len_ns = w->slice_ns;
+	return 0;
+}
+
+uint32_t kt_window_logs(const struct kt_window *w)
+{
+	return w->nlog;
+}
+
+void kt_window_cursor_log(struct kt_window_cursor *c, uint32_t log)
+{
+	c->log = c->log_first = log;
+	c->log_end = log + 1;
+	c->pos = 0;
+}
+
+size_t kt_window_read(const struct kt_window *w, struct kt_window_cursor *c, struct kt_hit *buf,
+		      size_t max)
+{
+	size_t n = 0;
+
+	while (!c->done && n < max) {
+		const struct slice *s = &w->ring[c->slice % w->nslices];
+		uint32_t end = c->log_end < s->nlog ? c->log_end : s->nlog;
+
+		n += slice_read(s, &c->log, &c->pos, end, buf + n, max - n);
+		if (c->log < end)
+			break; /* buf is full */
+		c->log = c->log_first;
+		c->pos = 0;
+		if (c->slice++ == c->last)
+			c->done = 1;
+	}
+	return n;
 }

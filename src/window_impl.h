@@ -6,18 +6,47 @@
 #include "kerntop/window.h"
 #include "util_idx.h"
 
-/* A tuple with a non-zero count in the rolling window. Slices refer to it by index. */
-struct wtuple {
-	struct kt_hit h; /* key and rolling count; h.hits == 0 marks a free entry */
-	uint32_t hash;
-	uint32_t seq;  /* (slice number + 1) of the slice that last counted it */
-	uint32_t sidx; /* its index in that slice; next free entry when free */
+/* One sample of a slice's log: 16 bytes, appended at ingest without hashing. A record whose
+ * cpu is WREC_WIDE is followed by a struct wrec_wide with the CPU, context and count (a count
+ * other than 1, or a CPU or context id that does not fit 16 bits). */
+struct wrec {
+	uint32_t loc, stack, task;
+	uint16_t cpu, ctx;
+};
+#define WREC_WIDE 0xffffu
+struct wrec_wide {
+	uint32_t cpu, ctx;
+	uint64_t count;
+};
+
+/* The samples of a slice are logged by CPU, so a reader can merge one CPU at a time in a
+ * small table: log 0 holds CPUs from WLOG_CPUS on (their CPU in a wide record), log i + 1
+ * CPU i, where the record's cpu field is 0 (or WREC_WIDE). */
+#define WLOG_CPUS 8192u
+struct wlog {
+	struct wrec *r;
+	uint32_t n, cap; /* records */
 };
 
 struct slice {
-	struct kt_slice_hit *e;
-	uint32_t n, cap;
+	struct wlog *log;
+	uint32_t nlog; /* logs allocated (zeroed when new) */
 	uint64_t hits, lost;
+};
+
+/* An entry of a hash-indexed table of hits (the narrow rolling totals, the materialized
+ * tuples): h.hits == 0 marks a free entry, next links the free ones. */
+struct wtuple {
+	struct kt_hit h;
+	uint32_t hash;
+	uint32_t next;
+};
+
+/* A table of hits keyed by (location, stack, CPU, task, context), entries reused. */
+struct wtable {
+	struct wtuple *t;
+	uint32_t n, cap, free, live;
+	struct kt_idx idx;
 };
 
 struct wstack {
@@ -65,13 +94,18 @@ struct kt_window {
 	uint64_t origin, end;
 	uint64_t newest;    /* slice number of the newest slice */
 	uint32_t nslices;   /* slices the rolling totals span */
+	uint32_t nlog;	    /* the most logs a slice has */
 	struct slice *ring; /* nslices entries, slot k % nslices */
 
-	/* rolling totals */
-	struct wtuple *tup;
-	uint32_t ntup, tupcap, tupfree, tuplive;
-	struct kt_idx tupidx;
+	/* rolling totals: the narrow ones, (location, context, whether a chain was sampled), kept
+	 * incrementally; the full tuples are materialized from the slices' logs on demand */
+	struct wtable nar;
+	uint32_t *narloc; /* per location: a narrow entry of it (id + 1), checked before use */
+	uint32_t narloccap;
+	struct wtable full;
+	uint64_t full_gen; /* gen + 1 of the materialized tuples; 0 = stale */
 	uint64_t total, lost;
+	int no_cum; /* no since-start totals (kt_window_opts.no_since_start) */
 
 	/* since-start totals of the expired slices: never shrink (folded past max_cum); the
 	 * since-start view adds the rolling totals on top */
@@ -90,6 +124,8 @@ struct kt_window {
 	struct kt_hit *recent;
 	uint32_t nrecent, recentcap;
 	uint64_t recent_len;
+	uint64_t recent_slice; /* slice number the recent copy is still to be made of, + 1 */
+	struct kt_idx recentidx;
 
 	/* stacks */
 	struct wstack *stk; /* id 0 is reserved for "no stack" */
@@ -104,6 +140,9 @@ struct kt_window {
 	struct kt_idx taskidx;
 	uint32_t max_idle, nidle; /* live tasks without rolling hits, and the cap on them */
 	uint64_t stamp; /* retirement order of tasks and stacks */
+	/* while a slice expires, the one stamp of everything it lets go: its samples are read
+	 * by CPU, not in time order, so what left in one slice leaves together (ties: ids) */
+	uint64_t expiring;
 	uint32_t group[KT_WINDOW_GROUPS], ngroup;
 	struct wname *names; /* ring of KT_WINDOW_NAMES retired names */
 	uint32_t namehead;

@@ -129,7 +129,7 @@ void kt_window_stack_ref(struct kt_window *w, uint32_t stack, int rolling)
 	s->rref += !!rolling;
 	if (stack_idle(s) != was) {
 		w->stkidle += was ? -1 : 1;
-		s->stamp = ++w->stamp;
+		s->stamp = w->expiring ? w->expiring : ++w->stamp;
 	}
 }
 
@@ -145,7 +145,7 @@ void kt_window_stack_unref(struct kt_window *w, uint32_t stack, int rolling)
 	s->rref -= !!rolling;
 	if (stack_idle(s) != was) {
 		w->stkidle += was ? -1 : 1;
-		s->stamp = ++w->stamp;
+		s->stamp = w->expiring ? w->expiring : ++w->stamp;
 	}
 	if (!s->ref)
 		stack_pend(w, stack);

@@ -18,7 +18,9 @@ static int by_stamp(const void *a, const void *b)
 {
 	const struct retiree *x = a, *y = b;
 
-	return x->stamp < y->stamp ? -1 : x->stamp > y->stamp;
+	if (x->stamp != y->stamp)
+		return x->stamp < y->stamp ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 /* The oldest of n candidates beyond keep, sorted first; returns how many to retire. */

@@ -147,7 +147,7 @@ static uint32_t task_intern(struct kt_window *w, int32_t pid, int32_t tid, uint8
 	t->state = state;
 	w->tasklive++;
 	if (state == WTASK_LIVE) {
-		t->stamp = ++w->stamp;
+		t->stamp = w->expiring ? w->expiring : ++w->stamp;
 		w->nidle++;
 		name_restore(w, t);
 	}
@@ -211,7 +211,7 @@ void kt_window_task_unref(struct kt_window *w, uint32_t task)
 		return;
 	if (--t->ref == 0) {
 		w->nidle++;
-		t->stamp = ++w->stamp;
+		t->stamp = w->expiring ? w->expiring : ++w->stamp;
 	}
 }
 

@@ -1,6 +1,7 @@
-/* Rolling window: the last N seconds of hits as a ring of time slices with sparse counts of
- * (location, stack, CPU, task), totals kept incrementally (add on ingest, subtract when a
- * slice expires), plus since-start totals so cumulative mode can be toggled at any time.
+/* Rolling window: the last N seconds of hits as a ring of time slices, each a compact log of
+ * its samples (location, stack, CPU, task, context), with narrow totals by (location,
+ * context) kept incrementally (add on ingest, subtract when a slice expires), plus since-start
+ * totals so cumulative mode can be toggled at any time.
  * Also interns tasks and call stacks. It knows ids only: it never calls the symbolizer,
  * the aggregator or the UI. Memory is bounded by distinct tuples in the window: tasks that
  * left it are merged, in the since-start totals, into one row per command name. */
@@ -28,6 +29,9 @@ struct kt_window_opts {
 	 * KT_WINDOW_IDLE_STACKS). Past it, the longest-gone half is dropped there: those hits
 	 * stay counted for their location, without their chain. */
 	uint32_t max_idle_stacks;
+	/* Keep no since-start totals (a caller that never turns cumulative mode on: batch
+	 * reports): expired slices are only subtracted. Ignored when cumulative is set. */
+	int no_since_start;
 };
 
 #define KT_WINDOW_CUM_MAX (1u << 21)
@@ -105,8 +109,39 @@ int kt_window_cumulative(const struct kt_window *w);
 const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n);
 /* The rolling totals in place, without the dense copy: n entries stride bytes apart, those
  * with hits == 0 free, in kt_window_hits's order; NULL in cumulative mode (use
- * kt_window_hits). Valid until the next add/advance/mode change. */
+ * kt_window_hits). Materialized from the slices' logs when the window changed: a pass over
+ * every sample of the window. Valid until the next add/advance/mode change. */
 const struct kt_hit *kt_window_tuples(const struct kt_window *w, size_t *n, size_t *stride);
+/* The narrow rolling totals in place, kept incrementally: (location, context) with stack 1
+ * when the hits had a chain (0 when not), CPU and task 0; n entries stride bytes apart, those
+ * with hits == 0 free. NULL in cumulative mode. Valid until the next add/advance/mode change. */
+const struct kt_hit *kt_window_narrow(const struct kt_window *w, size_t *n, size_t *stride);
+/* The samples of the rolling window, or of one slice, read in order as hits (a hit per
+ * sample, or per kt_window_add call with its count: keys repeat). A cursor is valid until
+ * the next add/advance/span change. */
+struct kt_window_cursor {
+	uint64_t slice, last;
+	uint32_t log, log_first, log_end, pos;
+	int done;
+};
+/* Every slice of the rolling window, the open one too. */
+void kt_window_cursor_rolling(const struct kt_window *w, struct kt_window_cursor *c);
+/* The complete slice age slices before the open one (1 = the newest complete slice); empty
+ * past kt_window_slices_done. */
+void kt_window_cursor_slice(const struct kt_window *w, uint32_t age, struct kt_window_cursor *c);
+/* The newest complete slice kt_window_recent hands out (the open one before any is complete),
+ * read from its log with its length; -1 when only kt_window_recent has it (a copy). */
+int kt_window_cursor_recent(const struct kt_window *w, struct kt_window_cursor *c,
+			    uint64_t *len_ns);
+/* The samples are logged by CPU: a reader that merges one log at a time keeps a small table
+ * (a CPU's distinct keys, not the machine's). Logs are numbered below kt_window_logs; log
+ * CPU + 1 holds one CPU's samples, log 0 those of CPUs past 8191. */
+uint32_t kt_window_logs(const struct kt_window *w);
+/* Restricts a fresh cursor to one log. */
+void kt_window_cursor_log(struct kt_window_cursor *c, uint32_t log);
+/* Fills buf with up to max hits from the cursor; 0 at the end. */
+size_t kt_window_read(const struct kt_window *w, struct kt_window_cursor *c, struct kt_hit *buf,
+		      size_t max);
 /* Hits and lost samples of the current totals. */
 uint64_t kt_window_total(const struct kt_window *w);
 uint64_t kt_window_lost(const struct kt_window *w);
@@ -120,24 +155,9 @@ const struct kt_hit *kt_window_recent(const struct kt_window *w, size_t *n, uint
 uint64_t kt_window_nomem(const struct kt_window *w);
 
 /* The trend (per-slice counts, docs/history.md): the complete slices of the rolling window
- * (the open newest slice is not one), read without copying. An entry names a rolling tuple
- * by its id (below kt_window_ntuples; kt_window_tuple gives its key) and its count in that
- * slice. Valid until the next add/advance/span change. */
-struct kt_slice_hit {
-	uint32_t tuple;
-	uint32_t loc; /* the tuple's location, so a reader grouping by location need not
-		       * look the tuple up (issue 14: the trend at 256 CPUs) */
-	uint64_t count;
-};
-/* Complete slices in the rolling window: at most the span's slices minus the open one. */
+ * (the open newest slice is not one), read with kt_window_cursor_slice. At most the span's
+ * slices minus the open one. */
 uint32_t kt_window_slices_done(const struct kt_window *w);
-/* The entries of the complete slice age slices before the open one (1 = the newest
- * complete slice); NULL and *n = 0 past kt_window_slices_done. */
-const struct kt_slice_hit *kt_window_slice_hits(const struct kt_window *w, uint32_t age,
-						size_t *n);
-/* Rolling tuple ids are below this; kt_window_tuple is NULL for a free id. */
-uint32_t kt_window_ntuples(const struct kt_window *w);
-const struct kt_hit *kt_window_tuple(const struct kt_window *w, uint32_t id);
 
 /* Bytes held by the window (slices, tuple tables, stacks, tasks): the memory-bound check. */
 size_t kt_window_mem(const struct kt_window *w);
