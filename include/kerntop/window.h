@@ -3,8 +3,9 @@
  * context) kept incrementally (add on ingest, subtract when a slice expires), plus since-start
  * totals so cumulative mode can be toggled at any time.
  * Also interns tasks and call stacks. It knows ids only: it never calls the symbolizer,
- * the aggregator or the UI. Memory is bounded by distinct tuples in the window: tasks that
- * left it are merged, in the since-start totals, into one row per command name. */
+ * the aggregator or the UI. Memory is bounded by the samples in the window (16 bytes each)
+ * and the since-start tuples (docs/report-format.md, "Memory"): tasks that left the window
+ * are merged, in the since-start totals, into one row per command name. */
 #ifndef KERNTOP_WINDOW_H
 #define KERNTOP_WINDOW_H
 
