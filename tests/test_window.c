@@ -631,9 +631,67 @@ static void test_memory_churn(void)
 	kt_window_free(w);
 }
 
+/* The sample logs (issue 14): a CPU past the per-CPU logs, a context past 16 bits and a count
+ * other than 1 take a wide record; the narrow totals, the materialized tuples and the cursor
+ * read back exactly what was added, and expiry takes it all off again. */
+static void test_logs(void)
+{
+	struct kt_window *w = mk(2 * S, 1 * S, 0);
+	struct kt_window_cursor c;
+	struct kt_hit buf[2];
+	size_t n, stride, got, total = 0;
+	const struct kt_hit *h;
+	uint64_t sum = 0, len;
+	int wide = 0;
+
+	kt_window_add_ctx(w, 10 * S, 3, 0, 5, 1, 2, 1);
+	kt_window_add_ctx(w, 10 * S, 3, 0, 9000, 1, 2, 1);
+	kt_window_add_ctx(w, 10 * S, 3, 7, 5, 1, 70000, 3);
+	kt_window_add_ctx(w, 10 * S, 4, 0, 5, 2, 2, 1);
+	is_int(hits_of(w, 3, 0, 5, 1) + hits_of(w, 3, 0, 9000, 1), 2, "CPU 9000 kept apart, exact");
+	is_int(hits_of(w, 3, 7, 5, 1), 3, "a count of 3 with context 70000");
+	h = kt_window_narrow(w, &n, &stride);
+	for (size_t i = 0; i < n; i++) {
+		const struct kt_hit *e = (const void *)((const char *)h + i * stride);
+
+		sum += e->hits;
+		if (e->hits && e->loc == 3 && e->stack == 1 && e->ctx == 70000 && e->hits == 3)
+			wide = 1;
+	}
+	is_int(sum, 6, "the narrow totals hold every hit");
+	ok(wide, "narrow: (location 3, chain, context 70000) = 3");
+	ok(kt_window_logs(w) > 5, "a log per CPU up to the highest below 8192");
+	kt_window_cursor_rolling(w, &c);
+	while ((got = kt_window_read(w, &c, buf, 2)))
+		for (size_t i = 0; i < got; i++)
+			total += buf[i].hits;
+	is_int(total, 6, "the cursor reads every hit, two at a time");
+	kt_window_cursor_rolling(w, &c);
+	kt_window_cursor_log(&c, 0);
+	got = kt_window_read(w, &c, buf, 2);
+	is_int(got, 1, "log 0 holds the CPU past 8191");
+	is_int(buf[0].cpu, 9000, "with its CPU");
+	kt_window_add_ctx(w, 11 * S + 1, 4, 0, 5, 2, 2, 1);
+	is_int(kt_window_cursor_recent(w, &c, &len), 0, "the newest complete slice is read from its log");
+	total = 0;
+	while ((got = kt_window_read(w, &c, buf, 2)))
+		for (size_t i = 0; i < got; i++)
+			total += buf[i].hits;
+	is_int(total, 6, "all of it");
+	kt_window_add(w, 20 * S, 1, 0, 0, 0, 1); /* the rest expires */
+	h = kt_window_narrow(w, &n, &stride);
+	sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += ((const struct kt_hit *)(const void *)((const char *)h + i * stride))->hits;
+	is_int(sum, 1, "expiry took every expired hit off the narrow totals");
+	is_int(kt_window_total(w), 1, "and off the total");
+	kt_window_free(w);
+}
+
 int main(void)
 {
 	test_basic();
+	test_logs();
 	test_property();
 	test_stacks_tasks();
 	test_task_retire();
