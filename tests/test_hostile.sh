@@ -181,7 +181,8 @@ for sig in INT TERM HUP; do
 	# the writer holds the FIFO open and writes nothing (no fixed sleep: it waits on a signal)
 	sh -c 'trap "exit 0" TERM; exec 3>"$1"; while :; do sleep 1; done' w "$TMP/replay.fifo" &
 	wpid=$!
-	env --default-signal=INT "$KERNTOP" -b --replay "$TMP/replay.fifo" $SYM >/dev/null 2>&1 &
+	# default dispositions: a shell may start background jobs with INT ignored, nohup with HUP
+	env --default-signal=INT,HUP,TERM "$KERNTOP" -b --replay "$TMP/replay.fifo" $SYM >/dev/null 2>&1 &
 	kpid=$!
 	wait_for has_fd_to $kpid replay.fifo
 	ok $? "--replay FIFO with a silent writer: kerntop waits on it (SIG$sig test)"
