@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "source_impl.h"
 
@@ -85,4 +86,16 @@ int kt_source_procstat(struct kt_source *s, const struct kt_ps_snap *snap)
 const char *kt_source_notice(const struct kt_source *s)
 {
 	return s->notice[0] ? s->notice : NULL;
+}
+
+void kt_source_add_notice(char *dst, size_t len, const char *msg)
+{
+	size_t n = strlen(dst);
+
+	if (n && n + 2 < len) {
+		memcpy(dst + n, "; ", 3);
+		n += 2;
+	}
+	if (n < len)
+		snprintf(dst + n, len - n, "%s", msg);
 }

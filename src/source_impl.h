@@ -38,6 +38,9 @@ struct kt_source {
 };
 
 /* Opens a live perf source (source_perf.c). */
+/* Appends msg to a notice in dst (len bytes), "; " between two (source.c). */
+void kt_source_add_notice(char *dst, size_t len, const char *msg);
+
 int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, char *err,
 			size_t errlen);
 /* Opens a replay of a kerntop recording or `perf script` text (source_replay.c). */

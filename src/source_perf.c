@@ -127,18 +127,6 @@ static int read_cpu_file(const struct perf_source *p, const char *rel, uint8_t *
 	return parse_cpu_list(buf, mask);
 }
 
-static void add_notice(char *dst, size_t len, const char *msg)
-{
-	size_t n = strlen(dst);
-
-	if (n && n + 2 < len) {
-		memcpy(dst + n, "; ", 3);
-		n += 2;
-	}
-	if (n < len)
-		snprintf(dst + n, len - n, "%s", msg);
-}
-
 static int is_clock(const char *event)
 {
 	return strcmp(event, "cycles") != 0;
@@ -272,8 +260,7 @@ size_t kt_perf_ring_priv_bytes(uint64_t cap_eff, uint32_t ncpus)
 	return PERF_RING_PRIV_MAX;
 }
 
-/* CapEff of /proc/self/status, 0 when it cannot be read. */
-static uint64_t cap_effective(void)
+uint64_t kt_perf_cap_effective(void)
 {
 	char line[256];
 	uint64_t v = 0;
@@ -346,7 +333,7 @@ static size_t ring_pages(const struct perf_source *p)
 				      ? PERF_RING_MIN_BYTES_CG
 				      : PERF_RING_MIN_BYTES,
 				  sysconf(_SC_PAGESIZE), kb,
-				  kt_perf_ring_priv_bytes(cap_effective(), ncpus));
+				  kt_perf_ring_priv_bytes(kt_perf_cap_effective(), ncpus));
 }
 
 /* Maps p->pages data pages of c's ring: 0, or -errno of mmap. */
@@ -444,7 +431,7 @@ static int open_first(struct perf_source *p, uint32_t cpu, char *err, size_t err
 		}
 		snprintf(msg, sizeof(msg), "%s not supported here (%s): sampling cpu-clock",
 			 p->event, why);
-		add_notice(p->base.notice, sizeof(p->base.notice), msg);
+		kt_source_add_notice(p->base.notice, sizeof(p->base.notice), msg);
 		set_event(p, "cpu-clock");
 		/* The ring was sized for the first event: size it again for this one. */
 		p->pages = p->pages_wanted = ring_pages(p);
@@ -504,7 +491,7 @@ static int open_cpus(struct perf_source *p, const uint8_t *online, char *err, si
 
 		snprintf(msg, sizeof(msg), "cpu %s offline: not sampled until it comes online",
 			 skipped);
-		add_notice(p->base.notice, sizeof(p->base.notice), msg);
+		kt_source_add_notice(p->base.notice, sizeof(p->base.notice), msg);
 	}
 	if (p->pages < p->pages_wanted) {
 		/* as perf says when its mmap is refused: the limit, and what to change */
@@ -520,7 +507,7 @@ static int open_cpus(struct perf_source *p, const uint8_t *online, char *err, si
 			 rate ? (unsigned long long)((uint64_t)p->pages * (uint64_t)page * 1000 /
 						     (rate * PERF_SAMPLE_BYTES))
 			      : 0ull);
-		add_notice(p->base.notice, sizeof(p->base.notice), msg);
+		kt_source_add_notice(p->base.notice, sizeof(p->base.notice), msg);
 	}
 	return 0;
 }
@@ -558,7 +545,7 @@ int kt_source_perf_open(const struct kt_source_opts *o, struct kt_source **out, 
 
 		ao.event = kt_perf_auto_event(!o->freq_hz && o->period, note, sizeof(note));
 		if (note[0])
-			add_notice(p->base.notice, sizeof(p->base.notice), note);
+			kt_source_add_notice(p->base.notice, sizeof(p->base.notice), note);
 		setup_attr(p, &ao);
 	} else {
 		setup_attr(p, o);
@@ -692,7 +679,7 @@ static void reap_hung(struct perf_source *p, const struct kt_sink *sink)
 				continue;
 			snprintf(msg, sizeof(msg), "cpu %u stopped delivering samples (offline?)",
 				 p->sampled[i + j]);
-			add_notice(p->pending, sizeof(p->pending), msg);
+			kt_source_add_notice(p->pending, sizeof(p->pending), msg);
 			kt_perf_close_cpu(p, p->sampled[i + j], sink);
 		}
 	}
@@ -753,7 +740,7 @@ static void hotplug(struct perf_source *p, char *msg, size_t msglen)
 				continue;
 			c->gone = 1;
 			snprintf(line, sizeof(line), "cpu %u went offline: no longer sampled", i);
-			add_notice(msg, msglen, line);
+			kt_source_add_notice(msg, msglen, line);
 		} else if (c->fd < 0 && online[i] && p->wanted[i]) {
 			r = open_cpu(p, i, p->started);
 			if (r == 0) {
@@ -761,7 +748,7 @@ static void hotplug(struct perf_source *p, char *msg, size_t msglen)
 				c->failed = 0;
 				snprintf(line, sizeof(line), "cpu %u came online: now sampling it",
 					 i);
-				add_notice(msg, msglen, line);
+				kt_source_add_notice(msg, msglen, line);
 			} else if (!c->failed) {
 				c->failed = 1;
 				snprintf(line, sizeof(line),
@@ -771,7 +758,7 @@ static void hotplug(struct perf_source *p, char *msg, size_t msglen)
 					     ? ": kerntop dropped root after start; restart it to "
 					       "sample this CPU"
 					     : "");
-				add_notice(msg, msglen, line);
+				kt_source_add_notice(msg, msglen, line);
 			}
 		} else if (!online[i]) {
 			c->failed = 0;
@@ -784,7 +771,7 @@ static int perf_refresh(struct kt_source *s, char *msg, size_t msglen)
 	struct perf_source *p = (struct perf_source *)s;
 
 	if (p->pending[0]) {
-		add_notice(msg, msglen, p->pending);
+		kt_source_add_notice(msg, msglen, p->pending);
 		p->pending[0] = '\0';
 	}
 	hotplug(p, msg, msglen);

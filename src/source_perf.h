@@ -90,6 +90,8 @@ size_t kt_perf_ring_pages(uint64_t rate_hz, size_t sample_bytes, size_t min_byte
  * or PERF_RING_PRIV_TOTAL / ncpus when smaller; 0 without CAP_IPC_LOCK (cap_eff is the
  * CapEff mask of /proc/self/status). */
 size_t kt_perf_ring_priv_bytes(uint64_t cap_eff, uint32_t ncpus);
+/* This process's effective capabilities (CapEff of /proc/self/status), 0 when unreadable. */
+uint64_t kt_perf_cap_effective(void);
 
 /* Drains every open ring into sink (source_perf_ring.c). */
 void kt_perf_drain(struct perf_source *p, const struct kt_sink *sink);

@@ -92,19 +92,6 @@ static void tee_procstat(void *ctx, const struct kt_ps_snap *snap)
 		keep(w, kt_rec_procstat(w->rec, snap));
 }
 
-/* Appends msg to the refresh notice in dst, "; " between two. */
-static void add_notice(char *dst, size_t len, const char *msg)
-{
-	size_t n = strlen(dst);
-
-	if (n && n + 2 < len) {
-		memcpy(dst + n, "; ", 3);
-		n += 2;
-	}
-	if (n < len)
-		snprintf(dst + n, len - n, "%s", msg);
-}
-
 static void failed_msg(const struct rec_source *w, int r, char *err, size_t errlen)
 {
 	snprintf(err, errlen,
@@ -170,7 +157,7 @@ static int rec_refresh(struct kt_source *s, char *msg, size_t msglen)
 
 		if (r < 0) {
 			w->err = r;
-			add_notice(msg, msglen, err);
+			kt_source_add_notice(msg, msglen, err);
 		}
 	}
 	return msg[0] ? 1 : 0;

@@ -270,20 +270,6 @@ static void test_callchain(void)
  * here, mlock_kb 516), so a drain 350 ms late loses nothing, where the old fixed 256 KiB
  * rings (273 ms) overflowed. */
 
-/* CapEff of /proc/self/status (the privileged ring cap depends on CAP_IPC_LOCK). */
-static uint64_t cap_eff(void)
-{
-	char line[256];
-	uint64_t v = 0;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "CapEff:", 7))
-			v = strtoull(line + 7, NULL, 16);
-	if (f)
-		fclose(f);
-	return v;
-}
 
 static void test_high_rate(int ncpus)
 {
@@ -322,7 +308,7 @@ static void test_high_rate(int ncpus)
 	is_int(
 	    ring,
 	    (uint64_t)kt_perf_ring_pages(20000, PERF_SAMPLE_BYTES, PERF_RING_MIN_BYTES, page, kb,
-					 kt_perf_ring_priv_bytes(cap_eff(), (uint32_t)ncpus)) *
+					 kt_perf_ring_priv_bytes(kt_perf_cap_effective(), (uint32_t)ncpus)) *
 		(uint64_t)page,
 	    "20000 Hz: ring sized by the rule");
 	printf("# ring %llu KiB per CPU (mlock_kb %ld)\n", (unsigned long long)ring / 1024, kb);
