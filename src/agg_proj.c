@@ -273,23 +273,15 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 	/* a projection too wide to be worth it is not rebuilt on every refresh */
 	if (a->proj_wide[which][need] && a->proj_wide[which][need]++ % KT_AGG_PROJ_RETRY)
 		return src;
-	/* the least recently used slot: a query holds at most two projections at once */
 	for (uint32_t i = 0; i < KT_AGG_NPROJ; i++) {
-		struct kt_proj *c = &a->proj[i];
+		const struct kt_proj *c = &a->proj[i];
 
 		if (c->valid && c->gen == gen && c->which == which && c->need == need &&
 		    c->owner == a->irq_owner)
 			return src; /* found above as not worth it */
-		if (!p || !c->valid || (p->valid && c->used < p->used))
-			p = c;
 	}
-	p->valid = 1;
-	p->gen = gen;
-	p->which = which;
-	p->need = need;
-	p->owner = a->irq_owner;
-	p->len_ns = rlen;
-	p->used = ++a->proj_clock;
+	/* the least recently used slot: a query holds at most two projections at once */
+	p = proj_slot(a, which, need, gen, rlen);
 	p->pass = build(p, src, sn, stride, need, sn / PROJ_MAX_SHARE + 64) < 0;
 	a->proj_wide[which][need] = p->pass;
 	if (p->pass) {
