@@ -46,8 +46,6 @@ static struct {
 	void (*slist_free_all)(struct curl_slist *list);
 } cu;
 
-static pthread_mutex_t cu_mu = PTHREAD_MUTEX_INITIALIZER;
-
 static int curl_load(char *err, size_t errlen)
 {
 	static const char *const names[] = {
@@ -94,24 +92,19 @@ static int curl_load(char *err, size_t errlen)
 	};
 	char why[256];
 	void *h;
-	int r = 0;
 
-	pthread_mutex_lock(&cu_mu);
-	if (cu.loaded)
-		goto out;
+	if (cu.loaded) /* kt_push_new, on the loop thread, is its only caller */
+		return 0;
 	h = kt_dl_open(KT_CURL_SONAME, "libcurl (Debian: libcurl4)", why, sizeof(why));
 	for (size_t i = 0; h && i < sizeof(names) / sizeof(names[0]); i++)
 		if (kt_dl_fn(h, KT_CURL_SONAME, names[i], slots[i], why, sizeof(why)) < 0)
 			h = NULL;
 	if (!h) {
 		snprintf(err, errlen, "push: %s", why);
-		r = -ENOSYS;
-		goto out;
+		return -ENOSYS;
 	}
 	cu.loaded = 1;
-out:
-	pthread_mutex_unlock(&cu_mu);
-	return r;
+	return 0;
 }
 
 #define HEADER_FILE_MAX 65536

@@ -3,31 +3,23 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "kerntop/util.h"
 
-static pthread_mutex_t dl_mu = PTHREAD_MUTEX_INITIALIZER;
-
 void *kt_dl_open(const char *soname, const char *package, char *err, size_t errlen)
 {
-	void *h;
+	/* A second open of a loaded library gives the same handle; none is ever closed, so the
+	 * library stays loaded until the process ends. */
+	void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
 
-	pthread_mutex_lock(&dl_mu);
-	/* RTLD_NOLOAD first: a second user of the same library gets the same handle without
-	 * another reference; the library stays loaded until the process ends. */
-	h = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-	if (!h)
-		h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		const char *why = dlerror();
 
 		snprintf(err, errlen, "%s cannot be loaded (%s); install %s", soname,
 			 why ? why : "not found", package);
 	}
-	pthread_mutex_unlock(&dl_mu);
 	return h;
 }
 

@@ -149,22 +149,14 @@ static int write_sample(struct ring *r, struct producer *pr)
 	return 1;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 static void *produce(void *arg)
 {
 	struct producer *pr = arg;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = kt_now_ns();
 
 	for (uint64_t k = 0; k < pr->per_cpu; k++) {
 		if (pr->hz) { /* tick k is due at k / hz seconds */
-			uint64_t due = t0 + k * 1000000000ull / pr->hz, t = now_ns();
+			uint64_t due = t0 + k * 1000000000ull / pr->hz, t = kt_now_ns();
 
 			if (due > t) {
 				struct timespec d = {(time_t)((due - t) / 1000000000ull),
@@ -292,7 +284,7 @@ static int run(int cpus, uint64_t per_cpu, uint64_t hz, struct seen *v, struct p
 	/* the first read enables the events (and drains nothing) */
 	r = kt_source_read(s, &sink, &timeout, err, errlen);
 	out->npollfds = kt_source_pollfds(s, fds, MAX_RINGS + 1);
-	t0 = now_ns();
+	t0 = kt_now_ns();
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	if (r == 0 && pthread_create(&th, NULL, produce, pr) != 0) {
 		snprintf(err, errlen, "cannot start the producer thread");
@@ -325,7 +317,7 @@ static int run(int cpus, uint64_t per_cpu, uint64_t hz, struct seen *v, struct p
 		}
 	}
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
-	out->wall_s = (double)(now_ns() - t0) / 1e9;
+	out->wall_s = (double)(kt_now_ns() - t0) / 1e9;
 	out->loop_cpu_ns = (uint64_t)(c1.tv_sec - c0.tv_sec) * 1000000000ull +
 			   (uint64_t)(c1.tv_nsec - c0.tv_nsec);
 	if (out->polls)
