@@ -65,6 +65,7 @@ void kt_window_free(struct kt_window *w)
 	kt_idx_free(&w->cumidx);
 	free(w->out);
 	free(w->recent);
+	kt_window_logidx_free(w);
 	kt_window_stacks_free(w);
 	kt_window_tasks_free(w);
 	free(w);
@@ -211,7 +212,7 @@ static inline uint32_t rec_decode(const struct wlog *l, uint32_t li, uint32_t i,
 	if (r->cpu != WREC_WIDE) {
 		h->cpu = li - 1;
 		h->ctx = r->ctx;
-		h->hits = 1;
+		h->hits = (uint64_t)r->cpu + 1;
 		return 1;
 	}
 	{
@@ -436,7 +437,7 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 {
 	struct slice *s;
 	struct wlog *l;
-	uint32_t id, nrec, li;
+	uint32_t id, nrec, li, *slot = NULL;
 	int wide;
 
 	if (!count)
@@ -475,6 +476,14 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 		w->nomem++;
 		return;
 	}
+	if (!wide) {
+		struct wrec r = {loc, stack, task, 0, (uint16_t)ctx};
+
+		if (kt_window_log_merge(w, l, li, &r, &slot)) {
+			w->nar.t[id].h.hits++;
+			goto counted; /* its record holds the stack and the task already */
+		}
+	}
 	w->nar.t[id].h.hits += count;
 	if (wide) {
 		struct wrec_wide x = {cpu, ctx, count};
@@ -485,8 +494,11 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 		l->r[l->n] = (struct wrec){loc, stack, task, 0, (uint16_t)ctx};
 	}
 	l->n += nrec;
+	if (slot)
+		kt_window_log_added(w, l, li, slot);
 	kt_window_stack_ref(w, stack, 1);
 	kt_window_task_ref(w, task);
+counted:
 	s->hits += count;
 	w->total += count;
 	w->out_dirty = 1;
@@ -754,7 +766,7 @@ size_t kt_window_mem(const struct kt_window *w)
 	m += (size_t)w->full.cap * sizeof(*w->full.t) + kt_idx_mem(&w->full.idx);
 	m += (size_t)w->cumcap * sizeof(*w->cum) + kt_idx_mem(&w->cumidx);
 	m += (size_t)w->outcap * sizeof(*w->out) + (size_t)w->recentcap * sizeof(*w->recent) +
-	     kt_idx_mem(&w->recentidx);
+	     kt_idx_mem(&w->recentidx) + kt_window_logidx_mem(w);
 	return m + kt_window_stacks_mem(w) + kt_window_tasks_mem(w);
 }
 

@@ -8,12 +8,15 @@
 
 /* One sample of a slice's log: 16 bytes, appended at ingest without hashing. A record whose
  * cpu is WREC_WIDE is followed by a struct wrec_wide with the CPU, context and count (a count
- * other than 1, or a CPU or context id that does not fit 16 bits). */
+ * other than 1, or a CPU or context id that does not fit 16 bits). In the other records the
+ * CPU is the log's and the cpu field holds the count - 1: 0 as appended, more once a complete
+ * sample of the same key is merged into it (window_logidx.c), at most WREC_NARROW_MAX. */
 struct wrec {
 	uint32_t loc, stack, task;
 	uint16_t cpu, ctx;
 };
 #define WREC_WIDE 0xffffu
+#define WREC_NARROW_MAX 0xfffeu
 struct wrec_wide {
 	uint32_t cpu, ctx;
 	uint64_t count;
@@ -26,6 +29,13 @@ struct wrec_wide {
 struct wlog {
 	struct wrec *r;
 	uint32_t n, cap; /* records */
+};
+
+/* An index of the newest slice's records of one log: slot = record + 1, 0 empty. */
+struct wlogidx {
+	uint32_t *slot;
+	uint32_t mask;
+	uint64_t slice; /* newest + 1 when the index was made: another slice's is stale */
 };
 
 struct slice {
@@ -148,6 +158,8 @@ struct kt_window {
 	uint32_t namehead;
 	struct kt_idx nameidx;
 	uint64_t nomem; /* allocations that failed: what they held is missing (kt_window_nomem) */
+	struct wlogidx *lidx; /* per log: the newest slice's index (window_logidx.c) */
+	uint32_t nlidx;
 };
 
 /* window_intern.c: stacks */
@@ -171,6 +183,15 @@ void kt_window_retire(struct kt_window *w);
 /* window.c: re-keys the since-start totals by task_map (NULL: none) and drops the stacks
  * marked drop, merging what meets */
 void kt_window_cum_remap(struct kt_window *w, const uint32_t *task_map);
+
+/* window_logidx.c: 1 when narrow record r was merged into its key's record of log li of the
+ * newest slice; else 0 and, when *slotp is set, kt_window_log_added is to be called with it
+ * once r is appended */
+int kt_window_log_merge(struct kt_window *w, struct wlog *l, uint32_t li, const struct wrec *r,
+			uint32_t **slotp);
+void kt_window_log_added(struct kt_window *w, struct wlog *l, uint32_t li, uint32_t *slot);
+size_t kt_window_logidx_mem(const struct kt_window *w);
+void kt_window_logidx_free(struct kt_window *w);
 
 /* window_addr.c */
 void kt_window_addr_free(struct kt_window *w);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -688,10 +689,63 @@ static void test_logs(void)
 	kt_window_free(w);
 }
 
+/* The newest slice's logs are merged as they are written: a repeated key adds to its record
+ * (a full one, past 65535, gives way to a new record), keys differing in any dimension stay
+ * apart, the next slice starts its own records, and expiry takes every hit off again. */
+static void test_log_merge(void)
+{
+	struct kt_window *w = mk(4 * S, 1 * S, 0);
+	struct kt_window_cursor c;
+	struct kt_hit buf[8];
+	size_t got, recs = 0;
+	uint64_t total = 0, big = 0, mem;
+	const uint32_t frames[2] = {11, 12};
+	uint32_t stk = kt_window_stack(w, frames, 2);
+
+	for (uint32_t i = 0; i < 70000; i++) {
+		kt_window_add_ctx(w, 10 * S + i, 3, stk, 1, 4, 2, 1);
+		if (i % 700 == 0) {
+			kt_window_add_ctx(w, 10 * S + i, 3, stk, 1, 4, 5, 1); /* another context */
+			kt_window_add_ctx(w, 10 * S + i, 3, 0, 1, 4, 2, 1);   /* no chain */
+			kt_window_add_ctx(w, 10 * S + i, 3, stk, 1, 6, 2, 1); /* another task */
+		}
+	}
+	is_int(hits_of(w, 3, stk, 1, 4), 70000, "one key's 70000 samples, exact");
+	is_int(hits_of(w, 3, 0, 1, 4), 100, "the key without a chain kept apart");
+	is_int(hits_of(w, 3, stk, 1, 6), 100, "another task kept apart");
+	kt_window_cursor_rolling(w, &c);
+	while ((got = kt_window_read(w, &c, buf, 8)))
+		for (size_t i = 0; i < got; i++) {
+			recs++;
+			total += buf[i].hits;
+			if (buf[i].hits > big)
+				big = buf[i].hits;
+		}
+	is_int(total, 70300, "the logs hold every sample");
+	is_int(recs, 5, "in one record per key, two for the key past 65535");
+	is_int(big, 65535, "a record counts up to 65535");
+	mem = kt_window_mem(w);
+	ok(mem < 70300 * 16 / 4, "the window's memory follows the keys, not the samples");
+	if (mem >= 70300 * 16 / 4)
+		printf("# window memory %llu bytes\n", (unsigned long long)mem);
+	kt_window_add_ctx(w, 11 * S + 1, 3, stk, 1, 4, 2, 1);
+	is_int(hits_of(w, 3, stk, 1, 4), 70001, "the next slice adds to the same total");
+	kt_window_cursor_rolling(w, &c);
+	recs = 0;
+	while ((got = kt_window_read(w, &c, buf, 8)))
+		recs += got;
+	is_int(recs, 6, "in a record of its own slice");
+	kt_window_add(w, 30 * S, 1, 0, 0, 0, 1); /* the rest expires */
+	is_int(kt_window_total(w), 1, "expiry took every merged hit off the total");
+	is_int(hits_of(w, 3, stk, 1, 4), 0, "and off its key");
+	kt_window_free(w);
+}
+
 int main(void)
 {
 	test_basic();
 	test_logs();
+	test_log_merge();
 	test_property();
 	test_stacks_tasks();
 	test_task_retire();

@@ -1,0 +1,131 @@
+/* The newest slice's logs are kept aggregated as they are written (issue 14): per CPU, a small
+ * index finds the record of a sample's (location, stack, task, context) in the newest slice,
+ * and a repeated key adds to its count instead of taking 16 more bytes. Every reader of the
+ * window merges the logs (the projections, Trend, the recent copy, expiry), so a refresh reads
+ * distinct keys instead of samples: at 100 kHz on a few CPUs a few hundred records per CPU and
+ * slice instead of a hundred thousand, and the window's memory follows the keys, not the rate.
+ * A narrow record counts in its cpu field (count - 1, at most WREC_NARROW_MAX; a full record
+ * gives way to a new one); wide records are never merged. The index of a CPU is cleared when
+ * the newest slice moves on: complete slices are only read. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kerntop/util.h"
+#include "window_impl.h"
+
+static inline int same_key(const struct wrec *a, const struct wrec *b)
+{
+	return a->loc == b->loc && a->stack == b->stack && a->task == b->task && a->ctx == b->ctx;
+}
+
+static inline uint32_t *slot_of(const struct wlogidx *x, const struct wlog *l, const struct wrec *r)
+{
+	uint32_t h = kt_hash4(r->loc, r->stack, r->task, r->ctx), *slot;
+
+	for (;; h++) {
+		slot = &x->slot[h & x->mask];
+		if (!*slot || same_key(&l->r[*slot - 1], r))
+			return slot;
+	}
+}
+
+/* Sizes x to cap slots, empty, and enters the narrow records of l again (the later of two
+ * records of one key wins: the earlier is full). */
+static int idx_rebuild(struct wlogidx *x, const struct wlog *l, uint32_t cap)
+{
+	if (cap > x->mask + 1 || !x->slot) {
+		uint32_t *s = realloc(x->slot, (size_t)cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		x->slot = s;
+	}
+	x->mask = cap - 1;
+	memset(x->slot, 0, (size_t)cap * sizeof(*x->slot));
+	for (uint32_t i = 0; i < l->n; i++) {
+		if (l->r[i].cpu == WREC_WIDE) {
+			i++; /* and its tail */
+			continue;
+		}
+		*slot_of(x, l, &l->r[i]) = i + 1;
+	}
+	return 0;
+}
+
+/* Log li's index, emptied if it was of an older slice; NULL when it cannot be had. */
+static struct wlogidx *idx_for(struct kt_window *w, const struct wlog *l, uint32_t li)
+{
+	struct wlogidx *x;
+
+	if (li >= w->nlidx) {
+		uint32_t old = w->nlidx;
+
+		if (kt_grow((void **)&w->lidx, &w->nlidx, li + 1, sizeof(*w->lidx)) < 0)
+			return NULL;
+		memset(w->lidx + old, 0, (w->nlidx - old) * sizeof(*w->lidx));
+	}
+	x = &w->lidx[li];
+	if (x->slice != w->newest + 1 || !x->slot) {
+		/* a new slice: the index starts at the size the last one ended with, or less */
+		uint32_t cap = 64;
+
+		while (cap < 2 * l->n + 64 && cap < x->mask + 1)
+			cap *= 2;
+		if (x->slot && x->mask + 1 > 4 * cap) { /* one burst's size is not kept */
+			free(x->slot);
+			x->slot = NULL;
+		}
+		if (idx_rebuild(x, l, x->slot ? x->mask + 1 : cap) < 0)
+			return NULL;
+		x->slice = w->newest + 1;
+	}
+	return x;
+}
+
+int kt_window_log_merge(struct kt_window *w, struct wlog *l, uint32_t li, const struct wrec *r,
+			uint32_t **slotp)
+{
+	struct wlogidx *x = idx_for(w, l, li);
+	uint32_t *slot;
+
+	*slotp = NULL;
+	if (!x)
+		return 0; /* appended unmerged: every reader still counts it right */
+	slot = slot_of(x, l, r);
+	if (*slot && l->r[*slot - 1].cpu < WREC_NARROW_MAX) {
+		l->r[*slot - 1].cpu++;
+		return 1;
+	}
+	*slotp = slot;
+	return 0;
+}
+
+void kt_window_log_added(struct kt_window *w, struct wlog *l, uint32_t li, uint32_t *slot)
+{
+	struct wlogidx *x = &w->lidx[li];
+
+	*slot = l->n; /* the record just appended, at l->n - 1 */
+	if (l->n * 2 > x->mask && idx_rebuild(x, l, (x->mask + 1) * 2) < 0)
+		x->slice = 0; /* rebuilt (or given up) on the next sample */
+}
+
+size_t kt_window_logidx_mem(const struct kt_window *w)
+{
+	size_t m = (size_t)w->nlidx * sizeof(*w->lidx);
+
+	for (uint32_t i = 0; i < w->nlidx; i++)
+		if (w->lidx[i].slot)
+			m += ((size_t)w->lidx[i].mask + 1) * sizeof(*w->lidx[i].slot);
+	return m;
+}
+
+void kt_window_logidx_free(struct kt_window *w)
+{
+	for (uint32_t i = 0; i < w->nlidx; i++)
+		free(w->lidx[i].slot);
+	free(w->lidx);
+	w->lidx = NULL;
+	w->nlidx = 0;
+}
