@@ -36,6 +36,8 @@ struct wlogidx {
 	uint32_t *slot;
 	uint32_t mask;
 	uint64_t slice; /* newest + 1 when the index was made: another slice's is stale */
+	uint32_t seen, merged; /* samples of the last measured slice, and how many merged */
+	int off;	       /* this slice is appended unmerged (few repeats last time) */
 };
 
 struct slice {

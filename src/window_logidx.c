@@ -6,7 +6,10 @@
  * slice instead of a hundred thousand, and the window's memory follows the keys, not the rate.
  * A narrow record counts in its cpu field (count - 1, at most WREC_NARROW_MAX; a full record
  * gives way to a new one); wide records are never merged. The index of a CPU is cleared when
- * the newest slice moves on: complete slices are only read. */
+ * the newest slice moves on: complete slices are only read. Where a CPU's samples hardly
+ * repeat (a big machine at 997 Hz: ~1000 samples a slice over thousands of functions and
+ * tasks), the probe would only cost: a CPU whose last measured slice merged fewer than one
+ * sample in LOG_MERGE_MIN appends unmerged, and is measured again every LOG_REMEASURE slices. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -14,6 +17,10 @@
 
 #include "kerntop/util.h"
 #include "window_impl.h"
+
+#define LOG_MERGE_MIN 4
+#define LOG_REMEASURE 8
+#define LOG_IDX_KEEP (1u << 16) /* slots */
 
 static inline int same_key(const struct wrec *a, const struct wrec *b)
 {
@@ -35,7 +42,7 @@ static inline uint32_t *slot_of(const struct wlogidx *x, const struct wlog *l, c
  * records of one key wins: the earlier is full). */
 static int idx_rebuild(struct wlogidx *x, const struct wlog *l, uint32_t cap)
 {
-	if (cap > x->mask + 1 || !x->slot) {
+	if (!x->slot || cap > x->mask + 1) {
 		uint32_t *s = realloc(x->slot, (size_t)cap * sizeof(*s));
 
 		if (!s)
@@ -58,6 +65,7 @@ static int idx_rebuild(struct wlogidx *x, const struct wlog *l, uint32_t cap)
 static struct wlogidx *idx_for(struct kt_window *w, const struct wlog *l, uint32_t li)
 {
 	struct wlogidx *x;
+	uint32_t cap = 64;
 
 	if (li >= w->nlidx) {
 		uint32_t old = w->nlidx;
@@ -67,20 +75,31 @@ static struct wlogidx *idx_for(struct kt_window *w, const struct wlog *l, uint32
 		memset(w->lidx + old, 0, (w->nlidx - old) * sizeof(*w->lidx));
 	}
 	x = &w->lidx[li];
-	if (x->slice != w->newest + 1 || !x->slot) {
-		/* a new slice: the index starts at the size the last one ended with, or less */
-		uint32_t cap = 64;
-
-		while (cap < 2 * l->n + 64 && cap < x->mask + 1)
-			cap *= 2;
-		if (x->slot && x->mask + 1 > 4 * cap) { /* one burst's size is not kept */
-			free(x->slot);
-			x->slot = NULL;
-		}
-		if (idx_rebuild(x, l, x->slot ? x->mask + 1 : cap) < 0)
-			return NULL;
+	if (x->slice == w->newest + 1 && x->slot)
+		return x->off ? NULL : x;
+	if (x->slice != w->newest + 1) { /* a new slice: merge in it or not */
+		if (!x->off)
+			x->off = x->seen > 64 && x->merged * LOG_MERGE_MIN < x->seen &&
+				 w->newest % LOG_REMEASURE;
+		else
+			x->off = w->newest % LOG_REMEASURE != 0;
 		x->slice = w->newest + 1;
+		if (x->off)
+			return NULL;
+		x->seen = x->merged = 0;
 	}
+	/* the index, empty or of the records already appended: at least twice their number,
+	 * kept at the size the last slice left it unless one burst made it big */
+	while (cap < 2 * l->n + 64)
+		cap *= 2;
+	if (x->slot && x->mask + 1 >= cap && x->mask + 1 <= LOG_IDX_KEEP)
+		cap = x->mask + 1;
+	else {
+		free(x->slot);
+		x->slot = NULL;
+	}
+	if (idx_rebuild(x, l, cap) < 0)
+		return NULL;
 	return x;
 }
 
@@ -94,8 +113,10 @@ int kt_window_log_merge(struct kt_window *w, struct wlog *l, uint32_t li, const 
 	if (!x)
 		return 0; /* appended unmerged: every reader still counts it right */
 	slot = slot_of(x, l, r);
+	x->seen++;
 	if (*slot && l->r[*slot - 1].cpu < WREC_NARROW_MAX) {
 		l->r[*slot - 1].cpu++;
+		x->merged++;
 		return 1;
 	}
 	*slotp = slot;
@@ -108,7 +129,7 @@ void kt_window_log_added(struct kt_window *w, struct wlog *l, uint32_t li, uint3
 
 	*slot = l->n; /* the record just appended, at l->n - 1 */
 	if (l->n * 2 > x->mask && idx_rebuild(x, l, (x->mask + 1) * 2) < 0)
-		x->slice = 0; /* rebuilt (or given up) on the next sample */
+		x->off = 1; /* the rest of this slice is appended unmerged */
 }
 
 size_t kt_window_logidx_mem(const struct kt_window *w)

@@ -739,6 +739,21 @@ static void test_log_merge(void)
 	is_int(kt_window_total(w), 1, "expiry took every merged hit off the total");
 	is_int(hits_of(w, 3, stk, 1, 4), 0, "and off its key");
 	kt_window_free(w);
+
+	/* a CPU whose samples did not repeat in a slice appends the next unmerged (the probe
+	 * would only cost), and the counts still read the same */
+	w = mk(4 * S, 1 * S, 0);
+	for (uint32_t i = 0; i < 200; i++)
+		kt_window_add_ctx(w, 41 * S + i, 100 + i, 0, 2, 4, 2, 1);
+	for (uint32_t i = 0; i < 200; i++)
+		kt_window_add_ctx(w, 42 * S + i, 7, 0, 2, 4, 2, 1);
+	kt_window_cursor_rolling(w, &c);
+	recs = 0;
+	while ((got = kt_window_read(w, &c, buf, 8)))
+		recs += got;
+	is_int(recs, 400, "after a slice without repeats the next is logged unmerged");
+	is_int(hits_of(w, 7, 0, 2, 4), 200, "and counted the same");
+	kt_window_free(w);
 }
 
 int main(void)
