@@ -8,13 +8,13 @@ cd "$(dirname "$0")"
 top=$(pwd)
 
 PACKAGES="gcc make autoconf automake pkg-config libncurses-dev libelf-dev libdw-dev libcapstone-dev linux-libc-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libcurl4-openssl-dev"
-TEST_PACKAGES="tmux linux-perf python3 valgrind debhelper dpkg-dev fakeroot lintian iproute2 golang-go bash-completion"
+TEST_PACKAGES="tmux linux-perf python3 valgrind debhelper dpkg-dev fakeroot lintian iproute2 golang-go bash-completion stress-ng"
 # The same build dependencies on distributions without apt-get (installed by hand; the names
 # are those of the Fedora/RHEL and Arch package databases, also listed in README.md).
 DNF_PACKAGES="gcc make autoconf automake pkgconf-pkg-config ncurses-devel elfutils-libelf-devel elfutils-devel capstone-devel kernel-headers protobuf-c-devel protobuf-c-compiler zlib-devel libcurl-devel"
-DNF_TEST_PACKAGES="tmux perf python3 valgrind iproute golang bash-completion"
+DNF_TEST_PACKAGES="tmux perf python3 valgrind iproute golang bash-completion stress-ng"
 PACMAN_PACKAGES="gcc make autoconf automake pkgconf ncurses libelf capstone linux-api-headers protobuf-c zlib curl"
-PACMAN_TEST_PACKAGES="tmux perf python valgrind iproute2 go bash-completion"
+PACMAN_TEST_PACKAGES="tmux perf python valgrind iproute2 go bash-completion stress-ng"
 # What configure needs, checked without a package manager (pkg-config modules and tools).
 NEED_PC="ncursesw libelf libdw capstone libprotobuf-c zlib libcurl"
 NEED_TOOLS="cc make autoreconf pkg-config protoc-c"

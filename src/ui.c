@@ -20,6 +20,7 @@
 
 #include "kerntop/report.h"
 #include "kerntop/source.h"
+#include "kerntop/symbols.h"
 #include "kerntop/util.h"
 #include "kerntop/window.h"
 #include "ui_impl.h"
@@ -710,8 +711,10 @@ void kt_ui_refresh(struct kt_ui *ui)
 	t1 = kt_now_ns();
 	ui_draw(ui);
 	/* what one tick costs, queries and drawing apart (the scale benchmark's p99) */
-	ui_log(ui, "refresh: query %.3f ms, draw %.3f ms", (double)(t1 - t0) / 1e6,
-	       (double)(kt_now_ns() - t1) / 1e6);
+	ui_log(ui, "refresh: query %.3f ms, draw %.3f ms, window_mem=%zu tasks=%u stacks=%u cum=%u locs=%u",
+	       (double)(t1 - t0) / 1e6, (double)(kt_now_ns() - t1) / 1e6, kt_window_mem(ui->env.win),
+	       kt_window_ntasks(ui->env.win), kt_window_nstacks(ui->env.win),
+	       kt_window_ncum(ui->env.win), kt_sym_nlocs(ui->env.sym));
 }
 
 void kt_ui_resize(struct kt_ui *ui)
