@@ -46,6 +46,7 @@ void kt_agg_free(struct kt_agg *a)
 	free(a->ownrec);
 	kt_agg_proj_free(a);
 	free(a->locrow);
+	kt_agg_trend_free(a);
 	kt_baseline_free(a->base);
 	free(a);
 }
@@ -306,8 +307,9 @@ void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_
 int kt_agg_recent_split(struct kt_agg *a, double *busy_pct, double *idle_pct)
 {
 	size_t n;
-	uint64_t len, busy = 0, idle = 0;
-	const struct kt_hit *h = kt_agg_recent(a, &n, &len);
+	uint64_t len = 0, busy = 0, idle = 0;
+	/* by location only: the newest slice's kept projection, not a copy of its tuples */
+	const struct kt_hit *h = kt_agg_proj(a, KT_PROJ_RECENT, 0, &n, &len);
 	double cap = (double)len / 1e9 * a->p.freq_hz * a->p.ncpus;
 
 	*busy_pct = *idle_pct = 0;

@@ -113,6 +113,23 @@ struct kt_agg {
 	/* trend: the row of each location, when a row depends on nothing else (agg_trend.c) */
 	uint32_t *locrow;
 	uint32_t locrowcap;
+	/* per complete slice, its hits by (location, context, chain or not), made once (a slice
+	 * never changes once complete), slot slice number % ntslice: the trend's points and the
+	 * recent rates of views by location (agg_trend.c) */
+	struct kt_tslice *tslice;
+	uint32_t ntslice;
+	uint32_t *tpos; /* per location: an entry + 1 of it in the slice being made */
+	uint32_t tposcap;
+	struct kt_idx tsidx; /* the entries of the slice being made */
+};
+
+struct kt_tslice {
+	uint64_t no; /* slice number + 1; 0 = empty */
+	struct kt_tslice_ent {
+		uint32_t loc, hits;
+		uint32_t ctx, chain;
+	} *e;
+	uint32_t n, cap;
 };
 
 /* agg.c */
@@ -153,6 +170,10 @@ uint32_t kt_agg_owner_loc(struct kt_agg *a, const struct kt_hit *h);
  * row.trend pointers are set by the caller with kt_agg_trend_row. */
 int kt_agg_trend(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);
 void kt_agg_trend_row(const struct kt_result *r, struct kt_row *row, size_t i);
+void kt_agg_trend_free(struct kt_agg *a);
+/* Complete slice number no by (location, context, chain or not), made once and kept; NULL
+ * when no is not a complete slice of the window, or out of memory. */
+const struct kt_tslice *kt_agg_slice_locs(struct kt_agg *a, uint64_t no);
 
 /* agg_baseline.c: the Δ fields of rows [0, r->nrows), then the vanished rows appended */
 int kt_agg_baseline_rows(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);

@@ -230,6 +230,7 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 	if ((need & KT_NEED_ALL) != KT_NEED_ALL && a->project && !a->irq_owner &&
 	    !kt_window_cumulative(a->w)) {
 		struct kt_window_cursor c;
+		const struct kt_tslice *t;
 
 		if (which != KT_PROJ_RECENT && !(need & (KT_NEED_CPU | KT_NEED_TASK | KT_NEED_STACK)) &&
 		    (src = kt_window_narrow(a->w, &sn, &stride))) {
@@ -239,6 +240,29 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 				a->nomem++; /* the query fails; the slot is not reused */
 				p->valid = 0;
 			}
+			*n = p->n;
+			return p->h;
+		}
+		if (which == KT_PROJ_RECENT && !(need & (KT_NEED_CPU | KT_NEED_TASK | KT_NEED_STACK)) &&
+		    kt_window_cursor_recent(a->w, &c, &rlen) == 0 && !c.done &&
+		    (t = kt_agg_slice_locs(a, c.slice))) {
+			/* the newest complete slice by location, kept for the trend as well: made
+			 * once, not once per refresh */
+			p = proj_slot(a, which, need, gen, rlen);
+			p->n = 0;
+			kt_idx_clear(&p->idx);
+			for (uint32_t i = 0; i < t->n; i++) {
+				struct kt_hit k = {t->e[i].loc, t->e[i].chain, 0, 0, t->e[i].ctx,
+						   t->e[i].hits};
+
+				if (merge(p, k, need | KT_NEED_STACK, SIZE_MAX) < 0) {
+					a->nomem++;
+					p->valid = 0;
+					break;
+				}
+			}
+			if (len_ns)
+				*len_ns = rlen;
 			*n = p->n;
 			return p->h;
 		}

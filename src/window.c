@@ -785,6 +785,11 @@ uint64_t kt_window_end(const struct kt_window *w)
 	return w->end;
 }
 
+uint64_t kt_window_newest(const struct kt_window *w)
+{
+	return w->newest;
+}
+
 uint32_t kt_window_slices_done(const struct kt_window *w)
 {
 	if (!w->started)

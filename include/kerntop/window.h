@@ -159,6 +159,9 @@ uint64_t kt_window_nomem(const struct kt_window *w);
  * (the open newest slice is not one), read with kt_window_cursor_slice. At most the span's
  * slices minus the open one. */
 uint32_t kt_window_slices_done(const struct kt_window *w);
+/* The open slice's number (slices are numbered from the first sample's, 0): complete slices
+ * have smaller numbers, and a complete slice's samples never change. */
+uint64_t kt_window_newest(const struct kt_window *w);
 
 /* Bytes held by the window (slices, tuple tables, stacks, tasks): the memory-bound check. */
 size_t kt_window_mem(const struct kt_window *w);
