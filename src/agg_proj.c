@@ -163,8 +163,14 @@ static int build_log(struct kt_agg *a, struct kt_proj *p, const struct kt_window
 					d = NULL; /* a second key of the location: the hash */
 				}
 				if (d) {
-					if ((r = merge_masked(p, k, SIZE_MAX, &d->id)) < 0)
-						return r;
+					/* the location's first key in this log: new, so appended
+					 * without a hash probe; it is found through d, and only
+					 * other keys of the location go through the index */
+					if (kt_grow((void **)&p->h, &p->cap, p->n + 1,
+						    sizeof(*p->h)) < 0)
+						return -ENOMEM;
+					d->id = p->n;
+					p->h[p->n++] = *k;
 					d->stamp = stamp;
 				} else if ((r = merge_masked(p, k, SIZE_MAX, NULL)) < 0) {
 					return r;
