@@ -8,26 +8,18 @@
 #include <sys/stat.h>
 
 #include "test_source_live.h"
+#include "test_sysroot.h"
 
 static void test_hotplug(const char *dir)
 {
 	struct kt_source_opts o = base_opts();
 	struct kt_source *s;
 	struct counts c;
-	char err[KT_ERRLEN], msg[256], path[4096];
+	char err[KT_ERRLEN], msg[256];
 	int r, pfd[2];
 	pid_t pid;
 
-	snprintf(path, sizeof(path), "%s/sys", dir);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/sys/devices", dir);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/sys/devices/system", dir);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/sys/devices/system/cpu", dir);
-	mkdir(path, 0755);
-	write_file(dir, "sys/devices/system/cpu/possible", "0-1\n");
-	write_file(dir, "sys/devices/system/cpu/online", "0\n");
+	kt_test_cpu_sysroot(dir, "0-1\n", "0\n");
 	o.sysroot = dir;
 
 	o.cpus = "1";

@@ -31,6 +31,7 @@
 #include "kerntop/util.h"
 #include "source_perf.h"
 #include "tap.h"
+#include "test_sysroot.h"
 
 #define MAX_FD 8192
 #define MAX_RINGS 1024
@@ -210,30 +211,13 @@ static void on_lost(void *ctx, uint32_t cpu, uint64_t n, uint64_t t)
 
 static int make_sysroot(char *dir, size_t len, int cpus)
 {
-	char p[PATH_MAX];
-	FILE *f;
-	const char *files[] = {"possible", "online"};
+	char list[32];
 
 	snprintf(dir, len, "/tmp/kt-many-XXXXXX");
 	if (!mkdtemp(dir))
 		return -1;
-	snprintf(p, sizeof(p), "%s/sys", dir);
-	mkdir(p, 0700);
-	snprintf(p, sizeof(p), "%s/sys/devices", dir);
-	mkdir(p, 0700);
-	snprintf(p, sizeof(p), "%s/sys/devices/system", dir);
-	mkdir(p, 0700);
-	snprintf(p, sizeof(p), "%s/sys/devices/system/cpu", dir);
-	mkdir(p, 0700);
-	for (int i = 0; i < 2; i++) {
-		snprintf(p, sizeof(p), "%s/sys/devices/system/cpu/%s", dir, files[i]);
-		f = fopen(p, "w");
-		if (!f)
-			return -1;
-		fprintf(f, "0-%d\n", cpus - 1);
-		fclose(f);
-	}
-	return 0;
+	snprintf(list, sizeof(list), "0-%d\n", cpus - 1);
+	return kt_test_cpu_sysroot(dir, list, list);
 }
 
 static void remove_sysroot(const char *dir)
