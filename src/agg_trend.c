@@ -5,7 +5,8 @@
  * slice never changes), so a refresh decodes only the slice completed since the last one:
  * at 256 CPUs a tenth of the window's samples instead of all of them. Any other row costs a
  * group lookup per sample of every slice. Storage is rows x points, at most KT_TREND_MAX
- * points per row, and per complete slice its distinct locations (8 bytes each). */
+ * points per row, and per complete slice its distinct (location, context, chain) keys (16
+ * bytes each). */
 #include "config.h"
 
 #include <errno.h>
@@ -45,6 +46,12 @@ static uint32_t loc_row(struct kt_agg *a, const struct kt_query *q, struct kt_re
 	if (a->locrow[loc] != ROW_UNSET)
 		return a->locrow[loc];
 	return a->locrow[loc] = kt_agg_row_of(a, q, r, &h);
+}
+
+/* A trend point or a slice entry counts up to UINT32_MAX and stays there. */
+static inline void add_sat(uint32_t *c, uint64_t v)
+{
+	*c = v > UINT32_MAX - *c ? UINT32_MAX : *c + (uint32_t)v;
 }
 
 struct tkey {
@@ -104,43 +111,33 @@ const struct kt_tslice *kt_agg_slice_locs(struct kt_agg *a, uint64_t no)
 	kt_window_cursor_slice(a->w, age, &cur);
 	while ((n = kt_window_read(a->w, &cur, buf, sizeof(buf) / sizeof(buf[0])))) {
 		for (size_t i = 0; i < n; i++) {
-			uint32_t loc = buf[i].loc, chain = buf[i].stack != 0, *at;
+			uint32_t loc = buf[i].loc, chain = buf[i].stack != 0, *at, id;
 
 			if (loc >= nloc)
 				continue; /* interned after the query began: not a row of it */
 			at = &a->tpos[loc];
-			/* a location nearly always has one context: its last entry is tried first */
+			/* a location nearly always has one context: its last entry is tried first,
+			 * then the hash (another context of the location, or a new key) */
 			if (*at && *at <= t->n && t->e[*at - 1].loc == loc &&
 			    t->e[*at - 1].ctx == buf[i].ctx && t->e[*at - 1].chain == chain) {
-				struct kt_tslice_ent *e = &t->e[*at - 1];
-
-				e->hits = buf[i].hits > UINT32_MAX - e->hits ? UINT32_MAX
-									   : e->hits + (uint32_t)buf[i].hits;
-				continue;
-			}
-			/* else the hash: another context of the location, or a new key */
-			{
+				id = *at - 1;
+			} else {
 				struct tkey k = {t, loc, buf[i].ctx, chain};
 				uint32_t h = kt_hash4(loc, buf[i].ctx, chain, 0), pos;
-				uint32_t id = kt_idx_find(&a->tsidx, h, tkey_eq, &k, &pos);
 
-				if (id != UINT32_MAX) {
-					struct kt_tslice_ent *e = &t->e[id];
-
-					e->hits = buf[i].hits > UINT32_MAX - e->hits
-						      ? UINT32_MAX
-						      : e->hits + (uint32_t)buf[i].hits;
-					*at = id + 1;
-					continue;
+				id = kt_idx_find(&a->tsidx, h, tkey_eq, &k, &pos);
+				if (id == UINT32_MAX) {
+					if (kt_grow((void **)&t->e, &t->cap, t->n + 1,
+						    sizeof(*t->e)) < 0 ||
+					    kt_idx_insert(&a->tsidx, h, t->n, pos) < 0)
+						return NULL;
+					id = t->n++;
+					t->e[id] =
+					    (struct kt_tslice_ent){loc, 0, buf[i].ctx, chain};
 				}
-				if (kt_grow((void **)&t->e, &t->cap, t->n + 1, sizeof(*t->e)) < 0 ||
-				    kt_idx_insert(&a->tsidx, h, t->n, pos) < 0)
-					return NULL;
+				*at = id + 1;
 			}
-			t->e[t->n] = (struct kt_tslice_ent){
-			    loc, buf[i].hits > UINT32_MAX ? UINT32_MAX : (uint32_t)buf[i].hits,
-			    buf[i].ctx, chain};
-			*at = ++t->n;
+			add_sat(&t->e[id].hits, buf[i].hits);
 		}
 	}
 	for (uint32_t i = 0; i < t->n; i++)
@@ -225,29 +222,23 @@ int kt_agg_trend(struct kt_agg *a, const struct kt_query *q, struct kt_result *r
 			if (!t)
 				return -ENOMEM;
 			for (uint32_t i = 0; i < t->n; i++) {
-				uint32_t ri = t->e[i].loc < nloc ? loc_row(a, q, r, t->e[i].loc)
-								 : UINT32_MAX;
-				uint32_t *c;
+				uint32_t ri =
+				    t->e[i].loc < nloc ? loc_row(a, q, r, t->e[i].loc) : UINT32_MAX;
 
-				if (ri == UINT32_MAX)
-					continue;
-				c = &p->trend[(size_t)ri * npts + pt];
-				*c = t->e[i].hits > UINT32_MAX - *c ? UINT32_MAX : *c + t->e[i].hits;
+				if (ri != UINT32_MAX)
+					add_sat(&p->trend[(size_t)ri * npts + pt], t->e[i].hits);
 			}
 			continue;
 		}
 		while ((n = kt_window_read(a->w, &cur, buf, sizeof(buf) / sizeof(buf[0])))) {
 			for (size_t i = 0; i < n; i++) {
-				uint32_t ri = loc ? (buf[i].loc < nloc ? loc_row(a, q, r, buf[i].loc)
-								       : UINT32_MAX)
-						  : hit_row(a, q, r, buf[i]);
-				uint32_t *c;
+				uint32_t ri =
+				    loc ? (buf[i].loc < nloc ? loc_row(a, q, r, buf[i].loc)
+							     : UINT32_MAX)
+					: hit_row(a, q, r, buf[i]);
 
-				if (ri == UINT32_MAX)
-					continue;
-				c = &p->trend[(size_t)ri * npts + pt];
-				*c = buf[i].hits > UINT32_MAX - *c ? UINT32_MAX
-								   : *c + (uint32_t)buf[i].hits;
+				if (ri != UINT32_MAX)
+					add_sat(&p->trend[(size_t)ri * npts + pt], buf[i].hits);
 			}
 		}
 	}
