@@ -651,7 +651,6 @@ static int run_loop(struct app *a, int sigfd)
 	return 0;
 }
 
-/* A clock period the kernel would silently raise is a usage error, like a bad -F. */
 static void cleanup(struct app *a);
 
 /* A baseline or --diff input (docs/history.md): a kerntop JSON report (its first byte is '{'),
@@ -747,6 +746,7 @@ static int run_diff(const struct kt_options *o)
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
+/* A clock period the kernel would silently raise is a usage error, like a bad -F. */
 static int check_period(const struct kt_options *o)
 {
 	if (o->replay || o->freq_hz || !o->period || o->period >= KT_SOURCE_MIN_CLOCK_PERIOD ||
