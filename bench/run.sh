@@ -222,6 +222,17 @@ if [ -s "$LOG/bench_scale.log" ]; then
 	done
 fi
 
+# 3g'. Streaming replay (bench_replay_stream.sh of section 2): peak RSS replaying a ~360 MB
+# file, read through a window, against the same build reading the same bytes whole (a pipe).
+if [ -s "$LOG/bench_replay_stream.log" ]; then
+	for inp in big.txt big.ktrec; do
+		p=$(awk -v i="$inp" '$1 == i && /pipe \(read whole\)/ { print $(NF - 2) }' "$LOG/bench_replay_stream.log")
+		f=$(awk -v i="$inp" '$1 == i && /file \(streamed\)/ { print $(NF - 2) }' "$LOG/bench_replay_stream.log")
+		lab=$([ $inp = big.txt ] && echo "perf script text" || echo "kerntop recording")
+		[ -n "$f" ] && row "replay of a ~360 MB $lab at full speed: peak RSS, MiB" "$f" "$p" "the same build reading it whole (a pipe)" lower
+	done
+fi
+
 # 3h. The one poll() loop with 256 (and 1024) rings: synthetic rings filled in real time at
 # 997 Hz by tests/test_source_many's producer thread (the kernel's side), drained by the source
 # as main.c's loop does; the loop thread's CPU time only (decoding into a counting sink, no

@@ -276,11 +276,58 @@ static int parse_header(const char *l, const char *e, struct hdr *h, int want_ip
 	return 1;
 }
 
-static const char *line_end(const char *p, const char *e)
+/* A line past KT_PSCRIPT_LINE_MAX from pos (its first part at p, held bytes of the window):
+ * where the next line starts. */
+static size_t skip_long(struct kt_pscript *d, size_t pos, const char *p, size_t held)
 {
-	const char *n = memchr(p, '\n', (size_t)(e - p));
+	for (;;) {
+		const char *nl = memchr(p, '\n', held);
 
-	return n ? n : e;
+		if (nl)
+			return pos + (size_t)(nl - p) + 1;
+		pos += held;
+		if (pos >= d->w.len ||
+		    !(p = (const char *)kt_rwin_at(&d->w, pos,
+						   d->w.len - pos < 256 ? d->w.len - pos : 256)))
+			return d->w.len;
+		held = kt_rwin_held(&d->w, pos);
+	}
+}
+
+/* The line at pos, whole in the window: [*lp, *lep) without its newline, and where the next one
+ * starts (*next, one past the data's end after a last line without a newline). 1, 0 at the end
+ * of the data, 2 for a line longer than KT_PSCRIPT_LINE_MAX (skipped: only *next is set). */
+static int get_line(struct kt_pscript *d, size_t pos, const char **lp, const char **lep,
+		    size_t *next)
+{
+	size_t ask = 256;
+
+	for (;;) {
+		const char *p, *nl;
+		size_t held;
+
+		if (pos >= d->w.len)
+			return 0;
+		if (ask > d->w.len - pos)
+			ask = d->w.len - pos;
+		p = (const char *)kt_rwin_at(&d->w, pos, ask);
+		if (!p)
+			continue; /* the file was cut: len is shorter now */
+		held = kt_rwin_held(&d->w, pos);
+		nl = memchr(p, '\n', held);
+		if (!nl && pos + held < d->w.len && held <= KT_PSCRIPT_LINE_MAX) {
+			ask = held * 2;
+			continue;
+		}
+		if ((nl ? (size_t)(nl - p) : held) > KT_PSCRIPT_LINE_MAX) {
+			*next = skip_long(d, pos, p, held);
+			return 2;
+		}
+		*lp = p;
+		*lep = nl ? nl : p + held;
+		*next = pos + (size_t)(*lep - p) + 1;
+		return 1;
+	}
 }
 
 /* The line [p, *le) without a trailing CR or blanks. */
@@ -291,9 +338,28 @@ static const char *trim_end(const char *p, const char *le)
 	return le;
 }
 
+/* The first skipped line, quoted safe for a terminal. */
+static void quote_bad(struct kt_pscript *d, const char *p, size_t len)
+{
+	size_t n = len < sizeof(d->first_bad) - 1 ? len : sizeof(d->first_bad) - 1;
+
+	for (size_t i = 0; i < n; i++)
+		d->first_bad[i] = p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?';
+	d->first_bad[n] = 0;
+}
+
 int kt_pscript_open(struct kt_pscript *d, const char *buf, size_t len, char *err, size_t errlen)
 {
-	const char *p = buf, *e = buf + len;
+	struct kt_rwin w;
+
+	kt_rwin_mem(&w, buf, len);
+	return kt_pscript_open_win(d, &w, err, errlen);
+}
+
+int kt_pscript_open_win(struct kt_pscript *d, const struct kt_rwin *w, char *err, size_t errlen)
+{
+	const char *p, *le;
+	size_t pos = 0, next;
 	uint8_t *seen;
 	/* 128 bits: a sum of 20-digit periods would wrap 64 */
 	unsigned __int128 period_sum = 0;
@@ -302,10 +368,10 @@ int kt_pscript_open(struct kt_pscript *d, const char *buf, size_t len, char *err
 	struct hdr h;
 
 	memset(d, 0, sizeof(*d));
-	d->buf = buf;
-	d->len = len;
-	if (!len) {
-		snprintf(err, errlen, "empty file: expected a kerntop recording or `perf script` output");
+	d->w = *w;
+	if (!d->w.len) {
+		snprintf(err, errlen,
+			 "empty file: expected a kerntop recording or `perf script` output");
 		return -EINVAL;
 	}
 	seen = calloc(KT_REC_MAX_CPU, 1);
@@ -313,9 +379,26 @@ int kt_pscript_open(struct kt_pscript *d, const char *buf, size_t len, char *err
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	while (p < e) {
-		const char *le = line_end(p, e), *te = trim_end(p, le);
+	for (int got; (got = get_line(d, pos, &p, &le, &next)); pos = next) {
+		const char *te;
 
+		if (got == 2) {
+			if (!d->prescan_skipped++)
+				snprintf(d->first_bad, sizeof(d->first_bad),
+					 "(a line over %u bytes)", KT_PSCRIPT_LINE_MAX);
+			want_frame = 0;
+			continue;
+		}
+		if (memchr(p, 0, (size_t)(le - p))) {
+			free(seen);
+			snprintf(
+			    err, errlen,
+			    "binary data (a NUL byte at byte %zu of the text): not `perf script` "
+			    "output",
+			    pos + (size_t)((const char *)memchr(p, 0, (size_t)(le - p)) - p));
+			return -EINVAL;
+		}
+		te = trim_end(p, le);
 		if (te == p || *p == '#') {
 			/* blank or comment */
 		} else if (*p == '\t') {
@@ -328,7 +411,8 @@ int kt_pscript_open(struct kt_pscript *d, const char *buf, size_t len, char *err
 					user_seen |= user;
 			}
 		} else if (parse_header(p, te, &h, !user_seen)) {
-			/* Once a user sample is seen the pre-scan needs no addresses: it skips them. */
+			/* Once a user sample is seen the pre-scan needs no addresses: it skips
+			 * them. */
 			if (!d->nsamples)
 				d->first_t = h.time_ns;
 			d->last_t = h.time_ns;
@@ -339,10 +423,12 @@ int kt_pscript_open(struct kt_pscript *d, const char *buf, size_t len, char *err
 				nperiod++;
 			}
 			if (h.event && !d->info.event[0]) {
-				size_t n = h.event_len > KT_REC_EVENT_MAX ? KT_REC_EVENT_MAX : h.event_len;
+				size_t n =
+				    h.event_len > KT_REC_EVENT_MAX ? KT_REC_EVENT_MAX : h.event_len;
 				const char *colon = memchr(h.event, ':', n);
 
-				/* perf prints modifiers ("cpu-clock:pppH"); name the event as a live run does. */
+				/* perf prints modifiers ("cpu-clock:pppH"); name the event as a
+				 * live run does. */
 				if (colon)
 					n = (size_t)(colon - h.event);
 				memcpy(d->info.event, h.event, n);
@@ -351,16 +437,11 @@ int kt_pscript_open(struct kt_pscript *d, const char *buf, size_t len, char *err
 			if (h.have_ip)
 				user_seen |= h.user;
 			want_frame = !h.have_ip && !user_seen;
-			p = le + 1;
 			continue;
-		} else {
-			if (!d->prescan_skipped++) {
-				d->first_bad = p;
-				d->first_bad_len = (size_t)(le - p);
-			}
+		} else if (!d->prescan_skipped++) {
+			quote_bad(d, p, (size_t)(le - p));
 		}
 		want_frame = 0;
-		p = le + 1;
 	}
 	if (!d->nsamples) {
 		free(seen);
@@ -394,19 +475,12 @@ int kt_pscript_open(struct kt_pscript *d, const char *buf, size_t len, char *err
 		d->info.period = 1000000000ull / 997;
 	d->info.callchain = chain;
 	d->info.user = user_seen;
-	if (d->prescan_skipped) {
-		char quote[61];
-		size_t n = d->first_bad_len < 60 ? d->first_bad_len : 60;
-
-		/* Quote the first bad line, safe for a terminal. */
-		for (size_t i = 0; i < n; i++)
-			quote[i] = d->first_bad[i] >= 0x20 && d->first_bad[i] < 0x7f ? d->first_bad[i] : '?';
-		quote[n] = 0;
-		snprintf(d->notice, sizeof(d->notice),
-			 "perf script: %llu line(s) that are neither samples nor frames will be skipped "
-			 "(first: '%s')",
-			 (unsigned long long)d->prescan_skipped, quote);
-	}
+	if (d->prescan_skipped)
+		snprintf(
+		    d->notice, sizeof(d->notice),
+		    "perf script: %llu line(s) that are neither samples nor frames will be skipped "
+		    "(first: '%s')",
+		    (unsigned long long)d->prescan_skipped, d->first_bad);
 	return 0;
 }
 
@@ -451,34 +525,47 @@ static int comm_changed(struct kt_pscript *d, int32_t tid, const char *c, size_t
 
 int kt_pscript_next(struct kt_pscript *d, struct kt_rp_event *ev)
 {
-	const char *e = d->buf + d->len;
+	const char *p, *le, *te;
+	size_t next;
+	int got;
 
 	if (d->have_pending) {
 		*ev = d->pending;
 		d->have_pending = 0;
 		return 1;
 	}
-	while (d->pos < d->len) {
-		const char *p = d->buf + d->pos, *le = line_end(p, e), *te = trim_end(p, le);
+	while ((got = get_line(d, d->pos, &p, &le, &next))) {
 		struct kt_sample *s = &ev->s;
 		int kernel_chain = 1, user;
 		uint32_t nf = 0;
 		uint64_t ip;
 		struct hdr h;
+		char comm[sizeof(d->comm)];
+		size_t comm_len;
 
-		d->pos = (size_t)(le - d->buf) + 1;
+		d->pos = next;
+		if (got == 2) {
+			d->skipped++;
+			continue;
+		}
+		te = trim_end(p, le);
 		if (te == p || *p == '#')
 			continue;
 		if (*p == '\t' || !parse_header(p, te, &h, 1)) {
 			d->skipped++;
 			continue;
 		}
+		/* The frames' lines may move the window under h.comm: keep it. */
+		comm_len = h.comm_len < sizeof(comm) ? h.comm_len : sizeof(comm) - 1;
+		memcpy(comm, h.comm, comm_len);
 		/* The call chain: tab-indented frames, leaf first; keep the leading kernel ones. */
-		while (d->pos < d->len && d->buf[d->pos] == '\t') {
-			p = d->buf + d->pos;
-			le = line_end(p, e);
+		while ((got = get_line(d, d->pos, &p, &le, &next)) && (got == 2 || *p == '\t')) {
+			d->pos = next;
+			if (got == 2) {
+				d->skipped++;
+				continue;
+			}
 			te = trim_end(p, le);
-			d->pos = (size_t)(le - d->buf) + 1;
 			if (te == p)
 				break;
 			/* Past the kernel part of the chain only the line ends matter. */
@@ -514,13 +601,11 @@ int kt_pscript_next(struct kt_pscript *d, struct kt_rp_event *ev)
 		s->frames = nf ? d->frames : NULL;
 		ev->type = KT_EV_SAMPLE;
 		ev->time_ns = h.time_ns;
-		if (comm_changed(d, h.tid, h.comm, h.comm_len)) {
-			size_t n = h.comm_len < sizeof(d->comm) ? h.comm_len : sizeof(d->comm) - 1;
-
+		if (comm_changed(d, h.tid, comm, comm_len)) {
 			d->pending = *ev;
 			d->have_pending = 1;
-			memcpy(d->comm, h.comm, n);
-			d->comm[n] = 0;
+			memcpy(d->comm, comm, comm_len);
+			d->comm[comm_len] = 0;
 			memset(ev, 0, sizeof(*ev));
 			ev->type = KT_EV_COMM;
 			ev->time_ns = h.time_ns;
@@ -535,6 +620,7 @@ int kt_pscript_next(struct kt_pscript *d, struct kt_rp_event *ev)
 
 void kt_pscript_close(struct kt_pscript *d)
 {
+	kt_rwin_free(&d->w);
 	free(d->info.cpus);
 	free(d->comms);
 	d->info.cpus = NULL;

@@ -23,8 +23,12 @@
 #define REPLAY_MAX_WAIT_MS 1000
 /* A paced replay skips a silence longer than this (wall time at the chosen speed). */
 #define REPLAY_MAX_GAP_NS 10e9
-/* A --replay file or pipe is read whole, up to this size... */
+/* A pipe, or a regular file up to REPLAY_WHOLE_MAX, is read whole, up to this size... */
 #define REPLAY_READ_MAX (4ull << 30)
+/* ...a bigger file is read through a window of REPLAY_WINDOW bytes at a time (a recording's
+ * block, or a long line, can grow it), so that its size does not matter. */
+#define REPLAY_WHOLE_MAX (32u << 20)
+#define REPLAY_WINDOW (4u << 20)
 /* ...in steps of this size. */
 #define STREAM_STEP (64u << 10)
 /* Bytes looked at before any reader scans a file (perf.data magic, NUL bytes). */
@@ -37,9 +41,9 @@ struct replay {
 	struct kt_pscript ps;
 	char *data; /* the file, read whole (not mapped: a file cut meanwhile would be SIGBUS) */
 	size_t len;
+	int fd; /* a file read through a window (data NULL), or -1 */
 	char path[PATH_MAX];
 	char event[KT_REC_EVENT_MAX + 1];
-	char *kallsyms, *modules;
 	double speed;
 	uint32_t max_stack;
 	uint64_t wall0, rec0, clock;
@@ -208,8 +212,8 @@ static void rp_free(struct kt_source *s)
 	else
 		kt_pscript_close(&r->ps);
 	free(r->data);
-	free(r->kallsyms);
-	free(r->modules);
+	if (r->fd >= 0)
+		close(r->fd);
 	free(r);
 }
 
@@ -272,7 +276,8 @@ static int read_stream(struct replay *r, int fd, size_t size, const char *path, 
 			}
 			/* once sniffed, a regular file's buffer takes its size in one step (+1: the
 			 * read that sees the end needs room) */
-			ncap = sniffed && size >= cap * 2 && size < REPLAY_READ_MAX ? size + 1 : cap * 2;
+			ncap = sniffed && size >= cap * 2 && size < REPLAY_READ_MAX ? size + 1
+										    : cap * 2;
 			nb = realloc(b, ncap + 1);
 			if (!nb)
 				goto oom;
@@ -321,6 +326,29 @@ oom:
 	return -ENOMEM;
 }
 
+/* A big regular file: sniffed, then kept open for the decoders' window. */
+static int open_window(struct replay *r, int fd, const char *path, char *err, size_t errlen)
+{
+	char b[SNIFF_BYTES];
+	ssize_t got;
+	int e;
+
+	do
+		got = pread(fd, b, sizeof(b), 0);
+	while (got < 0 && errno == EINTR);
+	if (got < 0) {
+		e = errno;
+		snprintf(err, errlen, "%s: read failed (%s)", path, strerror(e));
+		return -e;
+	}
+	e = sniff(b, (size_t)got, path, err, errlen);
+	if (e < 0)
+		return e;
+	r->fd = fd;
+	r->is_rec = kt_rrec_is_recording(b, (size_t)got);
+	return 0;
+}
+
 static int load(struct replay *r, const char *path, char *err, size_t errlen)
 {
 	char sp[KT_PATH_SHOWN + 1];
@@ -342,8 +370,17 @@ static int load(struct replay *r, const char *path, char *err, size_t errlen)
 			 strerror(e));
 		return -e;
 	}
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > REPLAY_WHOLE_MAX &&
+	    (uint64_t)st.st_size <= SIZE_MAX) {
+		r->len = (size_t)st.st_size;
+		e = open_window(r, fd, path, err, errlen);
+		if (e < 0)
+			close(fd);
+		return e;
+	}
 	e = read_stream(r, fd, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, path, err, errlen);
 	close(fd);
+	r->is_rec = r->len && kt_rrec_is_recording(r->data, r->len);
 	return e;
 }
 
@@ -352,6 +389,7 @@ int kt_source_replay_open(const struct kt_source_opts *o, struct kt_source **out
 {
 	struct replay *r = calloc(1, sizeof(*r));
 	const struct kt_rp_info *in;
+	struct kt_rwin win;
 	char msg[KT_ERRLEN];
 	int e;
 
@@ -361,16 +399,20 @@ int kt_source_replay_open(const struct kt_source_opts *o, struct kt_source **out
 		return -ENOMEM;
 	}
 	snprintf(r->path, sizeof(r->path), "%s", o->replay);
+	r->fd = -1;
 	e = load(r, o->replay, err, errlen);
 	if (e < 0) {
 		free(r);
 		return e;
 	}
-	r->is_rec = r->len && kt_rrec_is_recording(r->data, r->len);
-	if (r->is_rec)
-		e = kt_rrec_open(&r->rec, r->data, r->len, 1, msg, sizeof(msg));
+	if (r->fd >= 0)
+		kt_rwin_file(&win, r->fd, r->len, REPLAY_WINDOW);
 	else
-		e = kt_pscript_open(&r->ps, r->data, r->len, msg, sizeof(msg));
+		kt_rwin_mem(&win, r->data, r->len);
+	if (r->is_rec)
+		e = kt_rrec_open_win(&r->rec, &win, 1, msg, sizeof(msg));
+	else
+		e = kt_pscript_open_win(&r->ps, &win, msg, sizeof(msg));
 	if (e < 0) {
 		snprintf(err, errlen, "%s: %s", o->replay, msg);
 		rp_free(&r->base);
@@ -381,15 +423,6 @@ int kt_source_replay_open(const struct kt_source_opts *o, struct kt_source **out
 	r->speed = o->speed > 0 ? o->speed : 0;
 	r->max_stack = o->max_stack;
 	snprintf(r->event, sizeof(r->event), "%s", in->event);
-	if (in->kallsyms)
-		r->kallsyms = kt_memdup_text(in->kallsyms, in->kallsyms_len);
-	if (in->modules)
-		r->modules = kt_memdup_text(in->modules, in->modules_len);
-	if ((in->kallsyms && !r->kallsyms) || (in->modules && !r->modules)) {
-		snprintf(err, errlen, "%s: out of memory", o->replay);
-		rp_free(&r->base);
-		return -ENOMEM;
-	}
 	r->base.info = (struct kt_source_info){
 	    .kind = "replay",
 	    .event = r->event,
@@ -401,10 +434,10 @@ int kt_source_replay_open(const struct kt_source_opts *o, struct kt_source **out
 	    .callchain = in->callchain,
 	    .user = in->user,
 	    .path = r->path,
-	    .kallsyms = r->kallsyms,
-	    .kallsyms_len = r->kallsyms ? in->kallsyms_len : 0,
-	    .modules = r->modules,
-	    .modules_len = r->modules ? in->modules_len : 0,
+	    .kallsyms = in->kallsyms,
+	    .kallsyms_len = in->kallsyms ? in->kallsyms_len : 0,
+	    .modules = in->modules,
+	    .modules_len = in->modules ? in->modules_len : 0,
 	    .texts = in->texts,
 	    .ntexts = in->ntexts,
 	};

@@ -16,12 +16,12 @@
 #define KT_REC_MAGIC "KTREC\r\n\032"
 #define KT_REC_MAGIC_LEN 8
 #define KT_REC_VERSION 1
-#define KT_REC_HDR_FIXED 54    /* bytes before the event name */
+#define KT_REC_HDR_FIXED 54 /* bytes before the event name */
 #define KT_REC_HDR_MAX (1u << 20)
-#define KT_REC_BLK_HDR 16      /* type, len, nrec, crc */
-#define KT_REC_BLK_MAX (1u << 20)   /* largest event block a reader accepts */
+#define KT_REC_BLK_HDR 16	     /* type, len, nrec, crc */
+#define KT_REC_BLK_MAX (1u << 20)    /* largest event block a reader accepts */
 #define KT_REC_SYMS_MAX (256u << 20) /* largest symbol-context block */
-#define KT_REC_MAX_CPU 8192    /* more CPUs than any kernel config: anything above is corrupt */
+#define KT_REC_MAX_CPU 8192 /* more CPUs than any kernel config: anything above is corrupt */
 #define KT_REC_EVENT_MAX 63
 #define KT_REC_TEXT_MAX (256u << 10) /* text bytes of one TEXT record (one function) */
 
@@ -38,18 +38,18 @@ enum {
 	KT_BLK_LOST = 5,
 	KT_BLK_THROTTLE = 6,
 	KT_BLK_PROCSTAT = 7, /* one /proc figures snapshot (issue 13) */
-	KT_BLK_TEXT = 8, /* one function's text bytes: u64 addr, then the bytes (annotate) */
+	KT_BLK_TEXT = 8,     /* one function's text bytes: u64 addr, then the bytes (annotate) */
 	KT_BLK_END = 16,
 };
 
 /* First byte of a sample record. */
 enum {
-	KT_RS_USER = 1u << 0,        /* KT_SAMPLE_USER */
+	KT_RS_USER = 1u << 0,	     /* KT_SAMPLE_USER */
 	KT_RS_SAME_PERIOD = 1u << 1, /* period as the previous sample of the block */
 	KT_RS_PID_IS_TID = 1u << 2,
-	KT_RS_FRAMES = 1u << 3,      /* a frame count and frames follow */
+	KT_RS_FRAMES = 1u << 3, /* a frame count and frames follow */
 	KT_RS_SAME_CPU = 1u << 4,
-	KT_RS_XFLAGS = 1u << 5,      /* other sample flags follow as a varint */
+	KT_RS_XFLAGS = 1u << 5, /* other sample flags follow as a varint */
 	KT_RS_KNOWN = 0x3f,
 };
 
@@ -129,16 +129,53 @@ static inline const uint8_t *kt_get_var(const uint8_t *p, const uint8_t *end, ui
 	return NULL;
 }
 
+/* The bytes a decoder reads: a buffer holding all of them (the fuzz targets, a pipe read whole),
+ * or a regular file read through a window that slides forward, so that replaying a file of any
+ * size keeps a few MiB of it in memory (source_replay_win.c). */
+struct kt_rwin {
+	const uint8_t *buf; /* bytes [base, base + have) of the data */
+	size_t base, have;
+	size_t len;	  /* the data's length: a file's size at open, less once found cut */
+	int fd;		  /* -1: buf holds all the data */
+	int err;	  /* errno of a failed read (the data then ends there) */
+	uint8_t *own;	  /* the window's memory (file mode) */
+	size_t cap, step; /* its size, and the least a refill reads */
+};
+
+void kt_rwin_mem(struct kt_rwin *w, const void *buf, size_t len);
+/* A window over fd (not owned), whose size is size; step: the least one refill reads. */
+void kt_rwin_file(struct kt_rwin *w, int fd, size_t size, size_t step);
+/* Frees a file window's memory (the next read refills it); nothing for a buffer. */
+void kt_rwin_free(struct kt_rwin *w);
+/* Copies bytes [pos, pos + n) to out without moving the window. 0, or -1 past the end. */
+int kt_rwin_copy(struct kt_rwin *w, size_t pos, void *out, size_t n);
+const uint8_t *kt_rwin_fill(struct kt_rwin *w, size_t pos, size_t n);
+
+/* Bytes [pos, pos + n) of the data, valid until the next call (of either function); NULL when
+ * they pass its end (a file read shorter than its size shortens len: the data ends there). */
+static inline const uint8_t *kt_rwin_at(struct kt_rwin *w, size_t pos, size_t n)
+{
+	if (pos >= w->base && n <= w->have && pos - w->base <= w->have - n)
+		return w->buf + (pos - w->base);
+	return kt_rwin_fill(w, pos, n);
+}
+
+/* The window's bytes from pos (which it holds) to its end. */
+static inline size_t kt_rwin_held(const struct kt_rwin *w, size_t pos)
+{
+	return w->base + w->have - pos;
+}
+
 /* One decoded event, valid until the next call of the decoder. */
 enum { KT_EV_NONE, KT_EV_SAMPLE, KT_EV_COMM, KT_EV_LOST, KT_EV_THROTTLE, KT_EV_PROCSTAT };
 
 struct kt_rp_event {
 	int type;
 	uint64_t time_ns;
-	struct kt_sample s;   /* KT_EV_SAMPLE; s.frames points into the decoder */
-	int32_t pid, tid;     /* KT_EV_COMM */
+	struct kt_sample s; /* KT_EV_SAMPLE; s.frames points into the decoder */
+	int32_t pid, tid;   /* KT_EV_COMM */
 	const char *comm;
-	uint32_t cpu;         /* KT_EV_LOST, KT_EV_THROTTLE */
+	uint32_t cpu; /* KT_EV_LOST, KT_EV_THROTTLE */
 	uint64_t count;
 	int throttled;
 	const struct kt_ps_snap *ps; /* KT_EV_PROCSTAT, owned by the decoder */
@@ -149,18 +186,18 @@ struct kt_rp_info {
 	char event[KT_REC_EVENT_MAX + 1];
 	uint64_t freq_hz, period;
 	uint32_t ncpus, max_cpu;
-	uint32_t *cpus;       /* malloc'd, owned by the decoder */
+	uint32_t *cpus; /* malloc'd, owned by the decoder */
 	int callchain, user;
-	const char *kallsyms, *modules; /* into the buffer, not NUL-terminated, or NULL */
+	const char *kallsyms, *modules; /* NUL-terminated copies owned by the decoder, or NULL */
 	size_t kallsyms_len, modules_len;
-	struct kt_source_text *texts; /* TEXT blocks (bytes into the buffer), malloc'd array */
+	struct kt_source_text *texts; /* TEXT blocks (bytes copied, owned by the decoder) */
 	size_t ntexts, captexts;
 };
 
 /* Kerntop recording decoder (source_replay_rec.c). */
 struct kt_rrec {
-	const uint8_t *buf;
-	size_t len, pos;        /* pos: next block header */
+	struct kt_rwin w;	/* the data (the decoder frees a file window, not its fd) */
+	size_t pos;		/* next block header */
 	const uint8_t *p, *end; /* records of the current block */
 	uint32_t type;
 	int check_crc;
@@ -169,26 +206,33 @@ struct kt_rrec {
 	uint32_t cpu;
 	uint64_t samples, end_samples;
 	int have_end;
-	uint64_t skipped;       /* every skip below, and a stop, counted once each */
-	uint64_t damaged;       /* event blocks with a bad checksum skipped */
-	size_t first_damaged;   /* byte offset of the first of them */
-	uint64_t damaged_recs;  /* their record counts (as their headers say) */
+	uint64_t skipped;      /* every skip below, and a stop, counted once each */
+	uint64_t damaged;      /* event blocks with a bad checksum skipped */
+	size_t first_damaged;  /* byte offset of the first of them */
+	uint64_t damaged_recs; /* their record counts (as their headers say) */
 	uint64_t bad_records, bad_cpu, unknown_blocks;
-	int syms_bad;           /* bit 0: kallsyms block damaged, bit 1: modules block */
-	char syms[240];         /* what replaces them (the notice at open) */
-	char stop[200];         /* why the replay stopped before the end of the data */
+	int syms_bad;	    /* bit 0: kallsyms block damaged, bit 1: modules block */
+	char syms[240];	    /* what replaces them (the notice at open) */
+	char stop[240];	    /* why the replay stopped before the end of the data */
+	char rerr[80];	    /* a failed read, told in stop */
+	char *syms_copy[2]; /* kallsyms and modules payloads (info points to them) */
 	char notice[512];
 	char comm[256];
 	struct kt_rp_info info;
 	uint64_t frames[KT_MAX_STACK];
-	struct kt_ps_snap *ps;  /* PROCSTAT records decode into it (allocated at the first) */
-	uint64_t procstat;      /* PROCSTAT records delivered */
+	struct kt_ps_snap *ps; /* PROCSTAT records decode into it (allocated at the first) */
+	uint64_t procstat;     /* PROCSTAT records delivered */
 };
 
 int kt_rrec_is_recording(const void *buf, size_t len);
-/* Parses the header and the symbol-context blocks. Returns 0 or -errno with a message. */
+/* Parses the header and the symbol-context blocks. Returns 0 or -errno with a message. The
+ * symbol blocks and the TEXT blocks are copied (info points to the copies): the data need not
+ * outlive the open. */
 int kt_rrec_open(struct kt_rrec *d, const void *buf, size_t len, int check_crc, char *err,
 		 size_t errlen);
+/* The same over a window the decoder takes (kt_rwin_file). */
+int kt_rrec_open_win(struct kt_rrec *d, const struct kt_rwin *w, int check_crc, char *err,
+		     size_t errlen);
 /* Next event: 1, or 0 at the end (an end marker, the end of the data, or a torn block or a
  * damaged length, which is counted in skipped). A block with a bad checksum whose length
  * still leads to a good block (or to the end of the data) is skipped, counted, and the
@@ -199,13 +243,15 @@ void kt_rrec_close(struct kt_rrec *d);
 /* `perf script` text decoder (source_perfscript.c). */
 struct kt_pscript_comm;
 
+/* A line longer than this is skipped as garbage (perf prints a few hundred bytes). */
+#define KT_PSCRIPT_LINE_MAX (1u << 20)
+
 struct kt_pscript {
-	const char *buf;
-	size_t len, pos;
+	struct kt_rwin w;
+	size_t pos;
 	uint64_t nsamples, first_t, last_t;
 	uint64_t skipped, prescan_skipped;
-	const char *first_bad;    /* first skipped line, quoted in the notice */
-	size_t first_bad_len;
+	char first_bad[61]; /* first skipped line, quoted in the notice */
 	int have_pending;
 	struct kt_rp_event pending;
 	struct kt_pscript_comm *comms;
@@ -219,6 +265,8 @@ struct kt_pscript {
 /* Scans the whole text once (CPUs, samples, time span), fails with a message when it is empty
  * or has no sample line. Returns 0 or -errno. */
 int kt_pscript_open(struct kt_pscript *d, const char *buf, size_t len, char *err, size_t errlen);
+/* The same over a window the decoder takes (kt_rwin_file): the text is read twice. */
+int kt_pscript_open_win(struct kt_pscript *d, const struct kt_rwin *w, char *err, size_t errlen);
 /* Next event: 1, or 0 at the end. Garbage lines are counted in skipped. */
 int kt_pscript_next(struct kt_pscript *d, struct kt_rp_event *ev);
 void kt_pscript_close(struct kt_pscript *d);

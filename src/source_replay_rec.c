@@ -26,15 +26,15 @@ static int bad(char *err, size_t errlen, int e, const char *msg)
 
 static int parse_header(struct kt_rrec *d, char *err, size_t errlen)
 {
-	const uint8_t *h = d->buf;
+	const uint8_t *h = kt_rwin_at(&d->w, 0, d->w.len < 16 ? d->w.len : 16);
 	uint32_t version, hlen, ncpus, evlen;
 	struct kt_rp_info *in = &d->info;
 
-	if (d->len < KT_REC_MAGIC_LEN || memcmp(h, KT_REC_MAGIC, KT_REC_MAGIC_LEN) != 0)
+	if (!h || d->w.len < KT_REC_MAGIC_LEN || memcmp(h, KT_REC_MAGIC, KT_REC_MAGIC_LEN) != 0)
 		return bad(err, errlen, -EINVAL,
 			   "not a kerntop recording: wrong magic (file damaged, or not written "
 			   "by kerntop --record)");
-	if (d->len < 16)
+	if (d->w.len < 16)
 		return bad(err, errlen, -EINVAL, "kerntop recording truncated inside its header");
 	version = kt_get_u32(h + 8);
 	if (version > KT_REC_VERSION) {
@@ -50,7 +50,7 @@ static int parse_header(struct kt_rrec *d, char *err, size_t errlen)
 	if (hlen < KT_REC_HDR_FIXED + 4 || hlen > KT_REC_HDR_MAX)
 		return bad(err, errlen, -EINVAL,
 			   "kerntop recording header is corrupt (bad length)");
-	if (hlen > d->len)
+	if (hlen > d->w.len || !(h = kt_rwin_at(&d->w, 0, hlen)))
 		return bad(err, errlen, -EINVAL, "kerntop recording truncated inside its header");
 	if (d->check_crc && kt_crc32(0, h, hlen - 4) != kt_get_u32(h + hlen - 4))
 		return bad(err, errlen, -EINVAL,
@@ -90,22 +90,31 @@ static int parse_header(struct kt_rrec *d, char *err, size_t errlen)
 	return 0;
 }
 
+/* Why a file ended early when a read failed ("" when it did not). */
+static const char *read_error(struct kt_rrec *d)
+{
+	if (!d->w.err)
+		return "";
+	snprintf(d->rerr, sizeof(d->rerr), " (a read failed: %s)", strerror(d->w.err));
+	return d->rerr;
+}
+
 static uint32_t block_max(uint32_t type)
 {
 	return type == KT_BLK_KALLSYMS || type == KT_BLK_MODULES ? KT_REC_SYMS_MAX : KT_REC_BLK_MAX;
 }
 
 /* A whole block at pos whose length fits and whose checksum matches. */
-static int block_good(const struct kt_rrec *d, size_t pos)
+static int block_good(struct kt_rrec *d, size_t pos)
 {
-	const uint8_t *h = d->buf + pos;
-	size_t left = d->len - pos;
+	const uint8_t *h = kt_rwin_at(&d->w, pos, KT_REC_BLK_HDR);
 	uint32_t blen;
 
-	if (left < KT_REC_BLK_HDR)
+	if (!h)
 		return 0;
 	blen = kt_get_u32(h + 4);
-	if (blen > block_max(kt_get_u32(h)) || blen > left - KT_REC_BLK_HDR)
+	if (blen > block_max(kt_get_u32(h)) ||
+	    !(h = kt_rwin_at(&d->w, pos, KT_REC_BLK_HDR + (size_t)blen)))
 		return 0;
 	return !d->check_crc ||
 	       kt_crc32(kt_crc32(0, h, 12), h + KT_REC_BLK_HDR, blen) == kt_get_u32(h + 12);
@@ -116,27 +125,34 @@ static int block_good(const struct kt_rrec *d, size_t pos)
  * data (the caller skips it), -1 for a torn block or a damaged length (stop set, counted). */
 static int block_at(struct kt_rrec *d, uint32_t *type, uint32_t *blen, uint32_t *nrec)
 {
-	const uint8_t *h = d->buf + d->pos;
-	size_t left = d->len - d->pos, next;
+	const uint8_t *h;
+	size_t left = d->w.len - d->pos, next;
 
 	if (!left)
 		return 0;
-	if (left < KT_REC_BLK_HDR) {
+	h = kt_rwin_at(&d->w, d->pos, KT_REC_BLK_HDR);
+	left = d->w.len - d->pos; /* a file cut while it is read is shorter now */
+	if (!h && !left && !d->w.err)
+		return 0;
+	if (!h) {
 		snprintf(d->stop, sizeof(d->stop),
-			 "truncated at byte %zu (torn last block, %zu bytes ignored)", d->pos,
-			 left);
+			 "truncated at byte %zu (torn last block, %zu bytes ignored)%s", d->pos,
+			 left, read_error(d));
 		d->skipped++;
 		return -1;
 	}
 	*type = kt_get_u32(h);
 	*blen = kt_get_u32(h + 4);
 	*nrec = kt_get_u32(h + 8);
-	if (*blen > block_max(*type) || *blen > left - KT_REC_BLK_HDR) {
+	if (*blen > block_max(*type) || *blen > left - KT_REC_BLK_HDR ||
+	    !(h = kt_rwin_at(&d->w, d->pos, KT_REC_BLK_HDR + (size_t)*blen))) {
+		left = d->w.len - d->pos;
 		snprintf(
 		    d->stop, sizeof(d->stop),
 		    "truncated or corrupt at byte %zu (a block of %u bytes, %zu left): the rest "
-		    "is not replayed",
-		    d->pos, *blen, left - KT_REC_BLK_HDR);
+		    "is not replayed%s",
+		    d->pos, *blen, left >= KT_REC_BLK_HDR ? left - KT_REC_BLK_HDR : 0,
+		    read_error(d));
 		d->skipped++;
 		return -1;
 	}
@@ -146,7 +162,7 @@ static int block_at(struct kt_rrec *d, uint32_t *type, uint32_t *blen, uint32_t 
 	/* Only the checksum is wrong: if the length still lands on a good block, the damage
 	 * is inside this one, and the blocks after it decode on their own. */
 	next = d->pos + KT_REC_BLK_HDR + (size_t)*blen;
-	if (next == d->len || block_good(d, next))
+	if (next == d->w.len || block_good(d, next))
 		return 2;
 	snprintf(d->stop, sizeof(d->stop),
 		 "bad checksum at byte %zu and no valid block after it: the remaining %zu bytes "
@@ -238,16 +254,16 @@ static void syms_damaged(struct kt_rrec *d, uint32_t type)
 		    what, d->pos, what, what);
 }
 
-/* A TEXT block at pos with a good checksum: one more text for annotate (a damaged one is
- * left out here and counted when the replay passes it). */
+/* A TEXT block at pos with a good checksum: one more text for annotate, copied (a damaged one
+ * is left out here and counted when the replay passes it). Read aside from the window, which
+ * stays where the replay starts. */
 static void add_text(struct kt_rrec *d, size_t pos, uint32_t blen)
 {
-	const uint8_t *h = d->buf + pos;
 	struct kt_rp_info *in = &d->info;
+	uint8_t h[KT_REC_BLK_HDR + 8], *text;
+	size_t n = (size_t)blen - 8;
 
-	if (blen <= 8 || blen - 8 > KT_REC_TEXT_MAX ||
-	    (d->check_crc &&
-	     kt_crc32(kt_crc32(0, h, 12), h + KT_REC_BLK_HDR, blen) != kt_get_u32(h + 12)))
+	if (blen <= 8 || n > KT_REC_TEXT_MAX || kt_rwin_copy(&d->w, pos, h, sizeof(h)) < 0)
 		return;
 	if (in->ntexts == in->captexts) {
 		size_t cap = in->captexts ? in->captexts * 2 : 64;
@@ -258,18 +274,56 @@ static void add_text(struct kt_rrec *d, size_t pos, uint32_t blen)
 		in->texts = v;
 		in->captexts = cap;
 	}
-	in->texts[in->ntexts++] = (struct kt_source_text){
-	    kt_get_u64(h + KT_REC_BLK_HDR), h + KT_REC_BLK_HDR + 8, (size_t)blen - 8};
+	text = malloc(n);
+	if (!text || kt_rwin_copy(&d->w, pos + sizeof(h), text, n) < 0 ||
+	    (d->check_crc && kt_crc32(kt_crc32(kt_crc32(0, h, 12), h + KT_REC_BLK_HDR, 8), text,
+				      n) != kt_get_u32(h + 12))) {
+		free(text);
+		return;
+	}
+	in->texts[in->ntexts++] = (struct kt_source_text){kt_get_u64(h + KT_REC_BLK_HDR), text, n};
+}
+
+/* A kallsyms or modules payload, copied with a NUL after it. */
+static int keep_syms(struct kt_rrec *d, uint32_t type, uint32_t blen)
+{
+	const uint8_t *p = kt_rwin_at(&d->w, d->pos + KT_REC_BLK_HDR, blen);
+	char *c = p ? malloc((size_t)blen + 1) : NULL;
+
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, p, blen);
+	c[blen] = 0;
+	if (type == KT_BLK_KALLSYMS) {
+		free(d->syms_copy[0]);
+		d->syms_copy[0] = c;
+		d->info.kallsyms = c;
+		d->info.kallsyms_len = blen;
+	} else {
+		free(d->syms_copy[1]);
+		d->syms_copy[1] = c;
+		d->info.modules = c;
+		d->info.modules_len = blen;
+	}
+	return 0;
 }
 
 int kt_rrec_open(struct kt_rrec *d, const void *buf, size_t len, int check_crc, char *err,
 		 size_t errlen)
 {
+	struct kt_rwin w;
+
+	kt_rwin_mem(&w, buf, len);
+	return kt_rrec_open_win(d, &w, check_crc, err, errlen);
+}
+
+int kt_rrec_open_win(struct kt_rrec *d, const struct kt_rwin *w, int check_crc, char *err,
+		     size_t errlen)
+{
 	int e;
 
 	memset(d, 0, sizeof(*d));
-	d->buf = buf;
-	d->len = len;
+	d->w = *w;
 	d->check_crc = check_crc;
 	e = parse_header(d, err, errlen);
 	if (e < 0)
@@ -277,26 +331,20 @@ int kt_rrec_open(struct kt_rrec *d, const void *buf, size_t len, int check_crc, 
 	/* The symbol context comes first; stop at the first other block. */
 	for (;;) {
 		uint32_t type, blen, nrec;
-		const char *payload;
 		int r = block_at(d, &type, &blen, &nrec);
 
 		if (r <= 0 || (type != KT_BLK_KALLSYMS && type != KT_BLK_MODULES))
 			break;
 		if (r == 2) {
 			syms_damaged(d, type);
-			d->pos += KT_REC_BLK_HDR + (size_t)blen;
-			continue;
-		}
-		payload = (const char *)d->buf + d->pos + KT_REC_BLK_HDR;
-		if (type == KT_BLK_KALLSYMS) {
-			d->info.kallsyms = payload;
-			d->info.kallsyms_len = blen;
-		} else {
-			d->info.modules = payload;
-			d->info.modules_len = blen;
+		} else if (keep_syms(d, type, blen) < 0) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
 		}
 		d->pos += KT_REC_BLK_HDR + (size_t)blen;
 	}
+	/* The symbol blocks may have grown the window to their size: the events need less. */
+	kt_rwin_free(&d->w);
 	/* A torn block found here is found again (and counted once) when replay reaches it. */
 	if (d->stop[0]) {
 		d->skipped--;
@@ -305,11 +353,12 @@ int kt_rrec_open(struct kt_rrec *d, const void *buf, size_t len, int check_crc, 
 	if (d->syms[0])
 		snprintf(d->notice, sizeof(d->notice), "%s", d->syms);
 	/* Walk the block headers (lengths only) so that a torn tail is announced at open. */
-	for (size_t pos = d->pos; pos < len;) {
-		size_t left = len - pos, n = strlen(d->notice);
+	for (size_t pos = d->pos; pos < d->w.len;) {
+		size_t left = d->w.len - pos, n = strlen(d->notice);
+		uint8_t h[KT_REC_BLK_HDR];
 		uint32_t blen;
 
-		if (left < KT_REC_BLK_HDR) {
+		if (left < KT_REC_BLK_HDR || kt_rwin_copy(&d->w, pos, h, sizeof(h)) < 0) {
 			add_part(
 			    d->notice, sizeof(d->notice), &n,
 			    "%srecording truncated at byte %zu (torn last block): replaying the "
@@ -317,7 +366,7 @@ int kt_rrec_open(struct kt_rrec *d, const void *buf, size_t len, int check_crc, 
 			    n ? "; " : "", pos);
 			break;
 		}
-		blen = kt_get_u32(d->buf + pos + 4);
+		blen = kt_get_u32(h + 4);
 		if (blen > KT_REC_SYMS_MAX || blen > left - KT_REC_BLK_HDR) {
 			add_part(d->notice, sizeof(d->notice), &n,
 				 "%srecording truncated or corrupt at byte %zu: replaying the "
@@ -325,9 +374,9 @@ int kt_rrec_open(struct kt_rrec *d, const void *buf, size_t len, int check_crc, 
 				 n ? "; " : "", pos);
 			break;
 		}
-		if (kt_get_u32(d->buf + pos) == KT_BLK_END)
+		if (kt_get_u32(h) == KT_BLK_END)
 			break;
-		if (kt_get_u32(d->buf + pos) == KT_BLK_TEXT)
+		if (kt_get_u32(h) == KT_BLK_TEXT)
 			add_text(d, pos, blen);
 		pos += KT_REC_BLK_HDR + (size_t)blen;
 	}
@@ -348,7 +397,8 @@ static int next_block(struct kt_rrec *d)
 			summarize(d);
 			return 0;
 		}
-		d->p = d->buf + d->pos + KT_REC_BLK_HDR;
+		/* block_at read the whole block into the window */
+		d->p = kt_rwin_at(&d->w, d->pos + KT_REC_BLK_HDR, blen);
 		d->end = d->p + blen;
 		if (r == 2) {
 			d->skipped++;
@@ -634,6 +684,12 @@ void kt_rrec_close(struct kt_rrec *d)
 	kt_ps_snap_free(d->ps);
 	d->ps = NULL;
 	free(d->info.cpus);
+	for (size_t i = 0; i < d->info.ntexts; i++)
+		free((void *)d->info.texts[i].bytes);
 	free(d->info.texts);
-	d->info.cpus = NULL;
+	free(d->syms_copy[0]);
+	free(d->syms_copy[1]);
+	kt_rwin_free(&d->w);
+	memset(&d->info, 0, sizeof(d->info));
+	d->syms_copy[0] = d->syms_copy[1] = NULL;
 }

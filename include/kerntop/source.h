@@ -36,7 +36,7 @@ struct kt_source_opts {
 /* One function's text bytes carried by a recording (annotate on another machine). */
 struct kt_source_text {
 	uint64_t addr;
-	const uint8_t *bytes; /* into the replayed file, valid as long as the source */
+	const uint8_t *bytes; /* copied from the replayed file, valid as long as the source */
 	size_t len;
 };
 
