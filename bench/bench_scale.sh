@@ -110,7 +110,7 @@ compare() { # compare NAME CPU_TARGET RSS_TARGET
 	read -r nc nrss nw < <(run "$K" "$f" "$dir/$name/new.log") || exit 1
 	read -r np50 np99 nmax nticks nsamp nmem ncum < <(stats "$dir/$name/new.log")
 	echo
-	echo "$name: $(cat "$dir/$name/params"); file $(du -h "$f" | cut -f1) (read whole into memory by both builds)"
+	echo "$name: $(cat "$dir/$name/params"); file $(du -h "$f" | cut -f1)"
 	printf '%-38s %12s %12s %8s  %s\n' metric "before" "after" "ratio" "target (met?)"
 	row() { printf '%-38s %12s %12s %8s  %s\n' "$1" "$2" "$3" "$(ratio "$3" "$2")" "$4"; }
 	met() { python3 -c "import sys; print('-' if sys.argv[2] == '-' else 'yes' if float(sys.argv[1]) <= float(sys.argv[2]) else 'NO')" "$1" "$2"; }

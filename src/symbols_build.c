@@ -165,7 +165,7 @@ static int build_index(struct kt_symbols *s)
 	s->ibase = s->rstart[0];
 	span = s->rstart[s->nranges - 1] - s->ibase;
 	s->ishift = 4;
-	while ((span >> s->ishift) >= (1u << 18))
+	while ((span >> s->ishift) >= SYM_INDEX_SLOTS)
 		s->ishift++;
 	s->nidx = (uint32_t)(span >> s->ishift) + 2;
 	s->idx = malloc(s->nidx * sizeof(*s->idx));

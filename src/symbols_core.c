@@ -78,7 +78,8 @@ static int mhash_add(struct kt_symbols *s, uint32_t id)
 		if (!nh)
 			return -ENOMEM;
 		for (uint32_t m = 0; m < s->nmods; m++) {
-			for (i = name_hash(s->mods[m].name) & (cap - 1); nh[i]; i = (i + 1) & (cap - 1))
+			for (i = name_hash(s->mods[m].name) & (cap - 1); nh[i];
+			     i = (i + 1) & (cap - 1))
 				;
 			nh[i] = m + 1;
 		}
@@ -419,6 +420,7 @@ void kt_sym_stats(const struct kt_symbols *s, struct kt_sym_stats *st)
 	st->nmodules = s->nmods;
 	st->nfuncs = s->nfuncs;
 	st->nlocs = s->nlocs;
+	st->cache_slots = s->rcache ? s->rcmask + 1 : 0;
 }
 
 uint64_t kt_sym_nomem(const struct kt_symbols *s)

@@ -10,6 +10,9 @@
 
 /* Boundary values in the range table: a function id, or a bucket range of a module. */
 #define RANGE_BUCKET 0x80000000u
+/* The coarse index's slots over the boundaries' span (4 bytes each): with the bucket-range
+ * cache in front, a few more steps of binary search per miss cost less than a bigger index. */
+#define SYM_INDEX_SLOTS (1u << 16)
 /* A symbol without a known module range covers at most this many bytes. */
 #define ORPHAN_SPAN 4096u
 
@@ -54,7 +57,7 @@ struct mod_priv {
 	uint64_t text_base; /* runtime address of .text (ET_REL) */
 	int64_t bias;	    /* runtime address - ELF address (ET_EXEC) */
 	int elf_rel;
-	int elf_syms;	       /* symbols came from the ELF */
+	int elf_syms;		/* symbols came from the ELF */
 	struct sym_sect *sects; /* ET_REL: the placed executable sections */
 	uint32_t nsects;
 	int dw_tried;
@@ -100,7 +103,14 @@ struct str_chunk {
 	char data[];
 };
 
-#define SYM_RCACHE 16384u
+/* The bucket-range cache starts at SYM_RCACHE_MIN entries (24 bytes each) and doubles, up to
+ * SYM_RCACHE_MAX, while more than 1 lookup in SYM_RCACHE_GROW_RATIO of the last
+ * SYM_RCACHE_PERIOD had to fill it: a small machine's kernel working set fits the smallest,
+ * a big machine's spread of functions (issue 14) gets the room it needs. */
+#define SYM_RCACHE_MIN 2048u
+#define SYM_RCACHE_MAX 65536u
+#define SYM_RCACHE_PERIOD 65536u
+#define SYM_RCACHE_GROW_RATIO 16u
 struct sym_rcache {
 	uint64_t lo, hi;
 	uint32_t loc;
@@ -123,7 +133,7 @@ struct kt_symbols {
 	struct kt_sym_loc *locs;
 	uint32_t nlocs, caplocs;
 
-	struct loc_table lhash;  /* every sampled address seen: the hot path */
+	struct loc_table lhash;	 /* every sampled address seen: the hot path */
 	struct loc_table slices; /* start of a --bucket slice -> its location (see loc_key) */
 	uint64_t last_addr;
 	uint32_t last_loc;
@@ -132,6 +142,8 @@ struct kt_symbols {
 	 * exact addresses of modules with source lines (issue 14: 2.5 M distinct addresses at
 	 * 256 CPUs made lhash a cache miss per sample) */
 	struct sym_rcache *rcache;
+	uint32_t rcmask;	     /* its entries - 1 */
+	uint32_t rclookups, rcfills; /* of the current period */
 
 	struct bucket_slot *bhash;
 	uint32_t bmask, nbuckets;

@@ -187,6 +187,25 @@ static uint64_t loc_key(const struct kt_symbols *s, uint32_t f, uint64_t addr)
 	return fn->start + (addr - fn->start) / b * b;
 }
 
+/* The end of a period of SYM_RCACHE_PERIOD lookups: a cache that had to be filled too often
+ * doubles (empty: it fills again from the tables). */
+static void rcache_period(struct kt_symbols *s)
+{
+	uint32_t n = s->rcmask + 1;
+
+	if (s->rcache && n < SYM_RCACHE_MAX &&
+	    s->rcfills > SYM_RCACHE_PERIOD / SYM_RCACHE_GROW_RATIO) {
+		struct sym_rcache *c = calloc((size_t)n * 2, sizeof(*c));
+
+		if (c) {
+			free(s->rcache);
+			s->rcache = c;
+			s->rcmask = n * 2 - 1;
+		}
+	}
+	s->rclookups = s->rcfills = 0;
+}
+
 uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr)
 {
 	uint32_t pos, f, loc;
@@ -196,7 +215,9 @@ uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr)
 
 	if (addr == s->last_addr && s->last_loc)
 		return s->last_loc;
-	rc = s->rcache ? &s->rcache[(addr >> 6) & (SYM_RCACHE - 1)] : NULL;
+	if (++s->rclookups == SYM_RCACHE_PERIOD)
+		rcache_period(s);
+	rc = s->rcache ? &s->rcache[(addr >> 6) & s->rcmask] : NULL;
 	if (rc && rc->loc && addr >= rc->lo && addr < rc->hi) {
 		loc = rc->loc;
 		goto found;
@@ -220,14 +241,15 @@ uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr)
 		l->module = s->funcs[f].module;
 		l->idle = s->funcs[f].idle;
 	}
-	if (!s->rcache)
-		s->rcache = calloc(SYM_RCACHE, sizeof(*s->rcache)); /* NULL: lhash alone */
+	if (!s->rcache && (s->rcache = calloc(SYM_RCACHE_MIN, sizeof(*s->rcache))))
+		s->rcmask = SYM_RCACHE_MIN - 1; /* NULL: lhash alone */
 	if (s->rcache && key != addr && s->funcs[f].size && addr >= s->funcs[f].start &&
 	    addr - s->funcs[f].start < s->funcs[f].size) {
 		uint64_t end = s->funcs[f].start + s->funcs[f].size;
 		uint64_t hi = key + (s->bucket ? s->bucket : 64);
 
-		rc = &s->rcache[(addr >> 6) & (SYM_RCACHE - 1)];
+		s->rcfills++;
+		rc = &s->rcache[(addr >> 6) & s->rcmask];
 		rc->lo = key;
 		rc->hi = hi < end ? hi : end;
 		rc->loc = loc;

@@ -486,6 +486,36 @@ static void test_wide(void)
 	kt_sym_free(s);
 }
 
+/* A small working set (a few functions, as on a quiet 2-CPU machine) keeps the range cache at
+ * its smallest however many lookups it serves. */
+static void test_cache_small(void)
+{
+	struct kt_sym_opts o = {.kallsyms = tap_data("symbols/kallsyms"),
+				.modules = tap_data("symbols/modules")};
+	struct kt_symbols *s = load(&o);
+	struct kt_sym_stats st;
+	uint32_t first = 0, same = 1;
+
+	if (!s) {
+		ok(0, "fixture loads");
+		return;
+	}
+	for (uint32_t i = 0; i < 300000; i++) {
+		uint32_t loc =
+		    kt_sym_lookup(s, 0xffffffff81000000ull + (i % 64) * 0x40ull + (i & 7));
+
+		if (i < 64 * 8 && (i % 64) == 0 && !first)
+			first = loc;
+		if ((i % 64) == 0 && loc != first)
+			same = 0;
+	}
+	kt_sym_stats(s, &st);
+	is_int(st.cache_slots, 2048,
+	       "300 000 lookups over 64 buckets: the range cache stays small");
+	ok(same, "and the same address resolves the same all along");
+	kt_sym_free(s);
+}
+
 /* Mutated fixtures (deterministic): loading never crashes, and every address resolves to a
  * function whose range holds it, or to a bucket of the right size. */
 static void test_mutations(void)
@@ -603,9 +633,31 @@ static void test_big_kallsyms(const char *tmp)
 		}
 	}
 	is_int(bad, 0, "every function of the big kallsyms resolves to its own name");
+	/* 26 667 functions looked up in turn, 8 times: the range cache has to grow, and every
+	 * lookup stays right across its growth (an emptied cache fills from the tables). */
+	kt_sym_stats(s, &st);
+	is_int(st.cache_slots, 2048, "the range cache starts small");
+	bad = 0;
+	for (int pass = 0; pass < 8; pass++) {
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t a = 0xffffffff81001000ull + i * 0x40ull + 4 + (uint64_t)pass * 2;
+
+			if (i % 3 == 1 || i % 11 == 0)
+				continue;
+			snprintf(want, sizeof(want), "kfn_%u", i);
+			if (strcmp(kt_sym_func(s, kt_sym_loc(s, kt_sym_lookup(s, a))->func)->name,
+				   want) != 0)
+				bad++;
+		}
+	}
+	kt_sym_stats(s, &st);
+	ok(st.cache_slots > 2048, "a wide working set grows the range cache");
+	printf("# range cache: %u entries\n", st.cache_slots);
+	is_int(bad, 0, "every lookup right while it grows");
 	{
 		const struct kt_sym_func *f = kt_sym_func(
-		    s, kt_sym_loc(s, kt_sym_lookup(s, 0xffffffff81001000ull + n * 0x40ull - 0x10))->func);
+		    s, kt_sym_loc(s, kt_sym_lookup(s, 0xffffffff81001000ull + n * 0x40ull - 0x10))
+			   ->func);
 
 		is_str(f ? f->name : "", "zz_last", "the last line, without a newline, is read");
 	}
@@ -629,6 +681,7 @@ int main(void)
 	test_bad(tmp);
 	test_default_ranges(tmp);
 	test_big_kallsyms(tmp);
+	test_cache_small();
 	{
 		char cmd[4200];
 
