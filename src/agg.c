@@ -47,6 +47,7 @@ void kt_agg_free(struct kt_agg *a)
 	kt_agg_proj_free(a);
 	free(a->locrow);
 	kt_agg_trend_free(a);
+	kt_agg_cputop_free(a);
 	kt_baseline_free(a->base);
 	free(a);
 }
@@ -124,7 +125,7 @@ static uint32_t loc_rep(struct kt_agg *a, uint32_t i, const struct locinfo *c)
 		return a->funcrep[c->func] = i;
 	f = &a->li[a->funcrep[c->func]];
 	return f->module == c->module && f->realmod == c->realmod && f->idle == c->idle &&
-			   f->user == c->user && f->helper == c->helper
+		       f->user == c->user && f->helper == c->helper
 		   ? a->funcrep[c->func]
 		   : i;
 }
@@ -132,8 +133,8 @@ static uint32_t loc_rep(struct kt_agg *a, uint32_t i, const struct locinfo *c)
 /* Extends the per-location cache to every location the symbolizer has interned. */
 const struct locinfo *kt_agg_loc(struct kt_agg *a, uint32_t loc)
 {
-	static const struct locinfo unknown = {0, KT_MOD_UNKNOWN, KT_MOD_UNKNOWN, 0, 0, 0,
-					       UINT32_MAX};
+	static const struct locinfo unknown = {0, KT_MOD_UNKNOWN, KT_MOD_UNKNOWN, 0, 0,
+					       0, UINT32_MAX};
 
 	if (loc >= a->nli) {
 		uint32_t n = kt_sym_nlocs(a->s);
@@ -722,8 +723,8 @@ static void cpu_tops(struct kt_agg *a, const struct kt_query *q, struct kt_resul
 			if (k < nf) {
 				const char *name = func_name(a, k);
 
-				if (cnt[k] > bestf ||
-				    (cnt[k] == bestf && row->top_func && strcmp(name, row->top_func) < 0)) {
+				if (cnt[k] > bestf || (cnt[k] == bestf && row->top_func &&
+						       strcmp(name, row->top_func) < 0)) {
 					bestf = cnt[k];
 					row->top_func = name;
 				}
@@ -771,6 +772,53 @@ static int cpu_rows_all(struct kt_agg *a, const struct kt_query *q, struct kt_re
 	return 0;
 }
 
+/* The CPU view's rows from the tables agg_cputop.c keeps: the same rows, counts, recent
+ * rates and tops as the projection path below. 1 when answered, 0 when not, -ENOMEM. */
+static int cpu_rows_kept(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
+			 struct kt_cpuview *v)
+{
+	struct rpriv *p = r->priv;
+	int e = kt_agg_cputop(a, q, v);
+
+	if (e <= 0)
+		return e < 0 ? -ENOMEM : 0;
+	for (uint32_t c = 0; c < v->ncpu; c++) {
+		const uint64_t *x = v->cls + (size_t)c * 3;
+		struct kt_hit h = {0};
+		struct kt_row *row;
+		uint32_t ri;
+
+		h.cpu = c;
+		if (!(x[0] + x[1] + x[2]) || !kt_agg_pass(a, &q->filter, &h, kt_agg_loc(a, 0)))
+			continue;
+		row = group_row(a, r, c, 0, &ri, 1);
+		if (!row)
+			return -ENOMEM;
+		row->user = x[0];
+		row->idle_hits = x[1];
+		row->kernel = x[2];
+		row->hits = x[0] + x[1] + x[2];
+		a->g.recent[ri] += v->recent[c];
+	}
+	p->recent_s = (double)v->recent_ns / 1e9;
+	return 1;
+}
+
+/* The kept tables' tops on the CPU rows left after sorting and the limit. */
+static void cpu_tops_kept(struct kt_agg *a, struct kt_result *r, const struct kt_cpuview *v)
+{
+	for (size_t i = 0; i < r->nrows; i++) {
+		struct kt_row *row = &r->rows[i];
+
+		if (row->id >= v->ncpu)
+			continue;
+		if (v->topf[row->id] != UINT32_MAX)
+			row->top_func = func_name(a, v->topf[row->id]);
+		if (v->topm[row->id] != UINT32_MAX)
+			row->top_module = kt_agg_module_name(a, v->topm[row->id]);
+	}
+}
+
 static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
 {
 	struct rpriv *p = r->priv;
@@ -780,14 +828,21 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 			(q->view == KT_VIEW_TASKS ? KT_NEED_TASK : 0) |
 			(q->view == KT_VIEW_CONTEXTS ? KT_NEED_CTX : 0) |
 			(q->view == KT_VIEW_CPUS || q->view == KT_VIEW_TASKS ? KT_NEED_FUNC : 0);
-	const struct kt_hit *h = kt_agg_proj(a, KT_PROJ_TOTALS, dims, &n, NULL);
-	const struct kt_hit *rh;
+	const struct kt_hit *h = NULL;
+	const struct kt_hit *rh = NULL;
 	uint64_t rlen;
 	uint32_t maxcpu = a->p.max_cpu;
 	uint64_t viewsum = 0;
 	size_t keep;
+	struct kt_cpuview cv;
+	int kept = 0;
 
 	kt_idx_clear(&a->g.idx);
+	if (q->view == KT_VIEW_CPUS && (kept = cpu_rows_kept(a, q, r, &cv)) < 0)
+		return kept;
+	n = 0;
+	if (!kept)
+		h = kt_agg_proj(a, KT_PROJ_TOTALS, dims, &n, NULL);
 	for (size_t i = 0; i < n; i++) {
 		const struct locinfo *li = kt_agg_loc(a, h[i].loc);
 		struct kt_row *row;
@@ -814,8 +869,11 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 	}
 	if (q->view == KT_VIEW_CPUS && cpu_rows_all(a, q, r, h, n) < 0)
 		return -ENOMEM;
-	rh = kt_agg_proj(a, KT_PROJ_RECENT, dims, &rn, &rlen);
-	p->recent_s = (double)rlen / 1e9;
+	rn = 0;
+	if (!kept) {
+		rh = kt_agg_proj(a, KT_PROJ_RECENT, dims, &rn, &rlen);
+		p->recent_s = (double)rlen / 1e9;
+	}
 	for (size_t i = 0; i < rn; i++) {
 		const struct locinfo *li = kt_agg_loc(a, rh[i].loc);
 		uint64_t k0, k1;
@@ -878,7 +936,9 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 	r->total_rows = r->nrows;
 	if (q->limit && r->nrows > q->limit)
 		r->nrows = q->limit;
-	if (q->view == KT_VIEW_CPUS)
+	if (kept)
+		cpu_tops_kept(a, r, &cv);
+	else if (q->view == KT_VIEW_CPUS)
 		cpu_tops(a, q, r, h, n);
 	return 0;
 }

@@ -34,7 +34,7 @@ struct rpriv {
 	size_t percpucap;
 	uint32_t *frames;
 	size_t nframes, framescap;
-	uint32_t *trend;         /* trend points, rows x points */
+	uint32_t *trend; /* trend points, rows x points */
 	size_t trendcap;
 	/* denominators of the query in progress */
 	uint64_t denom;
@@ -121,6 +121,8 @@ struct kt_agg {
 	uint32_t *tpos; /* per location: an entry + 1 of it in the slice being made */
 	uint32_t tposcap;
 	struct kt_idx tsidx; /* the entries of the slice being made */
+	/* the CPU view's per-slice tables and running sums (agg_cputop.c) */
+	struct kt_cputop *cputop;
 };
 
 struct kt_tslice {
@@ -128,7 +130,7 @@ struct kt_tslice {
 	struct kt_tslice_ent {
 		uint32_t loc, hits;
 		uint32_t ctx, chain;
-	} *e;
+	} * e;
 	uint32_t n, cap;
 };
 
@@ -144,8 +146,8 @@ const struct kt_hit *kt_agg_recent(struct kt_agg *a, size_t *n, uint64_t *len_ns
  * others 0 (a stack not needed is 1 when the hit had one), merged; valid until the window
  * changes or a fifth projection is asked for. len_ns: the recent slice's length, or NULL. */
 unsigned kt_agg_filter_needs(const struct kt_filter *f);
-const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsigned need,
-				 size_t *n, uint64_t *len_ns);
+const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsigned need, size_t *n,
+				 uint64_t *len_ns);
 void kt_agg_proj_free(struct kt_agg *a);
 /* agg_result.c: the result's storage (created on first use, reused by later queries). */
 struct rpriv *kt_agg_priv(struct kt_result *r);
@@ -174,6 +176,20 @@ void kt_agg_trend_free(struct kt_agg *a);
 /* Complete slice number no by (location, context, chain or not), made once and kept; NULL
  * when no is not a complete slice of the window, or out of memory. */
 const struct kt_tslice *kt_agg_slice_locs(struct kt_agg *a, uint64_t no);
+
+/* agg_cputop.c: the CPU view's rows from tables kept between refreshes. */
+struct kt_cpuview {
+	uint32_t ncpu;
+	const uint64_t *cls;	     /* per CPU: user, idle and kernel hits (3 per CPU) */
+	const uint64_t *recent;	     /* per CPU: hits of the recent slice */
+	uint64_t recent_ns;	     /* its length */
+	const uint32_t *topf, *topm; /* per CPU: top function and module (UINT32_MAX: none) */
+};
+/* 1 with v filled (valid until the next call), 0 when this query is not one it answers
+ * (a filter on more than CPUs, cumulative mode, --irq-owner, a baseline, per-CPU columns, a
+ * CPU past max_cpu), -1 out of memory. */
+int kt_agg_cputop(struct kt_agg *a, const struct kt_query *q, struct kt_cpuview *v);
+void kt_agg_cputop_free(struct kt_agg *a);
 
 /* agg_baseline.c: the Δ fields of rows [0, r->nrows), then the vanished rows appended */
 int kt_agg_baseline_rows(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);

@@ -1,0 +1,525 @@
+/* The CPU view from tables kept between refreshes (issue 14). Its rows need each CPU's
+ * kernel, user and idle hits, its recent rate and its top function and module: the (function,
+ * CPU) pairs of the window, which on a big machine are nearly as many as its samples. Merged
+ * from the window's logs on every refresh they were most of a 256-CPU batch report's cost.
+ * Here each complete slice is read once into a table of (CPU, function or module, hits) and
+ * per-CPU class counts (a slice never changes once complete), added to running sums when it
+ * enters and subtracted when it leaves the window; a query adds the open slice's table for
+ * its own answer and takes it back. Exact: the same rows as the projection path
+ * (test_agg_proj compares them under every filter while slices expire). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg_impl.h"
+#include "kerntop/util.h"
+
+#define KEY_MODULE 0x80000000u /* a module key; a function's id has the bit clear */
+
+enum { CLS_USER, CLS_IDLE, CLS_KERNEL, NCLS };
+
+struct cent {
+	uint32_t cpu, key, hits;
+};
+
+/* One slice's counts: per CPU its classes, and its kernel hits by function and module (a key
+ * may repeat within a CPU when its samples were not contiguous in the logs). */
+struct cslice {
+	uint64_t no;	/* slice number + 1; 0 = empty */
+	uint64_t *cls;	/* NCLS per CPU */
+	struct cent *e; /* sorted by CPU: CPU c's are e[off[c], off[c + 1]) */
+	uint32_t *off;
+	uint32_t n, cap;
+	int odd;  /* a hit of a CPU past max_cpu: the view is not answered here */
+	int dups; /* a CPU's entries came in more than one run: a key may repeat */
+};
+
+/* One CPU's running sums by key: open addressing on key + 1 (0 empty), at most half full.
+ * A slice's entries come in runs of one CPU, so applying a run stays in one small table. */
+struct crun {
+	uint32_t *key1;
+	uint64_t *hits;
+	uint32_t mask, n, zeros; /* keys whose sum fell to zero stay until a rebuild */
+};
+
+struct kt_cputop {
+	uint32_t ncpu;
+	struct cslice *ring; /* slot slice number % nring */
+	uint32_t nring;
+	struct cslice open;	 /* the open slice, made per query */
+	uint64_t inc_lo, inc_hi; /* slices [inc_lo, inc_hi) are in the running sums */
+	uint64_t *cls;		 /* running class sums, NCLS per CPU */
+	uint64_t *outcls;	 /* the answer's: with the open slice */
+	struct crun *run;	 /* per CPU */
+	uint32_t *cnt, *touched; /* dense scratch by function and module while a slice is read */
+	uint32_t cntcap;
+	struct cent *sorted; /* scratch of a slice sorted by CPU */
+	uint32_t sortedcap;
+	/* the answer */
+	uint64_t *recent;
+	uint32_t *topf, *topm;
+};
+
+static uint32_t key_hash(uint32_t key)
+{
+	return (key + 1) * 0x9e3779b1u;
+}
+
+/* The slot of key in r (its own, or the empty one it would take). */
+static uint32_t crun_slot(const struct crun *r, uint32_t key)
+{
+	uint32_t i = key_hash(key) & r->mask;
+
+	while (r->key1[i] && r->key1[i] != key + 1)
+		i = (i + 1) & r->mask;
+	return i;
+}
+
+/* Rebuilds r with room for need keys, dropping the zero sums. */
+static int crun_rebuild(struct crun *r, uint32_t need)
+{
+	uint32_t cap = 64, om = r->mask;
+	uint32_t *ok = r->key1;
+	uint64_t *oh = r->hits;
+
+	while (cap < need * 2)
+		cap *= 2;
+	r->key1 = calloc(cap, sizeof(*r->key1));
+	r->hits = malloc(cap * sizeof(*r->hits));
+	if (!r->key1 || !r->hits) {
+		free(r->key1);
+		free(r->hits);
+		r->key1 = ok;
+		r->hits = oh;
+		return -1;
+	}
+	r->mask = cap - 1;
+	r->n = r->zeros = 0;
+	for (uint32_t i = 0; ok && i <= om; i++) {
+		uint32_t j;
+
+		if (!ok[i] || !oh[i])
+			continue;
+		j = crun_slot(r, ok[i] - 1);
+		r->key1[j] = ok[i];
+		r->hits[j] = oh[i];
+		r->n++;
+	}
+	free(ok);
+	free(oh);
+	return 0;
+}
+
+static void slice_reset(struct cslice *s, uint32_t ncpu)
+{
+	s->no = 0;
+	s->n = 0;
+	s->odd = s->dups = 0;
+	if (s->cls)
+		memset(s->cls, 0, (size_t)ncpu * NCLS * sizeof(*s->cls));
+}
+
+static void slice_free(struct cslice *s)
+{
+	free(s->cls);
+	free(s->e);
+	free(s->off);
+	memset(s, 0, sizeof(*s));
+}
+
+static void running_reset(struct kt_cputop *t)
+{
+	memset(t->cls, 0, (size_t)t->ncpu * NCLS * sizeof(*t->cls));
+	for (uint32_t c = 0; c < t->ncpu; c++) {
+		free(t->run[c].key1);
+		free(t->run[c].hits);
+		memset(&t->run[c], 0, sizeof(t->run[c]));
+	}
+	t->inc_lo = t->inc_hi = 0;
+}
+
+void kt_agg_cputop_free(struct kt_agg *a)
+{
+	struct kt_cputop *t = a->cputop;
+
+	if (!t)
+		return;
+	for (uint32_t i = 0; t->ring && i < t->nring; i++)
+		slice_free(&t->ring[i]);
+	free(t->ring);
+	slice_free(&t->open);
+	if (t->run && t->cls)
+		running_reset(t);
+	free(t->run);
+	free(t->cls);
+	free(t->outcls);
+	free(t->cnt);
+	free(t->touched);
+	free(t->sorted);
+	free(t->recent);
+	free(t->topf);
+	free(t->topm);
+	free(t);
+	a->cputop = NULL;
+}
+
+/* The state for ncpu CPUs and a ring of nring slices; a new one when either changed. */
+static struct kt_cputop *state(struct kt_agg *a, uint32_t ncpu, uint32_t nring)
+{
+	struct kt_cputop *t = a->cputop;
+
+	if (t && t->ncpu == ncpu && t->nring >= nring)
+		return t;
+	kt_agg_cputop_free(a);
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	a->cputop = t;
+	t->ncpu = ncpu;
+	t->nring = nring;
+	t->ring = calloc(nring, sizeof(*t->ring));
+	t->cls = calloc((size_t)ncpu * NCLS, sizeof(*t->cls));
+	t->outcls = calloc((size_t)ncpu * NCLS, sizeof(*t->outcls));
+	t->run = calloc(ncpu, sizeof(*t->run));
+	t->recent = calloc(ncpu, sizeof(*t->recent));
+	t->topf = calloc(ncpu, sizeof(*t->topf));
+	t->topm = calloc(ncpu, sizeof(*t->topm));
+	if (!t->ring || !t->cls || !t->outcls || !t->run || !t->recent || !t->topf || !t->topm) {
+		kt_agg_cputop_free(a);
+		return NULL;
+	}
+	return t;
+}
+
+/* Appends the touched dense counts of one CPU's run to s. */
+static int flush_run(struct kt_cputop *t, struct cslice *s, uint32_t cpu, uint32_t nt, uint32_t nf)
+{
+	if (kt_grow((void **)&s->e, &s->cap, s->n + nt, sizeof(*s->e)) < 0)
+		return -1;
+	for (uint32_t j = 0; j < nt; j++) {
+		uint32_t k = t->touched[j];
+
+		s->e[s->n++] = (struct cent){cpu, k < nf ? k : KEY_MODULE | (k - nf), t->cnt[k]};
+		t->cnt[k] = 0;
+	}
+	return 0;
+}
+
+/* Orders s's entries by CPU (the logs are read a CPU at a time, so they nearly always are)
+ * and sets its per-CPU offsets. */
+static int sort_by_cpu(struct kt_cputop *t, struct cslice *s)
+{
+	uint32_t *off = s->off, sorted = 1;
+
+	memset(off, 0, ((size_t)t->ncpu + 1) * sizeof(*off));
+	for (uint32_t i = 0; i < s->n; i++) {
+		off[s->e[i].cpu + 1]++;
+		sorted &= !i || s->e[i - 1].cpu <= s->e[i].cpu;
+	}
+	for (uint32_t c = 0; c < t->ncpu; c++)
+		off[c + 1] += off[c];
+	if (sorted)
+		return 0;
+	s->dups = 1;
+	if (s->n > t->sortedcap) {
+		struct cent *n = realloc(t->sorted, (size_t)s->n * sizeof(*n));
+
+		if (!n)
+			return -1;
+		t->sorted = n;
+		t->sortedcap = s->n;
+	}
+	{
+		uint32_t *at = t->touched; /* free between slices: ncpu <= its size, see below */
+
+		memcpy(at, off, (size_t)t->ncpu * sizeof(*at));
+		for (uint32_t i = 0; i < s->n; i++)
+			t->sorted[at[s->e[i].cpu]++] = s->e[i];
+		memcpy(s->e, t->sorted, (size_t)s->n * sizeof(*s->e));
+	}
+	return 0;
+}
+
+/* Reads the slices the cursor covers into s. */
+static int slice_make(struct kt_agg *a, struct kt_cputop *t, struct cslice *s,
+		      struct kt_window_cursor *c)
+{
+	uint32_t nf = kt_sym_nfuncs(a->s), nm = kt_sym_nmodules(a->s), nloc = kt_sym_nlocs(a->s);
+	uint32_t cpu = UINT32_MAX, nt = 0;
+	struct kt_hit buf[512];
+	size_t n;
+
+	if (!s->cls && !(s->cls = calloc((size_t)t->ncpu * NCLS, sizeof(*s->cls))))
+		return -1;
+	if (!s->off && !(s->off = calloc((size_t)t->ncpu + 1, sizeof(*s->off))))
+		return -1;
+	slice_reset(s, t->ncpu);
+	if (nf + nm + 1 > t->cntcap || t->ncpu > t->cntcap) {
+		uint32_t cap = (nf + nm > t->ncpu ? nf + nm : t->ncpu) + 1024;
+
+		free(t->cnt);
+		free(t->touched);
+		t->cnt = calloc(cap, sizeof(*t->cnt));
+		t->touched = malloc(cap * sizeof(*t->touched));
+		t->cntcap = t->cnt && t->touched ? cap : 0;
+		if (!t->cntcap)
+			return -1;
+	}
+	while ((n = kt_window_read(a->w, c, buf, sizeof(buf) / sizeof(buf[0])))) {
+		for (size_t i = 0; i < n; i++) {
+			const struct locinfo *li;
+			uint32_t k[2];
+
+			if (buf[i].cpu != cpu && nt) {
+				if (flush_run(t, s, cpu, nt, nf) < 0)
+					goto fail;
+				nt = 0;
+			}
+			cpu = buf[i].cpu;
+			if (buf[i].cpu >= t->ncpu) {
+				s->odd = 1;
+				continue;
+			}
+			if (buf[i].loc >= nloc)
+				continue; /* interned after the query began: not counted by it */
+			li = kt_agg_loc(a, buf[i].loc);
+			s->cls[(size_t)buf[i].cpu * NCLS + (li->user   ? CLS_USER
+							    : li->idle ? CLS_IDLE
+								       : CLS_KERNEL)] +=
+			    buf[i].hits;
+			if (li->idle || li->user || li->func >= nf || li->module >= nm)
+				continue;
+			k[0] = li->func;
+			k[1] = nf + li->module;
+			for (int m = 0; m < 2; m++) {
+				if (!t->cnt[k[m]])
+					t->touched[nt++] = k[m];
+				/* a (CPU, key) of one slice: fewer hits than 2^32 samples */
+				t->cnt[k[m]] += (uint32_t)buf[i].hits;
+			}
+		}
+	}
+	if ((!nt || flush_run(t, s, cpu, nt, nf) == 0) && sort_by_cpu(t, s) == 0)
+		return 0;
+fail:
+	memset(t->cnt, 0, t->cntcap * sizeof(*t->cnt));
+	return -1;
+}
+
+/* Adds (sign 1) or subtracts (sign -1) one CPU's entries of a slice to its running sums. */
+static int run_apply(struct crun *r, const struct cent *e, uint32_t n, int sign)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t j;
+
+		if (sign > 0 && (!r->key1 || (r->n + 1) * 2 > r->mask + 1) &&
+		    crun_rebuild(r, r->n - r->zeros + 1) < 0)
+			return -1;
+		if (!r->key1)
+			return 0; /* subtracting from nothing: cannot happen */
+		j = crun_slot(r, e[i].key);
+		if (!r->key1[j]) {
+			if (sign < 0)
+				continue; /* cannot happen: added before */
+			r->key1[j] = e[i].key + 1;
+			r->hits[j] = 0;
+			r->n++;
+		} else if (!r->hits[j] && sign > 0) {
+			r->zeros--;
+		}
+		if (sign > 0) {
+			r->hits[j] += e[i].hits;
+		} else {
+			r->hits[j] -= e[i].hits;
+			if (!r->hits[j])
+				r->zeros++;
+		}
+	}
+	return 0;
+}
+
+static int slice_apply(struct kt_cputop *t, const struct cslice *s, uint32_t c, int sign)
+{
+	const uint64_t *x = s->cls + (size_t)c * NCLS;
+	uint64_t *y = t->cls + (size_t)c * NCLS;
+
+	for (int k = 0; k < NCLS; k++)
+		y[k] = sign > 0 ? y[k] + x[k] : y[k] - x[k];
+	return run_apply(&t->run[c], s->e + s->off[c], s->off[c + 1] - s->off[c], sign);
+}
+
+/* Takes (id, h) as the new top of its kind when it has more hits, or as many and a lower
+ * name (as the projection path picks them). */
+static void consider(struct kt_agg *a, uint64_t *best, uint32_t *top, uint32_t key, uint64_t h)
+{
+	uint32_t id = key & ~KEY_MODULE;
+	int m = !!(key & KEY_MODULE);
+
+	if (!h || h < best[m])
+		return;
+	if (h == best[m] && top[m] != UINT32_MAX) {
+		const char *x = m ? kt_agg_module_name(a, id) : kt_sym_func(a->s, id)->name;
+		const char *y = m ? kt_agg_module_name(a, top[m]) : kt_sym_func(a->s, top[m])->name;
+
+		if (strcmp(x ? x : "[unknown]", y ? y : "[unknown]") >= 0)
+			return;
+	}
+	best[m] = h;
+	top[m] = id;
+}
+
+/* CPU c's top function and module over its running sums plus the open slice's n entries e
+ * (keys not repeated): each key's running sum, and for the open slice's keys their total,
+ * are candidates; a key's total is its largest, so the largest candidate is the top. */
+static void tops(struct kt_agg *a, struct kt_cputop *t, uint32_t c, const struct cent *e,
+		 uint32_t n)
+{
+	const struct crun *r = &t->run[c];
+	uint64_t best[2] = {0, 0};
+	uint32_t top[2] = {UINT32_MAX, UINT32_MAX};
+
+	for (uint32_t i = 0; r->key1 && i <= r->mask; i++)
+		if (r->key1[i])
+			consider(a, best, top, r->key1[i] - 1, r->hits[i]);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t h = e[i].hits;
+
+		if (r->key1) {
+			uint32_t j = crun_slot(r, e[i].key);
+
+			if (r->key1[j])
+				h += r->hits[j];
+		}
+		consider(a, best, top, e[i].key, h);
+	}
+	t->topf[c] = top[0];
+	t->topm[c] = top[1];
+}
+
+/* The complete slice no, from the ring or read now. */
+static struct cslice *complete(struct kt_agg *a, struct kt_cputop *t, uint64_t no)
+{
+	struct cslice *s = &t->ring[no % t->nring];
+	struct kt_window_cursor c;
+
+	if (s->no == no + 1)
+		return s;
+	kt_window_cursor_slice(a->w, (uint32_t)(kt_window_newest(a->w) - no), &c);
+	if (slice_make(a, t, s, &c) < 0) {
+		slice_reset(s, t->ncpu);
+		return NULL;
+	}
+	s->no = no + 1;
+	return s;
+}
+
+/* Whether the kept tables can answer this CPU view: a filter on CPUs only, the rolling
+ * window, no baseline, no per-CPU columns. */
+static int applies(const struct kt_agg *a, const struct kt_query *q)
+{
+	const struct kt_filter *f = &q->filter;
+
+	return a->project && !a->irq_owner && !a->base && !q->per_cpu &&
+	       !kt_window_cumulative(a->w) && f->task == KT_ANY && f->module == KT_ANY &&
+	       f->ctx == KT_ANY && !f->hide_idle && a->p.max_cpu;
+}
+
+/* Makes the tables of the slices that enter the running sums (and checks that those that
+ * leave are still kept): 0, 1 when a slice has a CPU past max_cpu, -1 out of memory. A state
+ * that cannot move to [lo, hi) (nothing kept in common, a window that went back) starts over. */
+static int prepare(struct kt_agg *a, struct kt_cputop *t, uint64_t lo, uint64_t hi)
+{
+	int over = t->inc_hi > hi || t->inc_lo > lo || t->inc_hi <= lo ||
+		   hi - t->inc_lo > t->nring; /* a new table would take a leaving one's slot */
+
+	for (uint64_t no = t->inc_lo; !over && no < lo; no++)
+		over = t->ring[no % t->nring].no != no + 1;
+	if (over) {
+		running_reset(t);
+		t->inc_lo = t->inc_hi = lo;
+	}
+	for (uint64_t no = t->inc_hi; no < hi; no++) {
+		const struct cslice *s = complete(a, t, no);
+
+		if (!s)
+			return -1;
+		if (s->odd)
+			return 1;
+	}
+	return 0;
+}
+
+int kt_agg_cputop(struct kt_agg *a, const struct kt_query *q, struct kt_cpuview *v)
+{
+	uint64_t newest = kt_window_newest(a->w), slice = kt_window_slice(a->w), rlen;
+	uint32_t done = kt_window_slices_done(a->w), ncpu = a->p.max_cpu, nring;
+	uint64_t lo = newest - done, hi = newest;
+	struct kt_window_cursor c, rc;
+	struct kt_cputop *t;
+	const struct cslice *rs;
+	int e;
+
+	/* the recent slice: the open one, or a complete one still in the window */
+	if (!applies(a, q) || kt_window_cursor_recent(a->w, &rc, &rlen) < 0 ||
+	    (rc.slice != newest && (rc.slice < lo || rc.slice >= hi)))
+		return 0;
+	nring = (uint32_t)(slice ? kt_window_span(a->w) / slice : 0) + 4;
+	t = state(a, ncpu, nring > done + 2 ? nring : done + 2);
+	if (!t)
+		return -1;
+	e = prepare(a, t, lo, hi);
+	if (e) {
+		running_reset(t);
+		return e < 0 ? -1 : 0;
+	}
+	/* the open slice, for this answer only */
+	kt_window_cursor_rolling(a->w, &c);
+	c.slice = c.last = newest;
+	if (slice_make(a, t, &t->open, &c) < 0)
+		return -1;
+	if (t->open.odd)
+		return 0;
+	rs = rc.slice == newest ? &t->open : complete(a, t, rc.slice);
+	if (!rs)
+		return -1;
+	/* a CPU at a time, while its table is in the cache: the slices that left, those that
+	 * entered, then the open one in and out around reading its tops */
+	for (uint32_t cpu = 0; cpu < ncpu; cpu++) {
+		const uint64_t *x = rs->cls + (size_t)cpu * NCLS;
+		struct crun *r = &t->run[cpu];
+
+		for (uint64_t no = t->inc_lo; no < lo; no++)
+			if (slice_apply(t, &t->ring[no % t->nring], cpu, -1) < 0)
+				goto nomem;
+		for (uint64_t no = t->inc_hi; no < hi; no++)
+			if (slice_apply(t, &t->ring[no % t->nring], cpu, 1) < 0)
+				goto nomem;
+		if (r->zeros && r->zeros * 2 >= r->n && crun_rebuild(r, r->n - r->zeros) < 0)
+			goto nomem;
+		for (int k = 0; k < NCLS; k++)
+			t->outcls[(size_t)cpu * NCLS + k] =
+			    t->cls[(size_t)cpu * NCLS + k] + t->open.cls[(size_t)cpu * NCLS + k];
+		if (!t->open.dups) {
+			tops(a, t, cpu, t->open.e + t->open.off[cpu],
+			     t->open.off[cpu + 1] - t->open.off[cpu]);
+		} else if (slice_apply(t, &t->open, cpu, 1) < 0) {
+			goto nomem;
+		} else {
+			/* a key may repeat: the open slice in and out of the sums around them */
+			tops(a, t, cpu, NULL, 0);
+			for (int k = 0; k < NCLS; k++)
+				t->outcls[(size_t)cpu * NCLS + k] = t->cls[(size_t)cpu * NCLS + k];
+			if (slice_apply(t, &t->open, cpu, -1) < 0)
+				goto nomem;
+		}
+		t->recent[cpu] = x[CLS_USER] + x[CLS_IDLE] + x[CLS_KERNEL];
+	}
+	t->inc_lo = lo;
+	t->inc_hi = hi;
+	*v = (struct kt_cpuview){ncpu, t->outcls, t->recent, rlen, t->topf, t->topm};
+	return 1;
+nomem:
+	running_reset(t);
+	return -1;
+}
