@@ -114,6 +114,21 @@ static void add_event(struct tr *t, const struct kt_rp_event *ev)
 	}
 }
 
+/* The data as a decoder reads it: from memory (step 0), or path through a window of step
+ * bytes. Returns the file's descriptor (the caller closes it), or -1. */
+static int window(struct kt_rwin *w, const void *buf, size_t len, const char *path, size_t step)
+{
+	int fd = -1;
+
+	if (step) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		kt_rwin_file(w, fd, len, step);
+	} else {
+		kt_rwin_mem(w, buf, len);
+	}
+	return fd;
+}
+
 /* Decodes a recording (step 0: from memory) into t. */
 static void run_rec(struct tr *t, const void *buf, size_t len, const char *path, size_t step,
 		    int crc)
@@ -122,14 +137,8 @@ static void run_rec(struct tr *t, const void *buf, size_t len, const char *path,
 	struct kt_rp_event ev;
 	struct kt_rwin w;
 	char err[KT_ERRLEN] = "";
-	int fd = -1, e;
+	int fd = window(&w, buf, len, path, step), e;
 
-	if (step) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		kt_rwin_file(&w, fd, len, step);
-	} else {
-		kt_rwin_mem(&w, buf, len);
-	}
 	e = kt_rrec_open_win(&d, &w, crc, err, sizeof(err));
 	add(t, "open %d %s\n", e, e < 0 ? err : d.notice);
 	if (e == 0) {
@@ -150,14 +159,8 @@ static void run_ps(struct tr *t, const void *buf, size_t len, const char *path, 
 	struct kt_rp_event ev;
 	struct kt_rwin w;
 	char err[KT_ERRLEN] = "";
-	int fd = -1, e;
+	int fd = window(&w, buf, len, path, step), e;
 
-	if (step) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		kt_rwin_file(&w, fd, len, step);
-	} else {
-		kt_rwin_mem(&w, buf, len);
-	}
 	e = kt_pscript_open_win(&d, &w, err, sizeof(err));
 	add(t, "open %d %s\n", e, e < 0 ? err : d.notice);
 	if (e == 0) {
