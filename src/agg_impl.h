@@ -177,6 +177,12 @@ void kt_agg_trend_free(struct kt_agg *a);
  * when no is not a complete slice of the window, or out of memory. */
 const struct kt_tslice *kt_agg_slice_locs(struct kt_agg *a, uint64_t no);
 
+/* agg.c: the row of group (k0, k1) in the flat query being built (created when create is set;
+ * NULL when absent, or out of memory), and a function's name ("[unknown]" without one). */
+struct kt_row *kt_agg_group_row(struct kt_agg *a, struct kt_result *r, uint64_t k0, uint64_t k1,
+				uint32_t *rowi, int create);
+const char *kt_agg_func_name(const struct kt_agg *a, uint32_t func);
+
 /* agg_cputop.c: the CPU view's rows from tables kept between refreshes. */
 struct kt_cpuview {
 	uint32_t ncpu;
@@ -190,6 +196,18 @@ struct kt_cpuview {
  * CPU past max_cpu), -1 out of memory. */
 int kt_agg_cputop(struct kt_agg *a, const struct kt_query *q, struct kt_cpuview *v);
 void kt_agg_cputop_free(struct kt_agg *a);
+
+/* agg_cpus.c: the CPU view's rows and tops. From the projection h[0, n): each CPU row's top
+ * function and module; under a task, module, context or idle filter, a row for every CPU
+ * with hits (-ENOMEM). From the kept tables: the rows (1, 0 when they do not answer this
+ * query, -ENOMEM), then the tops of the rows left after sorting. */
+void kt_agg_cpu_tops(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
+		     const struct kt_hit *h, size_t n);
+int kt_agg_cpu_rows_all(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
+			const struct kt_hit *h, size_t n);
+int kt_agg_cpu_rows_kept(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
+			 struct kt_cpuview *v);
+void kt_agg_cpu_tops_kept(struct kt_agg *a, struct kt_result *r, const struct kt_cpuview *v);
 
 /* agg_baseline.c: the Δ fields of rows [0, r->nrows), then the vanished rows appended */
 int kt_agg_baseline_rows(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);
