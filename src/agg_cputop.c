@@ -4,9 +4,10 @@
  * from the window's logs on every refresh they were most of a 256-CPU batch report's cost.
  * Here each complete slice is read once into a table of (CPU, function or module, hits) and
  * per-CPU class counts (a slice never changes once complete), added to running sums when it
- * enters and subtracted when it leaves the window; a query adds the open slice's table for
- * its own answer and takes it back. Exact: the same rows as the projection path
- * (test_agg_proj compares them under every filter while slices expire). */
+ * enters and subtracted when it leaves the window; a query reads the open slice into a table
+ * of its own, whose keys' totals join the running sums as candidates for each CPU's tops.
+ * Exact: the same rows as the projection path (test_agg_proj compares them refresh after
+ * refresh while slices expire). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -192,11 +193,14 @@ static struct kt_cputop *state(struct kt_agg *a, uint32_t ncpu, uint32_t nring)
 	return t;
 }
 
-/* Appends the touched dense counts of one CPU's run to s. */
+/* Appends the touched dense counts of one CPU's run to s. A run that does not follow its
+ * CPU's predecessors' may repeat a key of an earlier run of that CPU. */
 static int flush_run(struct kt_cputop *t, struct cslice *s, uint32_t cpu, uint32_t nt, uint32_t nf)
 {
 	if (kt_grow((void **)&s->e, &s->cap, s->n + nt, sizeof(*s->e)) < 0)
 		return -1;
+	if (s->n && s->e[s->n - 1].cpu >= cpu)
+		s->dups = 1;
 	for (uint32_t j = 0; j < nt; j++) {
 		uint32_t k = t->touched[j];
 
@@ -221,7 +225,6 @@ static int sort_by_cpu(struct kt_cputop *t, struct cslice *s)
 		off[c + 1] += off[c];
 	if (sorted)
 		return 0;
-	s->dups = 1;
 	if (s->n > t->sortedcap) {
 		struct cent *n = realloc(t->sorted, (size_t)s->n * sizeof(*n));
 
@@ -231,7 +234,8 @@ static int sort_by_cpu(struct kt_cputop *t, struct cslice *s)
 		t->sortedcap = s->n;
 	}
 	{
-		uint32_t *at = t->touched; /* free between slices: ncpu <= its size, see below */
+		uint32_t *at = t->touched; /* free once the runs are flushed; slice_make sizes it
+					    * for ncpu as well */
 
 		memcpy(at, off, (size_t)t->ncpu * sizeof(*at));
 		for (uint32_t i = 0; i < s->n; i++)
@@ -359,10 +363,10 @@ static void consider(struct kt_agg *a, uint64_t *best, uint32_t *top, uint32_t k
 	if (!h || h < best[m])
 		return;
 	if (h == best[m] && top[m] != UINT32_MAX) {
-		const char *x = m ? kt_agg_module_name(a, id) : kt_sym_func(a->s, id)->name;
-		const char *y = m ? kt_agg_module_name(a, top[m]) : kt_sym_func(a->s, top[m])->name;
+		const char *x = m ? kt_agg_module_name(a, id) : kt_agg_func_name(a, id);
+		const char *y = m ? kt_agg_module_name(a, top[m]) : kt_agg_func_name(a, top[m]);
 
-		if (strcmp(x ? x : "[unknown]", y ? y : "[unknown]") >= 0)
+		if (strcmp(x, y) >= 0)
 			return;
 	}
 	best[m] = h;
@@ -484,7 +488,7 @@ int kt_agg_cputop(struct kt_agg *a, const struct kt_query *q, struct kt_cpuview 
 	if (!rs)
 		return -1;
 	/* a CPU at a time, while its table is in the cache: the slices that left, those that
-	 * entered, then the open one in and out around reading its tops */
+	 * entered, then its tops among the running sums and the open slice's totals */
 	for (uint32_t cpu = 0; cpu < ncpu; cpu++) {
 		const uint64_t *x = rs->cls + (size_t)cpu * NCLS;
 		struct crun *r = &t->run[cpu];
@@ -508,8 +512,6 @@ int kt_agg_cputop(struct kt_agg *a, const struct kt_query *q, struct kt_cpuview 
 		} else {
 			/* a key may repeat: the open slice in and out of the sums around them */
 			tops(a, t, cpu, NULL, 0);
-			for (int k = 0; k < NCLS; k++)
-				t->outcls[(size_t)cpu * NCLS + k] = t->cls[(size_t)cpu * NCLS + k];
 			if (slice_apply(t, &t->open, cpu, -1) < 0)
 				goto nomem;
 		}
