@@ -380,7 +380,7 @@ int kt_pscript_open_win(struct kt_pscript *d, const struct kt_rwin *w, char *err
 		return -ENOMEM;
 	}
 	for (int got; (got = get_line(d, pos, &p, &le, &next)); pos = next) {
-		const char *te;
+		const char *te, *nul;
 
 		if (got == 2) {
 			if (!d->prescan_skipped++)
@@ -389,13 +389,14 @@ int kt_pscript_open_win(struct kt_pscript *d, const struct kt_rwin *w, char *err
 			want_frame = 0;
 			continue;
 		}
-		if (memchr(p, 0, (size_t)(le - p))) {
+		nul = memchr(p, 0, (size_t)(le - p));
+		if (nul) {
 			free(seen);
 			snprintf(
 			    err, errlen,
 			    "binary data (a NUL byte at byte %zu of the text): not `perf script` "
 			    "output",
-			    pos + (size_t)((const char *)memchr(p, 0, (size_t)(le - p)) - p));
+			    pos + (size_t)(nul - p));
 			return -EINVAL;
 		}
 		te = trim_end(p, le);
