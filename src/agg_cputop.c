@@ -2,12 +2,13 @@
  * kernel, user and idle hits, its recent rate and its top function and module: the (function,
  * CPU) pairs of the window, which on a big machine are nearly as many as its samples. Merged
  * from the window's logs on every refresh they were most of a 256-CPU batch report's cost.
- * Here each complete slice is read once into a table of (CPU, function or module, hits) and
- * per-CPU class counts (a slice never changes once complete), added to running sums when it
- * enters and subtracted when it leaves the window; a query reads the open slice into a table
- * of its own, whose keys' totals join the running sums as candidates for each CPU's tops.
- * Exact: the same rows as the projection path (test_agg_proj compares them refresh after
- * refresh while slices expire). */
+ * Here per-CPU running sums by function and module, and by class, take each complete slice
+ * in once, at the first query after it completes (a slice never changes once complete), and
+ * give its hits back as it leaves the window, told hit by hit by the window's expire hook
+ * (so no slice's table is kept: only its class counts, for the recent rate). A query reads
+ * the open slice into a table of its own, whose keys' totals join the running sums as
+ * candidates for each CPU's tops. Exact: the same rows as the projection path (test_agg_proj
+ * compares them refresh after refresh while slices expire). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -24,32 +25,39 @@ struct cent {
 	uint32_t cpu, key, hits;
 };
 
-/* One slice's counts: per CPU its classes, and its kernel hits by function and module (a key
- * may repeat within a CPU when its samples were not contiguous in the logs). */
+/* One slice's counts: per CPU its classes, and (the open slice's) its kernel hits by function
+ * and module (a key may repeat within a CPU when its samples were not contiguous in the logs).
+ * A complete slice keeps its classes only: its keys went into the running sums. */
 struct cslice {
 	uint64_t no;	/* slice number + 1; 0 = empty */
 	uint64_t *cls;	/* NCLS per CPU */
 	struct cent *e; /* sorted by CPU: CPU c's are e[off[c], off[c + 1]) */
 	uint32_t *off;
 	uint32_t n, cap;
-	int odd;  /* a hit of a CPU past max_cpu: the view is not answered here */
+	int odd;  /* a hit of a CPU past max_cpu, or a sum past 2^32: not answered here */
 	int dups; /* a CPU's entries came in more than one run: a key may repeat */
 };
 
-/* One CPU's running sums by key: open addressing on key + 1 (0 empty), at most half full.
+/* One CPU's running sums by key: open addressing on key + 1 (0 empty), at most 3/4 full, 8
+ * bytes a key (the running sums were most of a 256-CPU batch report's memory). A sum past
+ * 2^32 hits (only a recording's weighted samples reach it) makes the view the projection's.
  * A slice's entries come in runs of one CPU, so applying a run stays in one small table. */
+struct cslot {
+	uint32_t key1, hits;
+};
+
 struct crun {
-	uint32_t *key1;
-	uint64_t *hits;
+	struct cslot *slot;
 	uint32_t mask, n, zeros; /* keys whose sum fell to zero stay until a rebuild */
 };
 
 struct kt_cputop {
 	uint32_t ncpu;
-	struct cslice *ring; /* slot slice number % nring */
+	struct cslice *ring; /* complete slices' classes, slot slice number % nring */
 	uint32_t nring;
-	struct cslice open;	 /* the open slice, made per query */
-	uint64_t inc_lo, inc_hi; /* slices [inc_lo, inc_hi) are in the running sums */
+	struct cslice open; /* the open slice, made per query */
+	/* the running sums hold the slices [inc_lo, inc_hi) that have not left the window */
+	uint64_t inc_lo, inc_hi;
 	uint64_t *cls;		 /* running class sums, NCLS per CPU */
 	uint64_t *outcls;	 /* the answer's: with the open slice */
 	struct crun *run;	 /* per CPU */
@@ -72,43 +80,33 @@ static uint32_t crun_slot(const struct crun *r, uint32_t key)
 {
 	uint32_t i = key_hash(key) & r->mask;
 
-	while (r->key1[i] && r->key1[i] != key + 1)
+	while (r->slot[i].key1 && r->slot[i].key1 != key + 1)
 		i = (i + 1) & r->mask;
 	return i;
 }
 
-/* Rebuilds r with room for need keys, dropping the zero sums. */
+/* Rebuilds r with room for need keys (half full), dropping the zero sums. */
 static int crun_rebuild(struct crun *r, uint32_t need)
 {
 	uint32_t cap = 64, om = r->mask;
-	uint32_t *ok = r->key1;
-	uint64_t *oh = r->hits;
+	struct cslot *old = r->slot;
 
 	while (cap < need * 2)
 		cap *= 2;
-	r->key1 = calloc(cap, sizeof(*r->key1));
-	r->hits = malloc(cap * sizeof(*r->hits));
-	if (!r->key1 || !r->hits) {
-		free(r->key1);
-		free(r->hits);
-		r->key1 = ok;
-		r->hits = oh;
+	r->slot = calloc(cap, sizeof(*r->slot));
+	if (!r->slot) {
+		r->slot = old;
 		return -1;
 	}
 	r->mask = cap - 1;
 	r->n = r->zeros = 0;
-	for (uint32_t i = 0; ok && i <= om; i++) {
-		uint32_t j;
-
-		if (!ok[i] || !oh[i])
+	for (uint32_t i = 0; old && i <= om; i++) {
+		if (!old[i].key1 || !old[i].hits)
 			continue;
-		j = crun_slot(r, ok[i] - 1);
-		r->key1[j] = ok[i];
-		r->hits[j] = oh[i];
+		r->slot[crun_slot(r, old[i].key1 - 1)] = old[i];
 		r->n++;
 	}
-	free(ok);
-	free(oh);
+	free(old);
 	return 0;
 }
 
@@ -133,8 +131,7 @@ static void running_reset(struct kt_cputop *t)
 {
 	memset(t->cls, 0, (size_t)t->ncpu * NCLS * sizeof(*t->cls));
 	for (uint32_t c = 0; c < t->ncpu; c++) {
-		free(t->run[c].key1);
-		free(t->run[c].hits);
+		free(t->run[c].slot);
 		memset(&t->run[c], 0, sizeof(t->run[c]));
 	}
 	t->inc_lo = t->inc_hi = 0;
@@ -146,6 +143,7 @@ void kt_agg_cputop_free(struct kt_agg *a)
 
 	if (!t)
 		return;
+	kt_window_set_expire_hook(a->w, NULL, NULL);
 	for (uint32_t i = 0; t->ring && i < t->nring; i++)
 		slice_free(&t->ring[i]);
 	free(t->ring);
@@ -166,6 +164,8 @@ void kt_agg_cputop_free(struct kt_agg *a)
 }
 
 /* The state for ncpu CPUs and a ring of nring slices; a new one when either changed. */
+static void on_expire(void *ctx, uint64_t no, const struct kt_hit *h);
+
 static struct kt_cputop *state(struct kt_agg *a, uint32_t ncpu, uint32_t nring)
 {
 	struct kt_cputop *t = a->cputop;
@@ -190,24 +190,44 @@ static struct kt_cputop *state(struct kt_agg *a, uint32_t ncpu, uint32_t nring)
 		kt_agg_cputop_free(a);
 		return NULL;
 	}
+	kt_window_set_expire_hook(a->w, on_expire, a);
 	return t;
 }
 
-/* Appends the touched dense counts of one CPU's run to s. A run that does not follow its
- * CPU's predecessors' may repeat a key of an earlier run of that CPU. */
-static int flush_run(struct kt_cputop *t, struct cslice *s, uint32_t cpu, uint32_t nt, uint32_t nf)
+static int run_apply(struct crun *r, const struct cent *e, uint32_t n, int sign);
+
+/* Takes the touched dense counts of one CPU's run: into CPU cpu's running sums (a complete
+ * slice, direct), or appended to s (the open slice: a run that does not follow its CPU's
+ * predecessors' may repeat a key of an earlier run of that CPU). */
+static int flush_run(struct kt_cputop *t, struct cslice *s, uint32_t cpu, uint32_t nt, uint32_t nf,
+		     int direct)
 {
-	if (kt_grow((void **)&s->e, &s->cap, s->n + nt, sizeof(*s->e)) < 0)
-		return -1;
-	if (s->n && s->e[s->n - 1].cpu >= cpu)
-		s->dups = 1;
+	struct cent *e;
+
+	if (direct) {
+		if (nt > t->sortedcap) {
+			e = realloc(t->sorted, (size_t)nt * sizeof(*e));
+			if (!e)
+				return -1;
+			t->sorted = e;
+			t->sortedcap = nt;
+		}
+		e = t->sorted;
+	} else {
+		if (kt_grow((void **)&s->e, &s->cap, s->n + nt, sizeof(*s->e)) < 0)
+			return -1;
+		if (s->n && s->e[s->n - 1].cpu >= cpu)
+			s->dups = 1;
+		e = s->e + s->n;
+		s->n += nt;
+	}
 	for (uint32_t j = 0; j < nt; j++) {
 		uint32_t k = t->touched[j];
 
-		s->e[s->n++] = (struct cent){cpu, k < nf ? k : KEY_MODULE | (k - nf), t->cnt[k]};
+		e[j] = (struct cent){cpu, k < nf ? k : KEY_MODULE | (k - nf), t->cnt[k]};
 		t->cnt[k] = 0;
 	}
-	return 0;
+	return direct ? run_apply(&t->run[cpu], e, nt, 1) : 0;
 }
 
 /* Orders s's entries by CPU (the logs are read a CPU at a time, so they nearly always are)
@@ -245,9 +265,10 @@ static int sort_by_cpu(struct kt_cputop *t, struct cslice *s)
 	return 0;
 }
 
-/* Reads the slices the cursor covers into s. */
+/* Reads the slices the cursor covers into s; direct: their keys go into the running sums
+ * instead (s keeps the classes). */
 static int slice_make(struct kt_agg *a, struct kt_cputop *t, struct cslice *s,
-		      struct kt_window_cursor *c)
+		      struct kt_window_cursor *c, int direct)
 {
 	uint32_t nf = kt_sym_nfuncs(a->s), nm = kt_sym_nmodules(a->s), nloc = kt_sym_nlocs(a->s);
 	uint32_t cpu = UINT32_MAX, nt = 0;
@@ -256,7 +277,7 @@ static int slice_make(struct kt_agg *a, struct kt_cputop *t, struct cslice *s,
 
 	if (!s->cls && !(s->cls = calloc((size_t)t->ncpu * NCLS, sizeof(*s->cls))))
 		return -1;
-	if (!s->off && !(s->off = calloc((size_t)t->ncpu + 1, sizeof(*s->off))))
+	if (!direct && !s->off && !(s->off = calloc((size_t)t->ncpu + 1, sizeof(*s->off))))
 		return -1;
 	slice_reset(s, t->ncpu);
 	if (nf + nm + 1 > t->cntcap || t->ncpu > t->cntcap) {
@@ -276,8 +297,11 @@ static int slice_make(struct kt_agg *a, struct kt_cputop *t, struct cslice *s,
 			uint32_t k[2];
 
 			if (buf[i].cpu != cpu && nt) {
-				if (flush_run(t, s, cpu, nt, nf) < 0)
+				int e = flush_run(t, s, cpu, nt, nf, direct);
+
+				if (e < 0)
 					goto fail;
+				s->odd |= e;
 				nt = 0;
 			}
 			cpu = buf[i].cpu;
@@ -297,46 +321,62 @@ static int slice_make(struct kt_agg *a, struct kt_cputop *t, struct cslice *s,
 			k[0] = li->func;
 			k[1] = nf + li->module;
 			for (int m = 0; m < 2; m++) {
+				if (buf[i].hits > UINT32_MAX - t->cnt[k[m]]) {
+					s->odd = 1; /* 2^32 hits of a (CPU, key) in one slice */
+					continue;
+				}
 				if (!t->cnt[k[m]])
 					t->touched[nt++] = k[m];
-				/* a (CPU, key) of one slice: fewer hits than 2^32 samples */
 				t->cnt[k[m]] += (uint32_t)buf[i].hits;
 			}
 		}
 	}
-	if ((!nt || flush_run(t, s, cpu, nt, nf) == 0) && sort_by_cpu(t, s) == 0)
-		return 0;
+	if (nt) {
+		int e = flush_run(t, s, cpu, nt, nf, direct);
+
+		if (e < 0)
+			goto fail;
+		s->odd |= e;
+	}
+	if (!direct)
+		return sort_by_cpu(t, s);
+	for (size_t i = 0; i < (size_t)t->ncpu * NCLS; i++)
+		t->cls[i] += s->cls[i];
+	return 0;
 fail:
 	memset(t->cnt, 0, t->cntcap * sizeof(*t->cnt));
 	return -1;
 }
 
-/* Adds (sign 1) or subtracts (sign -1) one CPU's entries of a slice to its running sums. */
+/* Adds (sign 1) or subtracts (sign -1) one CPU's entries of a slice to its running sums: 0,
+ * 1 when a sum would pass 2^32 (not added), -1 out of memory. */
 static int run_apply(struct crun *r, const struct cent *e, uint32_t n, int sign)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t j;
+		struct cslot *x;
 
-		if (sign > 0 && (!r->key1 || (r->n + 1) * 2 > r->mask + 1) &&
+		if (sign > 0 && (!r->slot || (r->n + 1) * 4 > (r->mask + 1) * 3) &&
 		    crun_rebuild(r, r->n - r->zeros + 1) < 0)
 			return -1;
-		if (!r->key1)
+		if (!r->slot)
 			return 0; /* subtracting from nothing: cannot happen */
-		j = crun_slot(r, e[i].key);
-		if (!r->key1[j]) {
+		x = &r->slot[crun_slot(r, e[i].key)];
+		if (!x->key1) {
 			if (sign < 0)
 				continue; /* cannot happen: added before */
-			r->key1[j] = e[i].key + 1;
-			r->hits[j] = 0;
+			x->key1 = e[i].key + 1;
+			x->hits = 0;
 			r->n++;
-		} else if (!r->hits[j] && sign > 0) {
+		} else if (!x->hits && sign > 0) {
 			r->zeros--;
 		}
+		if (sign > 0 && x->hits > UINT32_MAX - e[i].hits)
+			return 1;
 		if (sign > 0) {
-			r->hits[j] += e[i].hits;
+			x->hits += e[i].hits;
 		} else {
-			r->hits[j] -= e[i].hits;
-			if (!r->hits[j])
+			x->hits -= e[i].hits;
+			if (!x->hits)
 				r->zeros++;
 		}
 	}
@@ -383,17 +423,17 @@ static void tops(struct kt_agg *a, struct kt_cputop *t, uint32_t c, const struct
 	uint64_t best[2] = {0, 0};
 	uint32_t top[2] = {UINT32_MAX, UINT32_MAX};
 
-	for (uint32_t i = 0; r->key1 && i <= r->mask; i++)
-		if (r->key1[i])
-			consider(a, best, top, r->key1[i] - 1, r->hits[i]);
+	for (uint32_t i = 0; r->slot && i <= r->mask; i++)
+		if (r->slot[i].key1)
+			consider(a, best, top, r->slot[i].key1 - 1, r->slot[i].hits);
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t h = e[i].hits;
 
-		if (r->key1) {
-			uint32_t j = crun_slot(r, e[i].key);
+		if (r->slot) {
+			const struct cslot *x = &r->slot[crun_slot(r, e[i].key)];
 
-			if (r->key1[j])
-				h += r->hits[j];
+			if (x->key1)
+				h += x->hits;
 		}
 		consider(a, best, top, e[i].key, h);
 	}
@@ -401,21 +441,47 @@ static void tops(struct kt_agg *a, struct kt_cputop *t, uint32_t c, const struct
 	t->topm[c] = top[1];
 }
 
-/* The complete slice no, from the ring or read now. */
-static struct cslice *complete(struct kt_agg *a, struct kt_cputop *t, uint64_t no)
+/* Takes the complete slice no into the running sums, keeping its classes in the ring: 0, 1
+ * when it has a CPU past max_cpu, -1 out of memory (the sums are then partly made). */
+static int add_slice(struct kt_agg *a, struct kt_cputop *t, uint64_t no)
 {
 	struct cslice *s = &t->ring[no % t->nring];
 	struct kt_window_cursor c;
 
-	if (s->no == no + 1)
-		return s;
 	kt_window_cursor_slice(a->w, (uint32_t)(kt_window_newest(a->w) - no), &c);
-	if (slice_make(a, t, s, &c) < 0) {
+	if (slice_make(a, t, s, &c, 1) < 0) {
 		slice_reset(s, t->ncpu);
-		return NULL;
+		return -1;
 	}
 	s->no = no + 1;
-	return s;
+	return s->odd;
+}
+
+/* The window's expire hook: a hit of slice no leaves the window; one of the running sums'
+ * slices gives it back. Its slice was read by add_slice, so its location's info is made. */
+static void on_expire(void *ctx, uint64_t no, const struct kt_hit *h)
+{
+	struct kt_agg *a = ctx;
+	struct kt_cputop *t = a->cputop;
+	const struct locinfo *li;
+	uint64_t *cls;
+
+	if (!t || no < t->inc_lo || no >= t->inc_hi || h->cpu >= t->ncpu)
+		return;
+	if (h->loc >= a->nli) {
+		running_reset(t); /* cannot happen; the next query starts over */
+		return;
+	}
+	li = &a->li[h->loc];
+	cls = t->cls + (size_t)h->cpu * NCLS;
+	cls[li->user ? CLS_USER : li->idle ? CLS_IDLE : CLS_KERNEL] -= h->hits;
+	if (!li->idle && !li->user && li->func < kt_sym_nfuncs(a->s) &&
+	    li->module < kt_sym_nmodules(a->s)) {
+		struct cent e[2] = {{h->cpu, li->func, (uint32_t)h->hits},
+				    {h->cpu, KEY_MODULE | li->module, (uint32_t)h->hits}};
+
+		run_apply(&t->run[h->cpu], e, 2, -1);
+	}
 }
 
 /* Whether the kept tables can answer this CPU view: a filter on CPUs only, the rolling
@@ -429,27 +495,26 @@ static int applies(const struct kt_agg *a, const struct kt_query *q)
 	       f->ctx == KT_ANY && !f->hide_idle && a->p.max_cpu;
 }
 
-/* Makes the tables of the slices that enter the running sums (and checks that those that
- * leave are still kept): 0, 1 when a slice has a CPU past max_cpu, -1 out of memory. A state
- * that cannot move to [lo, hi) (nothing kept in common, a window that went back) starts over. */
+/* Brings the running sums to the complete slices [lo, hi) of the window: those that left
+ * gave their hits back as they expired; those that completed since are added now. 0, 1 when
+ * a slice has a CPU past max_cpu, -1 out of memory (then the sums start over next time). A
+ * window reaching back past the sums' first slice (a longer span) or with none of their
+ * slices left starts over. */
 static int prepare(struct kt_agg *a, struct kt_cputop *t, uint64_t lo, uint64_t hi)
 {
-	int over = t->inc_hi > hi || t->inc_lo > lo || t->inc_hi <= lo ||
-		   hi - t->inc_lo > t->nring; /* a new table would take a leaving one's slot */
-
-	for (uint64_t no = t->inc_lo; !over && no < lo; no++)
-		over = t->ring[no % t->nring].no != no + 1;
-	if (over) {
+	if (lo < t->inc_lo || t->inc_hi > hi || t->inc_hi <= lo) {
 		running_reset(t);
 		t->inc_lo = t->inc_hi = lo;
 	}
+	t->inc_lo = lo;
 	for (uint64_t no = t->inc_hi; no < hi; no++) {
-		const struct cslice *s = complete(a, t, no);
+		int e = add_slice(a, t, no);
 
-		if (!s)
-			return -1;
-		if (s->odd)
-			return 1;
+		if (e) {
+			running_reset(t);
+			return e;
+		}
+		t->inc_hi = no + 1;
 	}
 	return 0;
 }
@@ -461,12 +526,16 @@ int kt_agg_cputop(struct kt_agg *a, const struct kt_query *q, struct kt_cpuview 
 	uint64_t lo = newest - done, hi = newest;
 	struct kt_window_cursor c, rc;
 	struct kt_cputop *t;
-	const struct cslice *rs;
+	const struct cslice *rs = NULL;
 	int e;
 
-	/* the recent slice: the open one, or a complete one still in the window */
-	if (!applies(a, q) || kt_window_cursor_recent(a->w, &rc, &rlen) < 0 ||
-	    (rc.slice != newest && (rc.slice < lo || rc.slice >= hi)))
+	/* the recent slice: the open one, a complete one still in the window, or the copy
+	 * kt_window_recent made (a one-slice window, a span change, a jump in time) */
+	if (!applies(a, q))
+		return 0;
+	if (kt_window_cursor_recent(a->w, &rc, &rlen) < 0)
+		rc.slice = UINT64_MAX;
+	else if (rc.slice != newest && (rc.slice < lo || rc.slice >= hi))
 		return 0;
 	nring = (uint32_t)(slice ? kt_window_span(a->w) / slice : 0) + 4;
 	t = state(a, ncpu, nring > done + 2 ? nring : done + 2);
@@ -480,25 +549,19 @@ int kt_agg_cputop(struct kt_agg *a, const struct kt_query *q, struct kt_cpuview 
 	/* the open slice, for this answer only */
 	kt_window_cursor_rolling(a->w, &c);
 	c.slice = c.last = newest;
-	if (slice_make(a, t, &t->open, &c) < 0)
+	if (slice_make(a, t, &t->open, &c, 0) < 0)
 		return -1;
 	if (t->open.odd)
 		return 0;
-	rs = rc.slice == newest ? &t->open : complete(a, t, rc.slice);
-	if (!rs)
-		return -1;
-	/* a CPU at a time, while its table is in the cache: the slices that left, those that
-	 * entered, then its tops among the running sums and the open slice's totals */
+	if (rc.slice == newest)
+		rs = &t->open;
+	else if (rc.slice != UINT64_MAX && (rs = &t->ring[rc.slice % t->nring])->no != rc.slice + 1)
+		return 0; /* cannot happen: [lo, hi) were just added */
+	/* a CPU at a time: its tops among the running sums and the open slice's totals */
 	for (uint32_t cpu = 0; cpu < ncpu; cpu++) {
-		const uint64_t *x = rs->cls + (size_t)cpu * NCLS;
+		const uint64_t *x = rs ? rs->cls + (size_t)cpu * NCLS : NULL;
 		struct crun *r = &t->run[cpu];
 
-		for (uint64_t no = t->inc_lo; no < lo; no++)
-			if (slice_apply(t, &t->ring[no % t->nring], cpu, -1) < 0)
-				goto nomem;
-		for (uint64_t no = t->inc_hi; no < hi; no++)
-			if (slice_apply(t, &t->ring[no % t->nring], cpu, 1) < 0)
-				goto nomem;
 		if (r->zeros && r->zeros * 2 >= r->n && crun_rebuild(r, r->n - r->zeros) < 0)
 			goto nomem;
 		for (int k = 0; k < NCLS; k++)
@@ -507,21 +570,33 @@ int kt_agg_cputop(struct kt_agg *a, const struct kt_query *q, struct kt_cpuview 
 		if (!t->open.dups) {
 			tops(a, t, cpu, t->open.e + t->open.off[cpu],
 			     t->open.off[cpu + 1] - t->open.off[cpu]);
-		} else if (slice_apply(t, &t->open, cpu, 1) < 0) {
-			goto nomem;
+		} else if ((e = slice_apply(t, &t->open, cpu, 1)) != 0) {
+			running_reset(t); /* in part: the sums start over next time */
+			return e < 0 ? -1 : 0;
 		} else {
 			/* a key may repeat: the open slice in and out of the sums around them */
 			tops(a, t, cpu, NULL, 0);
-			if (slice_apply(t, &t->open, cpu, -1) < 0)
-				goto nomem;
+			slice_apply(t, &t->open, cpu, -1);
 		}
-		t->recent[cpu] = x[CLS_USER] + x[CLS_IDLE] + x[CLS_KERNEL];
+		t->recent[cpu] = x ? x[CLS_USER] + x[CLS_IDLE] + x[CLS_KERNEL] : 0;
 	}
-	t->inc_lo = lo;
-	t->inc_hi = hi;
+	if (!rs) {
+		size_t nr;
+		const struct kt_hit *h = kt_window_recent(a->w, &nr, &rlen);
+
+		for (size_t i = 0; i < nr; i++)
+			if (h[i].cpu < ncpu)
+				t->recent[h[i].cpu] += h[i].hits;
+	}
 	*v = (struct kt_cpuview){ncpu, t->outcls, t->recent, rlen, t->topf, t->topm};
+	a->cputop_answers++;
 	return 1;
 nomem:
 	running_reset(t);
 	return -1;
+}
+
+uint64_t kt_agg_cputop_answers(const struct kt_agg *a)
+{
+	return a->cputop_answers;
 }

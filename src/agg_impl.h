@@ -123,6 +123,7 @@ struct kt_agg {
 	struct kt_idx tsidx; /* the entries of the slice being made */
 	/* the CPU view's per-slice tables and running sums (agg_cputop.c) */
 	struct kt_cputop *cputop;
+	uint64_t cputop_answers; /* CPU views it answered */
 };
 
 struct kt_tslice {

@@ -304,6 +304,8 @@ static void slice_expire(struct kt_window *w, struct slice *s)
 	while (slice_read(s, &li, &pos, UINT32_MAX, &h, 1)) {
 		uint32_t c, id;
 
+		if (w->on_expire && s->no)
+			w->on_expire(w->on_expire_ctx, s->no - 1, &h);
 		if (!w->no_cum) {
 			c = cum_entry(w, h.loc, h.stack, h.cpu, h.task, h.ctx);
 			if (c != UINT32_MAX) {
@@ -330,6 +332,7 @@ static void slice_expire(struct kt_window *w, struct slice *s)
 		s->log[i].n = 0;
 	s->hits = 0;
 	s->lost = 0;
+	s->no = 0;
 	w->out_dirty = 1;
 	w->gen++;
 }
@@ -398,10 +401,13 @@ static void rotate_to(struct kt_window *w, uint64_t k)
 		for (uint32_t i = 0; i < w->nslices; i++)
 			slice_expire(w, &w->ring[i]);
 	} else {
-		for (uint64_t j = from + 1; j <= k; j++)
+		for (uint64_t j = from + 1; j <= k; j++) {
 			slice_expire(w, &w->ring[j % w->nslices]);
+			w->ring[j % w->nslices].no = j + 1;
+		}
 	}
 	w->newest = k;
+	w->ring[k % w->nslices].no = k + 1;
 }
 
 static void start_at(struct kt_window *w, uint64_t t)
@@ -410,6 +416,13 @@ static void start_at(struct kt_window *w, uint64_t t)
 	w->origin = t;
 	w->end = t;
 	w->newest = 0;
+	w->ring[0].no = 1;
+}
+
+void kt_window_set_expire_hook(struct kt_window *w, kt_window_expire_fn fn, void *ctx)
+{
+	w->on_expire = fn;
+	w->on_expire_ctx = ctx;
 }
 
 void kt_window_advance(struct kt_window *w, uint64_t now_ns)

@@ -44,6 +44,7 @@ struct slice {
 	struct wlog *log;
 	uint32_t nlog; /* logs allocated (zeroed when new) */
 	uint64_t hits, lost;
+	uint64_t no; /* its slice number + 1; 0 before it is the newest and after it expires */
 };
 
 /* An entry of a hash-indexed table of hits (the narrow rolling totals, the materialized
@@ -108,6 +109,8 @@ struct kt_window {
 	uint32_t nslices;   /* slices the rolling totals span */
 	uint32_t nlog;	    /* the most logs a slice has */
 	struct slice *ring; /* nslices entries, slot k % nslices */
+	kt_window_expire_fn on_expire; /* told of each hit of a slice as it leaves */
+	void *on_expire_ctx;
 
 	/* rolling totals: the narrow ones, (location, context, whether a chain was sampled), kept
 	 * incrementally; the full tuples are materialized from the slices' logs on demand */

@@ -193,6 +193,9 @@ int kt_agg_irq_owner(const struct kt_agg *a);
  * do not read; on by default). Off, every query scans the window's tuples as before issue 14:
  * the same answers, kept so a benchmark and the equivalence test can compare both ways. */
 void kt_agg_set_projection(struct kt_agg *a, int on);
+/* How many CPU views came from the tables kept between refreshes (agg_cputop.c), for the
+ * tests and benchmarks. */
+uint64_t kt_agg_cputop_answers(const struct kt_agg *a);
 
 /* The layers the aggregator reads, for writers that need names (reports). */
 struct kt_symbols *kt_agg_symbols(const struct kt_agg *a);
