@@ -201,30 +201,6 @@ static uint32_t narrow_entry(struct kt_window *w, uint32_t loc, uint32_t chain, 
 	return id;
 }
 
-/* Decodes record i of log li of a slice into h (hits = its count); returns the records it took. */
-static inline uint32_t rec_decode(const struct wlog *l, uint32_t li, uint32_t i, struct kt_hit *h)
-{
-	const struct wrec *r = &l->r[i];
-
-	h->loc = r->loc;
-	h->stack = r->stack;
-	h->task = r->task;
-	if (r->cpu != WREC_WIDE) {
-		h->cpu = li - 1;
-		h->ctx = r->ctx;
-		h->hits = (uint64_t)r->cpu + 1;
-		return 1;
-	}
-	{
-		const struct wrec_wide *x = (const struct wrec_wide *)(const void *)&l->r[i + 1];
-
-		h->cpu = x->cpu;
-		h->ctx = x->ctx;
-		h->hits = x->count;
-	}
-	return 2;
-}
-
 /* Reads up to max hits of slice s from log *li, record *pos on, through log end - 1. */
 static size_t slice_read(const struct slice *s, uint32_t *li, uint32_t *pos, uint32_t end,
 			 struct kt_hit *buf, size_t max)
@@ -237,7 +213,7 @@ static size_t slice_read(const struct slice *s, uint32_t *li, uint32_t *pos, uin
 		const struct wlog *l = &s->log[*li];
 
 		while (*pos < l->n && n < max)
-			*pos += rec_decode(l, *li, *pos, &buf[n++]);
+			*pos += wlog_decode(l, *li, *pos, &buf[n++]);
 		if (*pos < l->n)
 			break;
 		*pos = 0;
@@ -249,7 +225,7 @@ static size_t slice_read(const struct slice *s, uint32_t *li, uint32_t *pos, uin
 static void slice_free(struct slice *s)
 {
 	for (uint32_t i = 0; i < s->nlog; i++)
-		free(s->log[i].r);
+		free(s->log[i].u);
 	free(s->log);
 	s->log = NULL;
 	s->nlog = 0;
@@ -451,7 +427,7 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 	struct slice *s;
 	struct wlog *l;
 	uint32_t id, nrec, li, *slot = NULL;
-	int wide;
+	int wide, compact;
 
 	if (!count)
 		return;
@@ -467,7 +443,12 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 	s = &w->ring[w->newest % w->nslices];
 	li = cpu < WLOG_CPUS ? cpu + 1 : 0;
 	wide = count != 1 || !li || ctx >= WREC_WIDE;
-	nrec = wide ? 2 : 1;
+	if (stack >= 1u << 31) {
+		w->nomem++; /* cannot happen: 2^31 stacks would not fit in memory */
+		return;
+	}
+	compact = !wide && WREC_FITS(loc, stack, task, ctx);
+	nrec = wide ? 4 : compact ? 1 : 2;
 	if (li >= s->nlog) {
 		uint32_t old = s->nlog;
 
@@ -480,7 +461,7 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 			w->nlog = s->nlog;
 	}
 	l = &s->log[li];
-	if (kt_grow((void **)&l->r, &l->cap, l->n + nrec, sizeof(*l->r)) < 0) {
+	if (kt_grow((void **)&l->u, &l->cap, l->n + nrec, sizeof(*l->u)) < 0) {
 		w->nomem++;
 		return;
 	}
@@ -490,25 +471,32 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 		return;
 	}
 	if (!wide) {
-		struct wrec r = {loc, stack, task, 0, (uint16_t)ctx};
+		struct kt_hit k = {.loc = loc, .stack = stack, .task = task, .ctx = ctx};
 
-		if (kt_window_log_merge(w, l, li, &r, &slot)) {
+		if (kt_window_log_merge(w, l, li, &k, &slot)) {
 			w->nar.t[id].h.hits++;
 			goto counted; /* its record holds the stack and the task already */
 		}
 	}
 	w->nar.t[id].h.hits += count;
-	if (wide) {
-		struct wrec_wide x = {cpu, ctx, count};
+	if (compact) {
+		uint64_t u = WREC_COMPACT | loc | (uint64_t)task << WREC_TASK_SHIFT |
+			     (uint64_t)ctx << WREC_CTX_SHIFT;
 
-		l->r[l->n] = (struct wrec){loc, stack, task, WREC_WIDE, 0};
-		memcpy(&l->r[l->n + 1], &x, sizeof(x));
+		memcpy(&l->u[l->n], &u, sizeof(u));
 	} else {
-		l->r[l->n] = (struct wrec){loc, stack, task, 0, (uint16_t)ctx};
+		struct wrec r = {loc, stack, task, wide ? WREC_WIDE : 0, wide ? 0 : (uint16_t)ctx};
+
+		memcpy(&l->u[l->n], &r, sizeof(r));
+		if (wide) {
+			struct wrec_wide x = {cpu, ctx, count};
+
+			memcpy(&l->u[l->n + 2], &x, sizeof(x));
+		}
 	}
 	l->n += nrec;
 	if (slot)
-		kt_window_log_added(w, l, li, slot);
+		kt_window_log_added(w, l, li, slot, l->n - nrec);
 	kt_window_stack_ref(w, stack, 1);
 	kt_window_task_ref(w, task);
 counted:
@@ -772,7 +760,7 @@ size_t kt_window_mem(const struct kt_window *w)
 	for (uint32_t i = 0; i < w->nslices; i++) {
 		m += (size_t)w->ring[i].nlog * sizeof(*w->ring[i].log);
 		for (uint32_t j = 0; j < w->ring[i].nlog; j++)
-			m += (size_t)w->ring[i].log[j].cap * sizeof(*w->ring[i].log[j].r);
+			m += (size_t)w->ring[i].log[j].cap * sizeof(*w->ring[i].log[j].u);
 	}
 	m += (size_t)w->nar.cap * sizeof(*w->nar.t) + kt_idx_mem(&w->nar.idx) +
 	     (size_t)w->narloccap * sizeof(*w->narloc);

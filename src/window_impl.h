@@ -3,14 +3,29 @@
 #ifndef KERNTOP_WINDOW_IMPL_H
 #define KERNTOP_WINDOW_IMPL_H
 
+#include <string.h>
+
 #include "kerntop/window.h"
 #include "util_idx.h"
 
-/* One sample of a slice's log: 16 bytes, appended at ingest without hashing. A record whose
- * cpu is WREC_WIDE is followed by a struct wrec_wide with the CPU, context and count (a count
- * other than 1, or a CPU or context id that does not fit 16 bits). In the other records the
- * CPU is the log's and the cpu field holds the count - 1: 0 as appended, more once a complete
- * sample of the same key is merged into it (window_logidx.c), at most WREC_NARROW_MAX. */
+/* A slice's log is an array of 8-byte units, appended at ingest without hashing. A sample
+ * without a call chain whose location, task and context ids fit (nearly every one of a run
+ * without -g) takes one unit, a compact record: bit 63 set, the location in bits 0-23, the
+ * task in 24-43, the context in 44-49 and the count - 1 in 50-62 (at most WREC_COMPACT_MAX).
+ * Any other sample takes a struct wrec (two units; its stack id is below 2^31, so bit 63 of
+ * its first unit is clear). A wrec whose cpu is WREC_WIDE is followed by a struct wrec_wide
+ * with the CPU, context and count (a count other than 1, or a CPU or context id that does not
+ * fit 16 bits): four units. In the other records the CPU is the log's and the count field
+ * holds the count - 1: 0 as appended, more once a sample of the same key is merged into it
+ * (window_logidx.c), at most WREC_NARROW_MAX (WREC_COMPACT_MAX in a compact record). Units
+ * are read and written with memcpy. */
+#define WREC_COMPACT (1ull << 63)
+#define WREC_TASK_SHIFT 24
+#define WREC_CTX_SHIFT 44
+#define WREC_CNT_SHIFT 50
+#define WREC_COMPACT_MAX 0x1fffu
+#define WREC_FITS(loc, stack, task, ctx)                                                  \
+	(!(stack) && (loc) < (1u << WREC_TASK_SHIFT) && (task) < (1u << 20) && (ctx) < 64u)
 struct wrec {
 	uint32_t loc, stack, task;
 	uint16_t cpu, ctx;
@@ -21,15 +36,53 @@ struct wrec_wide {
 	uint32_t cpu, ctx;
 	uint64_t count;
 };
+_Static_assert(sizeof(struct wrec) == 16 && sizeof(struct wrec_wide) == 16, "two units each");
 
 /* The samples of a slice are logged by CPU, so a reader can merge one CPU at a time in a
  * small table: log 0 holds CPUs from WLOG_CPUS on (their CPU in a wide record), log i + 1
  * CPU i, where the record's cpu field is 0 (or WREC_WIDE). */
 #define WLOG_CPUS 8192u
 struct wlog {
-	struct wrec *r;
-	uint32_t n, cap; /* records */
+	uint64_t *u;
+	uint32_t n, cap; /* units */
 };
+
+/* Decodes the record at unit i of log li into h (hits = its count); returns its units. */
+static inline uint32_t wlog_decode(const struct wlog *l, uint32_t li, uint32_t i, struct kt_hit *h)
+{
+	uint64_t u;
+	struct wrec r;
+
+	memcpy(&u, &l->u[i], sizeof(u));
+	if (u & WREC_COMPACT) {
+		h->loc = (uint32_t)(u & ((1u << WREC_TASK_SHIFT) - 1));
+		h->task = (uint32_t)(u >> WREC_TASK_SHIFT) & ((1u << 20) - 1);
+		h->ctx = (uint32_t)(u >> WREC_CTX_SHIFT) & 63u;
+		h->hits = ((u >> WREC_CNT_SHIFT) & WREC_COMPACT_MAX) + 1;
+		h->stack = 0;
+		h->cpu = li - 1;
+		return 1;
+	}
+	memcpy(&r, &l->u[i], sizeof(r));
+	h->loc = r.loc;
+	h->stack = r.stack;
+	h->task = r.task;
+	if (r.cpu != WREC_WIDE) {
+		h->cpu = li - 1;
+		h->ctx = r.ctx;
+		h->hits = (uint64_t)r.cpu + 1;
+		return 2;
+	}
+	{
+		struct wrec_wide x;
+
+		memcpy(&x, &l->u[i + 2], sizeof(x));
+		h->cpu = x.cpu;
+		h->ctx = x.ctx;
+		h->hits = x.count;
+	}
+	return 4;
+}
 
 /* An index of the newest slice's records of one log: slot = record + 1, 0 empty. */
 struct wlogidx {
@@ -192,9 +245,10 @@ void kt_window_cum_remap(struct kt_window *w, const uint32_t *task_map);
 /* window_logidx.c: 1 when narrow record r was merged into its key's record of log li of the
  * newest slice; else 0 and, when *slotp is set, kt_window_log_added is to be called with it
  * once r is appended */
-int kt_window_log_merge(struct kt_window *w, struct wlog *l, uint32_t li, const struct wrec *r,
+int kt_window_log_merge(struct kt_window *w, struct wlog *l, uint32_t li, const struct kt_hit *k,
 			uint32_t **slotp);
-void kt_window_log_added(struct kt_window *w, struct wlog *l, uint32_t li, uint32_t *slot);
+void kt_window_log_added(struct kt_window *w, struct wlog *l, uint32_t li, uint32_t *slot,
+			 uint32_t at);
 size_t kt_window_logidx_mem(const struct kt_window *w);
 void kt_window_logidx_free(struct kt_window *w);
 

@@ -4,8 +4,8 @@
  * window merges the logs (the projections, Trend, the recent copy, expiry), so a refresh reads
  * distinct keys instead of samples: at 100 kHz on a few CPUs a few hundred records per CPU and
  * slice instead of a hundred thousand, and the window's memory follows the keys, not the rate.
- * A narrow record counts in its cpu field (count - 1, at most WREC_NARROW_MAX; a full record
- * gives way to a new one); wide records are never merged. The index of a CPU is cleared when
+ * A record counts in its count field (count - 1, at most WREC_NARROW_MAX, or WREC_COMPACT_MAX
+ * in a compact record; a full record gives way to a new one); wide records are never merged. The index of a CPU is cleared when
  * the newest slice moves on: complete slices are only read. Where a CPU's samples hardly
  * repeat (a big machine at 997 Hz: ~1000 samples a slice over thousands of functions and
  * tasks), the probe would only cost: a CPU whose last measured slice merged fewer than one
@@ -22,20 +22,45 @@
 #define LOG_REMEASURE 8
 #define LOG_IDX_KEEP (1u << 16) /* slots */
 
-static inline int same_key(const struct wrec *a, const struct wrec *b)
+static inline int same_key(const struct wlog *l, uint32_t at, const struct kt_hit *k)
 {
-	return a->loc == b->loc && a->stack == b->stack && a->task == b->task && a->ctx == b->ctx;
+	struct kt_hit h;
+
+	wlog_decode(l, 1, at, &h);
+	return h.loc == k->loc && h.stack == k->stack && h.task == k->task && h.ctx == k->ctx;
 }
 
-static inline uint32_t *slot_of(const struct wlogidx *x, const struct wlog *l, const struct wrec *r)
+static inline uint32_t *slot_of(const struct wlogidx *x, const struct wlog *l, const struct kt_hit *k)
 {
-	uint32_t h = kt_hash4(r->loc, r->stack, r->task, r->ctx), *slot;
+	uint32_t h = kt_hash4(k->loc, k->stack, k->task, k->ctx), *slot;
 
 	for (;; h++) {
 		slot = &x->slot[h & x->mask];
-		if (!*slot || same_key(&l->r[*slot - 1], r))
+		if (!*slot || same_key(l, *slot - 1, k))
 			return slot;
 	}
+}
+
+/* Adds a sample to the (narrow or compact) record at unit at: 0 when it is full. */
+static int bump(struct wlog *l, uint32_t at)
+{
+	uint64_t u;
+	struct wrec r;
+
+	memcpy(&u, &l->u[at], sizeof(u));
+	if (u & WREC_COMPACT) {
+		if (((u >> WREC_CNT_SHIFT) & WREC_COMPACT_MAX) == WREC_COMPACT_MAX)
+			return 0;
+		u += 1ull << WREC_CNT_SHIFT;
+		memcpy(&l->u[at], &u, sizeof(u));
+		return 1;
+	}
+	memcpy(&r, &l->u[at], sizeof(r));
+	if (r.cpu >= WREC_NARROW_MAX)
+		return 0;
+	r.cpu++;
+	memcpy(&l->u[at], &r, sizeof(r));
+	return 1;
 }
 
 /* Sizes x to cap slots, empty, and enters the narrow records of l again (the later of two
@@ -51,12 +76,12 @@ static int idx_rebuild(struct wlogidx *x, const struct wlog *l, uint32_t cap)
 	}
 	x->mask = cap - 1;
 	memset(x->slot, 0, (size_t)cap * sizeof(*x->slot));
-	for (uint32_t i = 0; i < l->n; i++) {
-		if (l->r[i].cpu == WREC_WIDE) {
-			i++; /* and its tail */
-			continue;
-		}
-		*slot_of(x, l, &l->r[i]) = i + 1;
+	for (uint32_t i = 0, k; i < l->n; i += k) {
+		struct kt_hit h;
+
+		k = wlog_decode(l, 1, i, &h);
+		if (k < 4) /* not a wide record */
+			*slot_of(x, l, &h) = i + 1;
 	}
 	return 0;
 }
@@ -103,7 +128,7 @@ static struct wlogidx *idx_for(struct kt_window *w, const struct wlog *l, uint32
 	return x;
 }
 
-int kt_window_log_merge(struct kt_window *w, struct wlog *l, uint32_t li, const struct wrec *r,
+int kt_window_log_merge(struct kt_window *w, struct wlog *l, uint32_t li, const struct kt_hit *k,
 			uint32_t **slotp)
 {
 	struct wlogidx *x = idx_for(w, l, li);
@@ -112,10 +137,9 @@ int kt_window_log_merge(struct kt_window *w, struct wlog *l, uint32_t li, const 
 	*slotp = NULL;
 	if (!x)
 		return 0; /* appended unmerged: every reader still counts it right */
-	slot = slot_of(x, l, r);
+	slot = slot_of(x, l, k);
 	x->seen++;
-	if (*slot && l->r[*slot - 1].cpu < WREC_NARROW_MAX) {
-		l->r[*slot - 1].cpu++;
+	if (*slot && bump(l, *slot - 1)) {
 		x->merged++;
 		return 1;
 	}
@@ -123,11 +147,12 @@ int kt_window_log_merge(struct kt_window *w, struct wlog *l, uint32_t li, const 
 	return 0;
 }
 
-void kt_window_log_added(struct kt_window *w, struct wlog *l, uint32_t li, uint32_t *slot)
+void kt_window_log_added(struct kt_window *w, struct wlog *l, uint32_t li, uint32_t *slot,
+			 uint32_t at)
 {
 	struct wlogidx *x = &w->lidx[li];
 
-	*slot = l->n; /* the record just appended, at l->n - 1 */
+	*slot = at + 1; /* the record just appended */
 	if (l->n * 2 > x->mask && idx_rebuild(x, l, (x->mask + 1) * 2) < 0)
 		x->off = 1; /* the rest of this slice is appended unmerged */
 }

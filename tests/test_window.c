@@ -754,6 +754,31 @@ static void test_log_merge(void)
 	is_int(recs, 400, "after a slice without repeats the next is logged unmerged");
 	is_int(hits_of(w, 7, 0, 2, 4), 200, "and counted the same");
 	kt_window_free(w);
+
+	/* a sample without a chain takes an 8-byte compact record, which counts up to 8192 and
+	 * then gives way; a context id past 63 does not fit one and takes a full record */
+	w = mk(4 * S, 1 * S, 0);
+	for (uint32_t i = 0; i < 10000; i++)
+		kt_window_add_ctx(w, 50 * S + i, 9, 0, 1, 4, 2, 1);
+	for (uint32_t i = 0; i < 300; i++)
+		kt_window_add_ctx(w, 50 * S + i, 9, 0, 1, 4, 70, 1);
+	kt_window_cursor_rolling(w, &c);
+	recs = total = big = 0;
+	while ((got = kt_window_read(w, &c, buf, 8)))
+		for (size_t i = 0; i < got; i++) {
+			recs++;
+			total += buf[i].hits;
+			if (buf[i].hits > big)
+				big = buf[i].hits;
+			if (buf[i].ctx != 2 && buf[i].ctx != 70)
+				recs += 100; /* a context read back wrong */
+		}
+	is_int(total, 10300, "compact and full records hold every sample");
+	is_int(recs, 3, "in two compact records and a full one");
+	is_int(big, 8192, "a compact record counts up to 8192");
+	kt_window_add(w, 60 * S, 1, 0, 0, 0, 1);
+	is_int(kt_window_total(w), 1, "expiry took them all off the total");
+	kt_window_free(w);
 }
 
 int main(void)
