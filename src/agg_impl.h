@@ -115,9 +115,11 @@ struct kt_agg {
 	uint32_t locrowcap;
 	/* per complete slice, its hits by (location, context, chain or not), made once (a slice
 	 * never changes once complete), slot slice number % ntslice: the trend's points and the
-	 * recent rates of views by location (agg_trend.c) */
+	 * recent rates of views by location (agg_trend.c); until a trend is asked for, only the
+	 * newest complete slice's is kept (slot 0): a batch report's recent rates need no more */
 	struct kt_tslice *tslice;
 	uint32_t ntslice;
+	int trend_asked;
 	uint32_t *tpos; /* per location: an entry + 1 of it in the slice being made */
 	uint32_t tposcap;
 	struct kt_idx tsidx; /* the entries of the slice being made */

@@ -95,7 +95,7 @@ const struct kt_tslice *kt_agg_slice_locs(struct kt_agg *a, uint64_t no)
 	if (no >= newest || newest - no > done)
 		return NULL; /* the open slice, or gone */
 	age = (uint32_t)(newest - no);
-	t = &a->tslice[no % a->ntslice];
+	t = &a->tslice[a->trend_asked ? no % a->ntslice : 0];
 	if (t->no == no + 1)
 		return t;
 	if (nloc > a->tposcap) {
@@ -210,6 +210,7 @@ int kt_agg_trend(struct kt_agg *a, const struct kt_query *q, struct kt_result *r
 		for (uint32_t i = 0; i < nloc; i++)
 			a->locrow[i] = ROW_UNSET;
 	}
+	a->trend_asked = 1;
 	for (uint32_t age = 1; age <= npts * per; age++) {
 		struct kt_window_cursor cur;
 		uint32_t pt = npts - 1 - (age - 1) / per;
