@@ -165,6 +165,8 @@ struct kt_agg_params {
 	int user_sampled;        /* the source samples user mode too */
 };
 
+/* The aggregator reads w and s and may hold w's expire hook (the CPU view's running sums):
+ * free it before them. */
 int kt_agg_new(struct kt_window *w, struct kt_symbols *s, const struct kt_agg_params *p,
 	       struct kt_agg **out);
 void kt_agg_free(struct kt_agg *a);
