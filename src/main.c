@@ -555,6 +555,30 @@ static int out_of_memory(struct app *a)
 	return 1;
 }
 
+/* The wall time of the next tick, moved (by at most half a slice) to come just after a slice
+ * boundary of the source's clock: the window then turns its slice at the tick, and the
+ * refresh finds the open slice nearly empty. A tick just before the boundary, where the
+ * startup left it, made the CPU view read every slice twice, open and complete (issue 14). */
+static uint64_t tick_phase(struct app *a, uint64_t next_tick)
+{
+	uint64_t slice = kt_window_slice(a->win), now = kt_now_ns(), at, ph, margin, shift;
+	double speed = a->opts->replay ? a->opts->speed : 1.0;
+
+	if (a->replay_done || speed <= 0 || !slice || next_tick <= now)
+		return next_tick;
+	/* the source's clock at the next tick as it stands */
+	at = kt_source_now(a->src) + (uint64_t)((double)(next_tick - now) * speed);
+	if (kt_window_slice_phase(a->win, at, &ph) < 0)
+		return next_tick;
+	margin = slice / 64; /* the samples of the tick's own moment, and the loop's latency */
+	if (ph >= margin && ph <= slice / 2) { /* past the boundary by more: a bit earlier */
+		shift = (uint64_t)((double)(ph - margin) / speed);
+		return next_tick - shift > now ? next_tick - shift : next_tick;
+	}
+	shift = ph < margin ? margin - ph : slice - ph + margin;
+	return next_tick + (uint64_t)((double)shift / speed);
+}
+
 /* The one event loop: perf rings, keys, signals and the refresh tick. */
 static int run_loop(struct app *a, int sigfd)
 {
@@ -646,6 +670,7 @@ static int run_loop(struct app *a, int sigfd)
 			next_tick += (uint64_t)(delay_s(a) * 1e9);
 			if (next_tick < now)
 				next_tick = now + (uint64_t)(delay_s(a) * 1e9);
+			next_tick = tick_phase(a, next_tick);
 		}
 	}
 	return 0;

@@ -781,6 +781,15 @@ uint64_t kt_window_slice(const struct kt_window *w)
 	return w->slice_ns;
 }
 
+int kt_window_slice_phase(const struct kt_window *w, uint64_t t, uint64_t *phase)
+{
+	if (!w->started || !w->slice_ns)
+		return -1;
+	*phase = t >= w->origin ? (t - w->origin) % w->slice_ns
+				: w->slice_ns - 1 - (w->origin - t - 1) % w->slice_ns;
+	return 0;
+}
+
 uint64_t kt_window_end(const struct kt_window *w)
 {
 	return w->end;

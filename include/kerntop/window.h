@@ -181,6 +181,9 @@ uint64_t kt_window_gen(const struct kt_window *w);
 /* Slice length in ns, and the source time of the newest sample or advance. */
 uint64_t kt_window_slice(const struct kt_window *w);
 uint64_t kt_window_end(const struct kt_window *w);
+/* How far source time t is into its slice (t - the slice's start), in ns; -1 before the
+ * window has started (its slices are then not placed yet). */
+int kt_window_slice_phase(const struct kt_window *w, uint64_t t, uint64_t *phase);
 
 /* Stack ids: a stack returned by kt_window_stack stays valid at least until the next
  * kt_window_stack or kt_window_advance call, and for as long as any hit (in the rolling or
