@@ -558,7 +558,9 @@ static int out_of_memory(struct app *a)
 /* The wall time of the next tick, moved (by at most half a slice) to come just after a slice
  * boundary of the source's clock: the window then turns its slice at the tick, and the
  * refresh finds the open slice nearly empty. A tick just before the boundary, where the
- * startup left it, made the CPU view read every slice twice, open and complete (issue 14). */
+ * startup left it, made the CPU view read every slice twice, open and complete (issue 14).
+ * The first tick is placed as soon as the first sample has placed the slices, so that no
+ * refresh has two new slices to read. */
 static uint64_t tick_phase(struct app *a, uint64_t next_tick)
 {
 	uint64_t slice = kt_window_slice(a->win), now = kt_now_ns(), at, ph, margin, shift;
@@ -587,6 +589,7 @@ static int run_loop(struct app *a, int sigfd)
 	struct pollfd fds[MAX_POLLFDS];
 	uint64_t next_tick = kt_now_ns() + (uint64_t)(delay_s(a) * 1e9);
 	int batch_max = a->opts->batch && a->opts->replay && a->opts->speed == 0;
+	int placed = 0; /* the first tick is placed once the window has placed its slices */
 
 	sink.ctx = a;
 	sink.sample = on_sample;
@@ -612,6 +615,13 @@ static int run_loop(struct app *a, int sigfd)
 				if (!a->ui)
 					break;
 			}
+		}
+		if (!placed) {
+			uint64_t ph;
+
+			placed = kt_window_slice_phase(a->win, kt_source_now(a->src), &ph) == 0;
+			if (placed)
+				next_tick = tick_phase(a, next_tick);
 		}
 		now = kt_now_ns();
 		timeout = next_tick > now ? (int)((next_tick - now + 999999) / 1000000) : 0;
