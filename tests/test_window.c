@@ -689,6 +689,29 @@ static void test_logs(void)
 	kt_window_free(w);
 }
 
+/* Reads the whole rolling window: its records, their hits and the largest count of one; bad
+ * (when not NULL) counts records whose context is neither ctx0 nor ctx1. */
+static size_t census(struct kt_window *w, uint64_t *total, uint64_t *big, size_t *bad,
+		     uint32_t ctx0, uint32_t ctx1)
+{
+	struct kt_window_cursor c;
+	struct kt_hit buf[8];
+	size_t got, recs = 0;
+
+	*total = *big = 0;
+	kt_window_cursor_rolling(w, &c);
+	while ((got = kt_window_read(w, &c, buf, 8)))
+		for (size_t i = 0; i < got; i++) {
+			recs++;
+			*total += buf[i].hits;
+			if (buf[i].hits > *big)
+				*big = buf[i].hits;
+			if (bad && buf[i].ctx != ctx0 && buf[i].ctx != ctx1)
+				++*bad;
+		}
+	return recs;
+}
+
 /* The newest slice's logs are merged as they are written: a repeated key adds to its record
  * (a full one, past 65535, gives way to a new record), keys differing in any dimension stay
  * apart, the next slice starts its own records, and expiry takes every hit off again. */
@@ -697,7 +720,7 @@ static void test_log_merge(void)
 	struct kt_window *w = mk(4 * S, 1 * S, 0);
 	struct kt_window_cursor c;
 	struct kt_hit buf[8];
-	size_t got, recs = 0;
+	size_t got, recs = 0, bad;
 	uint64_t total = 0, big = 0, mem;
 	const uint32_t frames[2] = {11, 12};
 	uint32_t stk = kt_window_stack(w, frames, 2);
@@ -713,14 +736,7 @@ static void test_log_merge(void)
 	is_int(hits_of(w, 3, stk, 1, 4), 70000, "one key's 70000 samples, exact");
 	is_int(hits_of(w, 3, 0, 1, 4), 100, "the key without a chain kept apart");
 	is_int(hits_of(w, 3, stk, 1, 6), 100, "another task kept apart");
-	kt_window_cursor_rolling(w, &c);
-	while ((got = kt_window_read(w, &c, buf, 8)))
-		for (size_t i = 0; i < got; i++) {
-			recs++;
-			total += buf[i].hits;
-			if (buf[i].hits > big)
-				big = buf[i].hits;
-		}
+	recs = census(w, &total, &big, NULL, 0, 0);
 	is_int(total, 70300, "the logs hold every sample");
 	is_int(recs, 5, "in one record per key, two for the key past 65535");
 	is_int(big, 65535, "a record counts up to 65535");
@@ -762,19 +778,11 @@ static void test_log_merge(void)
 		kt_window_add_ctx(w, 50 * S + i, 9, 0, 1, 4, 2, 1);
 	for (uint32_t i = 0; i < 300; i++)
 		kt_window_add_ctx(w, 50 * S + i, 9, 0, 1, 4, 70, 1);
-	kt_window_cursor_rolling(w, &c);
-	recs = total = big = 0;
-	while ((got = kt_window_read(w, &c, buf, 8)))
-		for (size_t i = 0; i < got; i++) {
-			recs++;
-			total += buf[i].hits;
-			if (buf[i].hits > big)
-				big = buf[i].hits;
-			if (buf[i].ctx != 2 && buf[i].ctx != 70)
-				recs += 100; /* a context read back wrong */
-		}
+	bad = 0;
+	recs = census(w, &total, &big, &bad, 2, 70);
 	is_int(total, 10300, "compact and full records hold every sample");
 	is_int(recs, 3, "in two compact records and a full one");
+	is_int(bad, 0, "each with its context");
 	is_int(big, 8192, "a compact record counts up to 8192");
 	kt_window_add(w, 60 * S, 1, 0, 0, 0, 1);
 	is_int(kt_window_total(w), 1, "expiry took them all off the total");
