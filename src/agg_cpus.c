@@ -16,8 +16,8 @@ static int top_counts(struct kt_agg *a, const struct kt_query *q, const struct k
 {
 	const struct locinfo *li = kt_agg_loc(a, h->loc);
 
-	return !li->idle && !li->user && h->cpu < a->p.max_cpu && li->func < nf &&
-	       li->module < nm && kt_agg_pass(a, &q->filter, h, li);
+	return h->cpu < a->p.max_cpu && kt_agg_loc_keyed(li, nf, nm) &&
+	       kt_agg_pass(a, &q->filter, h, li);
 }
 
 /* A CPU's kernel hit as kt_agg_cpu_tops counts it. */

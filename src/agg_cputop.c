@@ -63,12 +63,19 @@ struct kt_cputop {
 	struct crun *run;	 /* per CPU */
 	uint32_t *cnt, *touched; /* dense scratch by function and module while a slice is read */
 	uint32_t cntcap;
-	struct cent *sorted; /* scratch of a slice sorted by CPU */
+	struct cent *sorted; /* scratch: a slice sorted by CPU, or a run going into the sums */
 	uint32_t sortedcap;
 	/* the answer */
 	uint64_t *recent;
 	uint32_t *topf, *topm;
 };
+
+/* A location's class: the same for a slice going in (slice_make) and a hit coming out
+ * (on_expire), so the sums stay exact. */
+static int loc_class(const struct locinfo *li)
+{
+	return li->user ? CLS_USER : li->idle ? CLS_IDLE : CLS_KERNEL;
+}
 
 static uint32_t key_hash(uint32_t key)
 {
@@ -312,11 +319,8 @@ static int slice_make(struct kt_agg *a, struct kt_cputop *t, struct cslice *s,
 			if (buf[i].loc >= nloc)
 				continue; /* interned after the query began: not counted by it */
 			li = kt_agg_loc(a, buf[i].loc);
-			s->cls[(size_t)buf[i].cpu * NCLS + (li->user   ? CLS_USER
-							    : li->idle ? CLS_IDLE
-								       : CLS_KERNEL)] +=
-			    buf[i].hits;
-			if (li->idle || li->user || li->func >= nf || li->module >= nm)
+			s->cls[(size_t)buf[i].cpu * NCLS + loc_class(li)] += buf[i].hits;
+			if (!kt_agg_loc_keyed(li, nf, nm))
 				continue;
 			k[0] = li->func;
 			k[1] = nf + li->module;
@@ -474,9 +478,8 @@ static void on_expire(void *ctx, uint64_t no, const struct kt_hit *h)
 	}
 	li = &a->li[h->loc];
 	cls = t->cls + (size_t)h->cpu * NCLS;
-	cls[li->user ? CLS_USER : li->idle ? CLS_IDLE : CLS_KERNEL] -= h->hits;
-	if (!li->idle && !li->user && li->func < kt_sym_nfuncs(a->s) &&
-	    li->module < kt_sym_nmodules(a->s)) {
+	cls[loc_class(li)] -= h->hits;
+	if (kt_agg_loc_keyed(li, kt_sym_nfuncs(a->s), kt_sym_nmodules(a->s))) {
 		struct cent e[2] = {{h->cpu, li->func, (uint32_t)h->hits},
 				    {h->cpu, KEY_MODULE | li->module, (uint32_t)h->hits}};
 

@@ -139,6 +139,13 @@ struct kt_tslice {
 
 /* agg.c */
 const struct locinfo *kt_agg_loc(struct kt_agg *a, uint32_t loc);
+/* Whether a location's hits count for a CPU row's top function and module: kernel work in a
+ * known function (below nf) and module (below nm). The projection path (agg_cpus.c) and the
+ * kept sums (agg_cputop.c, in and out) must agree on it. */
+static inline int kt_agg_loc_keyed(const struct locinfo *li, uint32_t nf, uint32_t nm)
+{
+	return !li->idle && !li->user && li->func < nf && li->module < nm;
+}
 int kt_agg_pass(const struct kt_agg *a, const struct kt_filter *f, const struct kt_hit *h,
 		const struct locinfo *li);
 /* The window's hits (current totals and newest slice) as the views count them: with
