@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -221,7 +220,7 @@ static int open_pipeline(struct app *a)
 			return -ENOMEM;
 		}
 
-	slice_s = fmin(o->delay_s, o->window_s / 10.0);
+	slice_s = o->window_s / 10.0 < o->delay_s ? o->window_s / 10.0 : o->delay_s;
 	wo.span_ns = (uint64_t)(o->window_s * 1e9);
 	wo.slice_ns = (uint64_t)(slice_s * 1e9);
 	/* A batch replay at full speed, and batch folded output, report once for the whole run
@@ -345,7 +344,7 @@ static int open_push(struct app *a)
 	    .nlabels = o->npush_labels,
 	    .header_file = o->push_header_file,
 	    /* one attempt may take as long as an interval, within 5..30 s */
-	    .timeout_s = fmax(5, fmin(30, o->push_interval_s)),
+	    .timeout_s = o->push_interval_s < 5 ? 5 : o->push_interval_s > 30 ? 30 : o->push_interval_s,
 	};
 	struct kt_push_feed_opts fo = {
 	    .interval_s = o->push_interval_s,

@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +79,17 @@ struct builder {
 	uint32_t nowned, ownedcap;
 	int nomem; /* a mapping could not be made (mapping_of's 0 is also "no mapping") */
 };
+
+/* v to the nearest integer, halves away from zero, within int64 (a period in ns, a count
+ * of ns): llround without the maths library. */
+static int64_t to_i64(double v)
+{
+	if (v >= 9.2e18)
+		return INT64_MAX;
+	if (v <= -9.2e18)
+		return INT64_MIN;
+	return v < 0 ? -(int64_t)(0.5 - v) : (int64_t)(v + 0.5);
+}
 
 static uint32_t hash_str(const char *s)
 {
@@ -526,7 +536,7 @@ static int pack_samples(struct builder *b, struct packed *p, PProfile *pr)
 		ps->value = &p->vals[2 * (size_t)i];
 		ps->n_value = 2;
 		ps->value[0] = (int64_t)s->hits;
-		ps->value[1] = (int64_t)llround((double)s->hits * period);
+		ps->value[1] = to_i64((double)s->hits * period);
 		/* labels: cpu, comm, pid, tid, context; numbers carry a unit, as pprof drops a numeric
 		 * label of 0 without one (CPU 0, the idle task's pid 0) */
 		if (s->cpu)
@@ -667,7 +677,7 @@ int kt_pprof_build(const struct kt_window *w, struct kt_symbols *s, const struct
 	pr.sample_type = pst;
 	pr.n_sample_type = 2;
 	pr.period_type = &pt;
-	pr.period = (int64_t)llround(o->period_ns);
+	pr.period = to_i64(o->period_ns);
 	pr.time_nanos = (int64_t)o->time_ns;
 	pr.duration_nanos = (int64_t)o->duration_ns;
 	pr.default_sample_type = st[1].type;
