@@ -185,6 +185,28 @@ static int build_index(struct kt_symbols *s)
 	return 0;
 }
 
+/* Boundaries within 4 GiB of the first become 32-bit offsets (issue 14: 256 KiB less for a
+ * 64 k-function kernel); rval is cut to its length. */
+static void narrow_starts(struct kt_symbols *s)
+{
+	uint32_t *v;
+
+	if (!s->nranges)
+		return;
+	v = realloc(s->rval, s->nranges * sizeof(*v));
+	if (v)
+		s->rval = v;
+	if (s->rstart[s->nranges - 1] - s->ibase > UINT32_MAX)
+		return;
+	s->roff = malloc(s->nranges * sizeof(*s->roff));
+	if (!s->roff)
+		return; /* the 64-bit starts serve */
+	for (uint32_t i = 0; i < s->nranges; i++)
+		s->roff[i] = (uint32_t)(s->rstart[i] - s->ibase);
+	free(s->rstart);
+	s->rstart = NULL;
+}
+
 /* Assigns sorted symbols to sorted regions; a symbol outside every region of its module
  * is an orphan (a bpf program, an ftrace trampoline) and gets a region of its own. */
 static int assign(struct kt_symbols *s, struct sym_vec *syms, struct region_vec *regs, int final,
@@ -271,6 +293,10 @@ static int assign(struct kt_symbols *s, struct sym_vec *syms, struct region_vec 
 						 end - syms->v[i].addr, g->module, 0);
 				if (f < 0 || emit(s, cap, syms->v[i].addr, (uint32_t)f) < 0)
 					goto oom;
+				/* a function's size is 32 bits: past 4 GiB (a corrupt list), buckets */
+				if (end - syms->v[i].addr > UINT32_MAX &&
+				    emit(s, cap, syms->v[i].addr + UINT32_MAX, RANGE_BUCKET | g->module) < 0)
+					goto oom;
 				m->nfuncs++;
 			}
 			i = nx;
@@ -345,5 +371,13 @@ int sym_build(struct kt_symbols *s, struct sym_vec *syms, struct region_vec *reg
 	r = assign(s, syms, regs, 1, &cap);
 	if (r < 0)
 		return r;
-	return build_index(s);
+	/* the functions and boundaries hold it all now: the list's 1.5 MB go before the
+	 * boundaries are narrowed, so that loading peaks lower */
+	free(syms->v);
+	*syms = (struct sym_vec){0};
+	r = build_index(s);
+	if (r < 0)
+		return r;
+	narrow_starts(s);
+	return 0;
 }

@@ -97,6 +97,8 @@ int sym_add_module(struct kt_symbols *s, const char *name, uint64_t base, uint64
 {
 	struct kt_sym_module *m;
 
+	if (s->nmods >= KT_SYM_MODULES_MAX - 1)
+		return -ENOMEM;
 	if (s->nmods == s->capmods) {
 		uint32_t c = s->capmods ? s->capmods * 2 : 16;
 		struct kt_sym_module *nm = realloc(s->mods, c * sizeof(*nm));
@@ -234,11 +236,11 @@ int sym_add_func(struct kt_symbols *s, const char *name, uint64_t start, uint64_
 	f = &s->funcs[s->nfuncs];
 	f->name = name;
 	f->start = start;
-	f->size = size;
+	f->size = size < UINT32_MAX ? (uint32_t)size : UINT32_MAX;
 	f->module = module;
-	f->bucket = (uint8_t)bucket;
+	f->bucket = bucket != 0;
 	/* buckets too: "mod*" marks a whole symbol-less module (an idle driver) idle */
-	f->idle = (uint8_t)sym_is_idle(s, name);
+	f->idle = sym_is_idle(s, name) != 0;
 	/* the kernel's own list of idle code: everything it put in .cpuidle.text */
 	if (module == KT_MOD_VMLINUX && start >= s->cpuidle_start && start < s->cpuidle_end)
 		f->idle = 1;
@@ -350,6 +352,7 @@ void kt_sym_free(struct kt_symbols *s)
 	free(s->slices.slot);
 	free(s->bhash);
 	free(s->rstart);
+	free(s->roff);
 	free(s->rval);
 	free(s->idx);
 	free(s->idle);

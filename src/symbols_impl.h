@@ -11,8 +11,9 @@
 /* Boundary values in the range table: a function id, or a bucket range of a module. */
 #define RANGE_BUCKET 0x80000000u
 /* The coarse index's slots over the boundaries' span (4 bytes each): with the bucket-range
- * cache in front, a few more steps of binary search per miss cost less than a bigger index. */
-#define SYM_INDEX_SLOTS (1u << 16)
+ * cache in front, a few more steps of binary search per miss cost less than a bigger index
+ * (16 Ki slots: 4 boundaries a slot for a 64 k-function kernel, 64 KiB). */
+#define SYM_INDEX_SLOTS (1u << 14)
 /* A symbol without a known module range covers at most this many bytes. */
 #define ORPHAN_SPAN 4096u
 
@@ -148,8 +149,11 @@ struct kt_symbols {
 	struct bucket_slot *bhash;
 	uint32_t bmask, nbuckets;
 
-	/* sorted boundaries: [rstart[i], rstart[i+1]) maps to rval[i] */
+	/* sorted boundaries: [rstart[i], rstart[i+1]) maps to rval[i]; once built, a span of
+	 * less than 4 GiB (a kernel and its modules) keeps them as roff[i] = rstart[i] - ibase
+	 * instead, and rstart is NULL (read them with sym_range_start) */
 	uint64_t *rstart;
+	uint32_t *roff;
 	uint32_t *rval;
 	uint32_t nranges;
 	/* coarse index: idx[(addr - ibase) >> ishift] = first boundary index of that slot */
@@ -192,6 +196,11 @@ struct kt_symbols {
 	uint64_t nomem; /* lookups that could not allocate (kt_sym_nomem) */
 };
 
+static inline uint64_t sym_range_start(const struct kt_symbols *s, uint32_t i)
+{
+	return s->roff ? s->ibase + s->roff[i] : s->rstart[i];
+}
+
 /* symbols_core.c */
 int sym_grow(void **p, uint32_t *cap, uint32_t need, size_t elem);
 int sym_add_func(struct kt_symbols *s, const char *name, uint64_t start, uint64_t size,
@@ -208,6 +217,8 @@ int sym_ctx_init(struct kt_symbols *s);
 void sym_ctx_free(struct kt_symbols *s);
 
 /* symbols_build.c */
+/* Sorts the loaded symbols into functions and boundaries; frees syms (the caller may free
+ * it again: it is left empty). */
 int sym_build(struct kt_symbols *s, struct sym_vec *syms, struct region_vec *regs);
 
 /* symbols_lookup.c */

@@ -24,7 +24,7 @@ static inline int64_t range_find(const struct kt_symbols *s, uint64_t addr)
 
 	if (!s->nranges || addr < s->ibase)
 		return -1;
-	if (addr >= s->rstart[s->nranges - 1])
+	if (addr >= sym_range_start(s, s->nranges - 1))
 		return s->nranges - 1;
 	{
 		uint64_t k = (addr - s->ibase) >> s->ishift;
@@ -36,7 +36,7 @@ static inline int64_t range_find(const struct kt_symbols *s, uint64_t addr)
 	while (lo < hi) {
 		uint32_t mid = (lo + hi + 1) / 2;
 
-		if (s->rstart[mid] <= addr)
+		if (sym_range_start(s, mid) <= addr)
 			lo = mid;
 		else
 			hi = mid - 1;
