@@ -37,7 +37,7 @@ void kt_agg_free(struct kt_agg *a)
 	if (!a)
 		return;
 	free(a->li);
-	free(a->funcrep);
+	kt_idx_free(&a->funcrep);
 	kt_idx_free(&a->g.idx);
 	free(a->g.key);
 	free(a->g.recent);
@@ -106,27 +106,34 @@ const char *kt_view_name(enum kt_view v)
 	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
 }
 
+struct rep_key {
+	const struct locinfo *li;
+	uint32_t func;
+};
+
+static int rep_eq(const void *ctx, uint32_t id)
+{
+	const struct rep_key *k = ctx;
+
+	return k->li[id].func == k->func;
+}
+
 /* The representative of location i (locinfo rep): its function's first location when that
  * one's fields are the same, else itself. */
 static uint32_t loc_rep(struct kt_agg *a, uint32_t i, const struct locinfo *c)
 {
+	struct rep_key k = {a->li, c->func};
+	uint32_t h = kt_hash64(c->func), pos, r = kt_idx_find(&a->funcrep, h, rep_eq, &k, &pos);
 	const struct locinfo *f;
-	uint32_t old = a->nfuncrep;
 
-	if (c->func >= old) {
-		if (kt_grow((void **)&a->funcrep, &a->funcrepcap, c->func + 1,
-			    sizeof(*a->funcrep)) < 0)
-			return i;
-		for (uint32_t k = old; k <= c->func; k++)
-			a->funcrep[k] = UINT32_MAX;
-		a->nfuncrep = c->func + 1;
+	if (r == UINT32_MAX) {
+		kt_idx_insert(&a->funcrep, h, i, pos); /* out of memory: i is its own rep */
+		return i;
 	}
-	if (a->funcrep[c->func] == UINT32_MAX)
-		return a->funcrep[c->func] = i;
-	f = &a->li[a->funcrep[c->func]];
+	f = &a->li[r];
 	return f->module == c->module && f->realmod == c->realmod && f->idle == c->idle &&
 		       f->user == c->user && f->helper == c->helper
-		   ? a->funcrep[c->func]
+		   ? r
 		   : i;
 }
 

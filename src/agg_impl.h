@@ -84,8 +84,9 @@ struct kt_agg {
 	struct kt_agg_params p;
 	struct locinfo *li;
 	uint32_t nli, licap;
-	uint32_t *funcrep; /* per function: its first location (UINT32_MAX: none yet) */
-	uint32_t nfuncrep, funcrepcap;
+	/* function -> its first location (ids of li), for the functions with locations: a
+	 * hash, as a flat array by function id is 256 KiB of a 64 k-function kernel */
+	struct kt_idx funcrep;
 	struct group g;
 	/* tree scratch */
 	struct tnode *tn;
