@@ -4,12 +4,8 @@
 #include "config.h"
 
 #include <dirent.h>
-#include <dwarf.h>
-#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +15,7 @@
 
 #include "kerntop/symbols.h"
 #include "kerntop/util.h"
+#include "symbols_elfdl.h"
 #include "symbols_impl.h"
 
 /* Debug info must come from the given file itself: no search, no debuginfod download. */
@@ -29,9 +26,19 @@ static int no_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 	return -1;
 }
 
+/* libdwfl's own placement of an ET_REL's sections (a pointer loaded at run time cannot
+ * initialise the callbacks) */
+static int section_address(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			   const char *secname, GElf_Word shndx, const GElf_Shdr *shdr,
+			   Dwarf_Addr *addr)
+{
+	return dwfl_offline_section_address(mod, userdata, modname, base, secname, shndx, shdr,
+					    addr);
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
     .find_debuginfo = no_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
+    .section_address = section_address,
 };
 
 struct elf_info {
@@ -50,10 +57,11 @@ static int elf_open(const char *path, struct elf_info *ei, char *err, size_t err
 	Elf_Scn *scn = NULL, *dyn = NULL;
 
 	memset(ei, 0, sizeof(*ei));
+	if (sym_elf_load(err, errlen) < 0)
+		return -ENOENT;
 	ei->fd = kt_open_regular(path, err, errlen);
 	if (ei->fd < 0)
 		return ei->fd;
-	elf_version(EV_CURRENT);
 	ei->elf = elf_begin(ei->fd, ELF_C_READ_MMAP, NULL);
 	if (!ei->elf || elf_kind(ei->elf) != ELF_K_ELF || !gelf_getehdr(ei->elf, &ei->eh) ||
 	    elf_getshdrstrndx(ei->elf, &ei->shstrndx) < 0) {
@@ -421,8 +429,11 @@ static int dw_open(struct kt_symbols *s, uint32_t module)
 	Dwfl_Module *dm;
 	GElf_Addr bias = 0;
 	Elf *elf;
+	char why[KT_ERRLEN];
 
 	p->dw_tried = 1;
+	if (sym_elf_load(why, sizeof(why)) < 0)
+		return -ENOENT; /* elf_path is set, so libelf loaded once already */
 	d = dwfl_begin(&offline_callbacks);
 	if (!d)
 		return -ENOMEM;

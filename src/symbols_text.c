@@ -7,8 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +16,7 @@
 #include "kerntop/paths.h"
 #include "kerntop/symbols.h"
 #include "kerntop/util.h"
+#include "symbols_elfdl.h"
 #include "symbols_impl.h"
 
 #define BUILD_ID_MAX 64
@@ -235,7 +234,11 @@ static int kcore_open(struct kt_symbols *s)
 			snprintf(t->kc_err, sizeof(t->kc_err), "/proc/kcore: %s", strerror(e));
 		return -e;
 	}
-	elf_version(EV_CURRENT);
+	if (sym_elf_load(t->kc_err, sizeof(t->kc_err)) < 0) {
+		close(t->kc_fd);
+		t->kc_fd = -1;
+		return -ENOENT;
+	}
 	/* ELF_C_READ: headers are read on demand; kcore is never mapped or read whole */
 	t->kc_elf = elf_begin(t->kc_fd, ELF_C_READ, NULL);
 	if (!t->kc_elf || elf_kind(t->kc_elf) != ELF_K_ELF || !gelf_getehdr(t->kc_elf, &eh) ||
@@ -319,7 +322,8 @@ static struct text_elf *elf_of(struct kt_symbols *s, uint32_t m)
 			 strerror(errno));
 		return e;
 	}
-	elf_version(EV_CURRENT);
+	if (sym_elf_load(e->err, sizeof(e->err)) < 0)
+		goto drop;
 	e->elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
 	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF) {
 		snprintf(e->err, sizeof(e->err), "%.300s: not an ELF file", p->elf_path);
