@@ -98,7 +98,7 @@ int sym_add_module(struct kt_symbols *s, const char *name, uint64_t base, uint64
 	struct kt_sym_module *m;
 
 	if (s->nmods >= KT_SYM_MODULES_MAX - 1)
-		return -ENOMEM;
+		return -E2BIG;
 	if (s->nmods == s->capmods) {
 		uint32_t c = s->capmods ? s->capmods * 2 : 16;
 		struct kt_sym_module *nm = realloc(s->mods, c * sizeof(*nm));
@@ -239,6 +239,7 @@ int sym_add_func(struct kt_symbols *s, const char *name, uint64_t start, uint64_
 	f->size = size < UINT32_MAX ? (uint32_t)size : UINT32_MAX;
 	f->module = module;
 	f->bucket = bucket != 0;
+	f->role = 0;
 	/* buckets too: "mod*" marks a whole symbol-less module (an idle driver) idle */
 	f->idle = sym_is_idle(s, name) != 0;
 	/* the kernel's own list of idle code: everything it put in .cpuidle.text */
@@ -310,6 +311,11 @@ int kt_sym_new(const struct kt_sym_opts *o, struct kt_symbols **out, char *err, 
 	r = sym_load_text(s, o, &syms, &regs, err, errlen);
 	if (r == -ENOMEM && errlen && !err[0])
 		goto oom; /* the parsers' allocation failures come back without a message */
+	if (r == -E2BIG && errlen && !err[0])
+		snprintf(err, errlen,
+			 "symbols: more than %u modules named: not a kernel's symbol "
+			 "list (check --kallsyms and --modules)",
+			 KT_SYM_MODULES_MAX - 2);
 	if (r < 0)
 		goto fail;
 	r = sym_build(s, &syms, &regs);

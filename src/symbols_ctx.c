@@ -142,10 +142,13 @@ static const char *const irq_not_helpers[] = {
     "*pci_irq_enable", /* acpi_pci_irq_enable: routes a PCI interrupt line */
 };
 
-#define F_RULE 0xffu
-#define F_HELPER 0x100u
-#define F_DONE 0x200u
-#define F_IRQENTRY 0x400u
+/* A function's role, in the 10 bits of kt_sym_func.role: its rule (1 + index, 0 none) and
+ * three flags. */
+#define F_RULE 0x7fu
+#define F_HELPER 0x80u
+#define F_DONE 0x100u
+#define F_IRQENTRY 0x200u
+_Static_assert(NRULES <= F_RULE, "a rule index must fit F_RULE");
 
 /* Length of a name without its compiler clone suffix (".isra.0", ".cold"). */
 static size_t base_len(const char *name)
@@ -168,20 +171,12 @@ static int glob_match(const char *pat, const char *name, size_t len)
 
 static uint16_t func_role(struct kt_symbols *s, uint32_t func)
 {
-	if (func >= s->nfrole) {
-		uint32_t n = s->nfuncs;
+	struct kt_sym_func *f;
 
-		if (func >= n)
-			return F_DONE;
-		if (sym_grow((void **)&s->frole, &s->caprole, n, sizeof(*s->frole)) < 0) {
-			s->nomem++;
-			return F_DONE;
-		}
-		memset(s->frole + s->nfrole, 0, (n - s->nfrole) * sizeof(*s->frole));
-		s->nfrole = n;
-	}
-	if (!(s->frole[func] & F_DONE)) {
-		const struct kt_sym_func *f = &s->funcs[func];
+	if (func >= s->nfuncs)
+		return F_DONE;
+	f = &s->funcs[func];
+	if (!(f->role & F_DONE)) {
 		const char *nm = f->name ? f->name : "";
 		size_t len = base_len(nm);
 		uint16_t v = F_DONE;
@@ -202,9 +197,9 @@ static uint16_t func_role(struct kt_symbols *s, uint32_t func)
 		for (size_t i = 0; i < sizeof(irq_not_helpers) / sizeof(irq_not_helpers[0]); i++)
 			if (glob_match(irq_not_helpers[i], nm, len))
 				v &= (uint16_t)~F_HELPER;
-		s->frole[func] = v;
+		f->role = v;
 	}
-	return s->frole[func];
+	return (uint16_t)f->role;
 }
 
 static const struct ctx_rule *rule_of(uint16_t v)
@@ -298,7 +293,6 @@ int sym_ctx_init(struct kt_symbols *s)
 
 void sym_ctx_free(struct kt_symbols *s)
 {
-	free(s->frole);
 	free(s->ctxs);
 	free(s->ctxhash);
 }

@@ -187,8 +187,6 @@ struct kt_symbols {
 	uint64_t irqentry_start, irqentry_end, cpuidle_start, cpuidle_end;
 
 	/* execution contexts (symbols_ctx.c) */
-	uint16_t *frole; /* per function: its context role, computed on first need */
-	uint32_t nfrole, caprole;
 	struct kt_sym_ctx *ctxs; /* dense context ids */
 	uint32_t nctx, capctx;
 	uint32_t *ctxhash; /* label pointer -> id + 1, open addressing */

@@ -72,12 +72,13 @@ struct kt_sym_func {
 	const char *name;     /* "tcp_sendmsg", or "e1000e+0x1c40" for a bucket */
 	uint64_t start;
 	uint32_t size;        /* bytes; a longer span (nonsense for one function) is cut here */
-	uint32_t module : 30; /* below KT_SYM_MODULES_MAX */
+	uint32_t module : 20; /* below KT_SYM_MODULES_MAX */
 	uint32_t idle : 1;    /* an idle routine: counted as idle, not kernel work */
 	uint32_t bucket : 1;  /* a fixed-size address bucket standing in for a missing symbol */
+	uint32_t role : 10;   /* the symbolizer's own: its execution-context role, once asked */
 };
-/* Module ids fit the function's 30-bit field (a kallsyms naming more is refused). */
-#define KT_SYM_MODULES_MAX (1u << 30)
+/* Module ids fit the function's 20-bit field (a kallsyms naming more is refused). */
+#define KT_SYM_MODULES_MAX (1u << 20)
 
 struct kt_sym_loc {
 	uint64_t addr;        /* exact address where the module has source lines, else the start
