@@ -186,9 +186,11 @@ static int build_index(struct kt_symbols *s)
 }
 
 /* Boundaries within 4 GiB of the first become 32-bit offsets (issue 14: 256 KiB less for a
- * 64 k-function kernel); rval is cut to its length. */
+ * 64 k-function kernel), written over the first half of their own array so that loading
+ * never holds both; rval is cut to its length. */
 static void narrow_starts(struct kt_symbols *s)
 {
+	unsigned char *b = (unsigned char *)s->rstart;
 	uint32_t *v;
 
 	if (!s->nranges)
@@ -198,12 +200,18 @@ static void narrow_starts(struct kt_symbols *s)
 		s->rval = v;
 	if (s->rstart[s->nranges - 1] - s->ibase > UINT32_MAX)
 		return;
-	s->roff = malloc(s->nranges * sizeof(*s->roff));
+	/* offset i goes to bytes 4i..4i+3, inside start i/2, which is already read */
+	for (uint32_t i = 0; i < s->nranges; i++) {
+		uint64_t at;
+		uint32_t off;
+
+		memcpy(&at, b + (size_t)i * sizeof(at), sizeof(at));
+		off = (uint32_t)(at - s->ibase);
+		memcpy(b + (size_t)i * sizeof(off), &off, sizeof(off));
+	}
+	s->roff = realloc(b, s->nranges * sizeof(*s->roff));
 	if (!s->roff)
-		return; /* the 64-bit starts serve */
-	for (uint32_t i = 0; i < s->nranges; i++)
-		s->roff[i] = (uint32_t)(s->rstart[i] - s->ibase);
-	free(s->rstart);
+		s->roff = (uint32_t *)b; /* a failed shrink leaves the block as it was */
 	s->rstart = NULL;
 }
 
@@ -293,9 +301,11 @@ static int assign(struct kt_symbols *s, struct sym_vec *syms, struct region_vec 
 						 end - syms->v[i].addr, g->module, 0);
 				if (f < 0 || emit(s, cap, syms->v[i].addr, (uint32_t)f) < 0)
 					goto oom;
-				/* a function's size is 32 bits: past 4 GiB (a corrupt list), buckets */
+				/* a function's size is 32 bits: past 4 GiB (a corrupt list),
+				 * buckets */
 				if (end - syms->v[i].addr > UINT32_MAX &&
-				    emit(s, cap, syms->v[i].addr + UINT32_MAX, RANGE_BUCKET | g->module) < 0)
+				    emit(s, cap, syms->v[i].addr + UINT32_MAX,
+					 RANGE_BUCKET | g->module) < 0)
 					goto oom;
 				m->nfuncs++;
 			}

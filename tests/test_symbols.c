@@ -573,7 +573,7 @@ static void test_mutations(void)
 	free(m);
 }
 
-/* A kallsyms of 1.4 MB is read in 256 KiB pieces (issue 14): every line, those cut by a
+/* A kallsyms of 1.4 MB is read in 64 KiB pieces (issue 14): every line, those cut by a
  * piece's end included, and the last one without a newline, gives its function. */
 static void test_big_kallsyms(const char *tmp)
 {
