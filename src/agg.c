@@ -38,6 +38,7 @@ void kt_agg_free(struct kt_agg *a)
 		return;
 	free(a->li);
 	kt_idx_free(&a->funcrep);
+	free(a->seenfunc);
 	kt_idx_free(&a->g.idx);
 	free(a->g.key);
 	free(a->g.recent);
@@ -119,18 +120,26 @@ static int rep_eq(const void *ctx, uint32_t id)
 }
 
 /* The representative of location i (locinfo rep): its function's first location when that
- * one's fields are the same, else itself. */
-static uint32_t loc_rep(struct kt_agg *a, uint32_t i, const struct locinfo *c)
+ * one's fields are the same, else itself. Sets c->fseen. */
+static uint32_t loc_rep(struct kt_agg *a, uint32_t i, struct locinfo *c)
 {
 	struct rep_key k = {a->li, c->func};
 	uint32_t h = kt_hash64(c->func), pos, r = kt_idx_find(&a->funcrep, h, rep_eq, &k, &pos);
 	const struct locinfo *f;
 
 	if (r == UINT32_MAX) {
-		kt_idx_insert(&a->funcrep, h, i, pos); /* out of memory: i is its own rep */
+		/* out of memory: i is its own rep, and a query reading fseen declines */
+		c->fseen = UINT32_MAX;
+		if (kt_grow((void **)&a->seenfunc, &a->seencap, a->nseen + 1,
+			    sizeof(*a->seenfunc)) < 0 ||
+		    kt_idx_insert(&a->funcrep, h, i, pos) < 0)
+			return i;
+		a->seenfunc[a->nseen] = c->func;
+		c->fseen = a->nseen++;
 		return i;
 	}
 	f = &a->li[r];
+	c->fseen = f->fseen;
 	return f->module == c->module && f->realmod == c->realmod && f->idle == c->idle &&
 		       f->user == c->user && f->helper == c->helper
 		   ? r
@@ -141,7 +150,7 @@ static uint32_t loc_rep(struct kt_agg *a, uint32_t i, const struct locinfo *c)
 const struct locinfo *kt_agg_loc(struct kt_agg *a, uint32_t loc)
 {
 	static const struct locinfo unknown = {0, KT_MOD_UNKNOWN, KT_MOD_UNKNOWN, 0, 0,
-					       0, UINT32_MAX};
+					       0, UINT32_MAX, UINT32_MAX};
 
 	if (loc >= a->nli) {
 		uint32_t n = kt_sym_nlocs(a->s);

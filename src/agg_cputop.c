@@ -61,7 +61,8 @@ struct kt_cputop {
 	uint64_t *cls;		 /* running class sums, NCLS per CPU */
 	uint64_t *outcls;	 /* the answer's: with the open slice */
 	struct crun *run;	 /* per CPU */
-	uint32_t *cnt, *touched; /* dense scratch by function and module while a slice is read */
+	/* dense scratch while a slice is read: by function rank (locinfo fseen), then module */
+	uint32_t *cnt, *touched;
 	uint32_t cntcap;
 	struct cent *sorted; /* scratch: a slice sorted by CPU, or a run going into the sums */
 	uint32_t sortedcap;
@@ -206,8 +207,8 @@ static int run_apply(struct crun *r, const struct cent *e, uint32_t n, int sign)
 /* Takes the touched dense counts of one CPU's run: into CPU cpu's running sums (a complete
  * slice, direct), or appended to s (the open slice: a run that does not follow its CPU's
  * predecessors' may repeat a key of an earlier run of that CPU). */
-static int flush_run(struct kt_cputop *t, struct cslice *s, uint32_t cpu, uint32_t nt, uint32_t nf,
-		     int direct)
+static int flush_run(const struct kt_agg *a, struct kt_cputop *t, struct cslice *s, uint32_t cpu,
+		     uint32_t nt, uint32_t ns, int direct)
 {
 	struct cent *e;
 
@@ -230,8 +231,9 @@ static int flush_run(struct kt_cputop *t, struct cslice *s, uint32_t cpu, uint32
 	}
 	for (uint32_t j = 0; j < nt; j++) {
 		uint32_t k = t->touched[j];
+		uint32_t key = k < ns ? a->seenfunc[k] : KEY_MODULE | (k - ns);
 
-		e[j] = (struct cent){cpu, k < nf ? k : KEY_MODULE | (k - nf), t->cnt[k]};
+		e[j] = (struct cent){cpu, key, t->cnt[k]};
 		t->cnt[k] = 0;
 	}
 	return direct ? run_apply(&t->run[cpu], e, nt, 1) : 0;
@@ -278,6 +280,7 @@ static int slice_make(struct kt_agg *a, struct kt_cputop *t, struct cslice *s,
 		      struct kt_window_cursor *c, int direct)
 {
 	uint32_t nf = kt_sym_nfuncs(a->s), nm = kt_sym_nmodules(a->s), nloc = kt_sym_nlocs(a->s);
+	uint32_t ns;
 	uint32_t cpu = UINT32_MAX, nt = 0;
 	struct kt_hit buf[512];
 	size_t n;
@@ -287,8 +290,12 @@ static int slice_make(struct kt_agg *a, struct kt_cputop *t, struct cslice *s,
 	if (!direct && !s->off && !(s->off = calloc((size_t)t->ncpu + 1, sizeof(*s->off))))
 		return -1;
 	slice_reset(s, t->ncpu);
-	if (nf + nm + 1 > t->cntcap || t->ncpu > t->cntcap) {
-		uint32_t cap = (nf + nm > t->ncpu ? nf + nm : t->ncpu) + 1024;
+	/* every location of the query has its info, so no function gets a rank while it runs */
+	if (nloc)
+		kt_agg_loc(a, nloc - 1);
+	ns = a->nseen;
+	if (ns + nm + 1 > t->cntcap || t->ncpu > t->cntcap) {
+		uint32_t cap = (ns + nm > t->ncpu ? ns + nm : t->ncpu) + 1024;
 
 		free(t->cnt);
 		free(t->touched);
@@ -304,7 +311,7 @@ static int slice_make(struct kt_agg *a, struct kt_cputop *t, struct cslice *s,
 			uint32_t k[2];
 
 			if (buf[i].cpu != cpu && nt) {
-				int e = flush_run(t, s, cpu, nt, nf, direct);
+				int e = flush_run(a, t, s, cpu, nt, ns, direct);
 
 				if (e < 0)
 					goto fail;
@@ -322,8 +329,12 @@ static int slice_make(struct kt_agg *a, struct kt_cputop *t, struct cslice *s,
 			s->cls[(size_t)buf[i].cpu * NCLS + loc_class(li)] += buf[i].hits;
 			if (!kt_agg_loc_keyed(li, nf, nm))
 				continue;
-			k[0] = li->func;
-			k[1] = nf + li->module;
+			if (li->fseen >= ns) {
+				s->odd = 1; /* no rank (out of memory) */
+				continue;
+			}
+			k[0] = li->fseen;
+			k[1] = ns + li->module;
 			for (int m = 0; m < 2; m++) {
 				if (buf[i].hits > UINT32_MAX - t->cnt[k[m]]) {
 					s->odd = 1; /* 2^32 hits of a (CPU, key) in one slice */
@@ -336,7 +347,7 @@ static int slice_make(struct kt_agg *a, struct kt_cputop *t, struct cslice *s,
 		}
 	}
 	if (nt) {
-		int e = flush_run(t, s, cpu, nt, nf, direct);
+		int e = flush_run(a, t, s, cpu, nt, ns, direct);
 
 		if (e < 0)
 			goto fail;

@@ -18,6 +18,10 @@ struct locinfo {
 	/* the first location of its function with the same fields above: a view that reads a
 	 * location only through them (CPUs, tasks) merges the function's locations into it */
 	uint32_t rep;
+	/* its function's rank among the functions with locations, in the order they came
+	 * (kt_agg.seenfunc): dense keys for tables of the few thousand functions hit, not
+	 * of every function the kernel has; UINT32_MAX when out of memory */
+	uint32_t fseen;
 };
 
 /* String pool for row names: blocks never move, so names stay valid. */
@@ -87,6 +91,8 @@ struct kt_agg {
 	/* function -> its first location (ids of li), for the functions with locations: a
 	 * hash, as a flat array by function id is 256 KiB of a 64 k-function kernel */
 	struct kt_idx funcrep;
+	uint32_t *seenfunc; /* rank (locinfo fseen) -> function id */
+	uint32_t nseen, seencap;
 	struct group g;
 	/* tree scratch */
 	struct tnode *tn;
