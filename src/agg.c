@@ -595,53 +595,102 @@ struct row_order {
 	int numeric_names;
 };
 
-static int row_cmp(const void *pa, const void *pb, void *ctx)
+/* row_cmp's order by the sort's own keys, without the name and id that break its ties (0:
+ * tied; always for KT_SORT_NAME). */
+static int row_cmp_keys(const struct kt_row *x, const struct kt_row *y, enum kt_sort key)
 {
-	const struct kt_row *x = pa, *y = pb;
-	const struct row_order *o = ctx;
-	int c;
-
-	switch (o->key) {
+	switch (key) {
 	case KT_SORT_DELTA:
 		if (x->delta_pct != y->delta_pct)
 			return x->delta_pct > y->delta_pct ? -1 : 1;
-		if (x->hits != y->hits)
-			return x->hits > y->hits ? -1 : 1;
 		break;
 	case KT_SORT_RATIO:
 		if (x->rate_ratio != y->rate_ratio)
 			return x->rate_ratio > y->rate_ratio ? -1 : 1;
-		if (x->hits != y->hits)
-			return x->hits > y->hits ? -1 : 1;
 		break;
 	case KT_SORT_RISING:
 		if (x->rising != y->rising)
 			return x->rising > y->rising ? -1 : 1;
 		if (x->recent_per_s != y->recent_per_s)
 			return x->recent_per_s > y->recent_per_s ? -1 : 1;
-		if (x->hits != y->hits)
-			return x->hits > y->hits ? -1 : 1;
 		break;
 	case KT_SORT_RATE:
 		if (x->recent_per_s != y->recent_per_s)
 			return x->recent_per_s > y->recent_per_s ? -1 : 1;
-		/* fallthrough */
+		break;
 	case KT_SORT_HITS:
-		if (x->hits != y->hits)
-			return x->hits > y->hits ? -1 : 1;
 		break;
 	case KT_SORT_NAME:
-		if (o->numeric_names && x->id != y->id)
-			return x->id < y->id ? -1 : 1;
-		c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
-		if (c)
-			return c;
-		break;
+		return 0;
 	}
+	if (x->hits != y->hits)
+		return x->hits > y->hits ? -1 : 1;
+	return 0;
+}
+
+static int row_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct kt_row *x = pa, *y = pb;
+	const struct row_order *o = ctx;
+	int c = row_cmp_keys(x, y, o->key);
+
+	if (c)
+		return c;
+	if (o->key == KT_SORT_NAME && o->numeric_names && x->id != y->id)
+		return x->id < y->id ? -1 : 1;
 	c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
 	if (c)
 		return c;
 	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Sift-down in a heap of row indices whose root is the worst kept row by key. */
+static void top_sift(const struct kt_row *rows, size_t *h, size_t n, size_t i, enum kt_sort key)
+{
+	for (;;) {
+		size_t w = i, l = 2 * i + 1, r = l + 1, t;
+
+		if (l < n && row_cmp_keys(&rows[h[l]], &rows[h[w]], key) > 0)
+			w = l;
+		if (r < n && row_cmp_keys(&rows[h[r]], &rows[h[w]], key) > 0)
+			w = r;
+		if (w == i)
+			return;
+		t = h[i];
+		h[i] = h[w];
+		h[w] = t;
+		i = w;
+	}
+}
+
+size_t kt_agg_top(struct kt_row *rows, size_t n, enum kt_sort s, size_t limit)
+{
+	struct kt_row last;
+	size_t *h, k = 0;
+
+	if (!limit || limit >= n || s == KT_SORT_NAME || !(h = malloc(limit * sizeof(*h))))
+		return n;
+	for (size_t i = 0; i < n; i++) {
+		if (i < limit) {
+			h[i] = i;
+			if (i + 1 == limit)
+				for (size_t j = limit / 2 + 1; j-- > 0;)
+					top_sift(rows, h, limit, j, s);
+		} else if (row_cmp_keys(&rows[i], &rows[h[0]], s) < 0) {
+			h[0] = i;
+			top_sift(rows, h, limit, 0, s);
+		}
+	}
+	last = rows[h[0]];
+	free(h);
+	for (size_t i = 0; i < n; i++)
+		if (row_cmp_keys(&rows[i], &last, s) <= 0) {
+			struct kt_row t = rows[k];
+
+			rows[k++] = rows[i];
+			rows[i] = t;
+		}
+	return k;
 }
 
 /* Sorts rows in place. */

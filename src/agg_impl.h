@@ -175,6 +175,11 @@ void kt_agg_derive(const struct kt_agg *a, const struct kt_query *q, struct kt_r
 		   struct kt_row *row, uint64_t recent_hits);
 int kt_agg_module_match(uint32_t want, const struct locinfo *li);
 void kt_agg_sort(struct kt_row *rows, size_t n, enum kt_sort s, int reverse, int numeric);
+/* Moves to the front the rows the first limit of kt_agg_sort(rows, n, s, 0, 0) can come
+ * from whatever their names (the best limit by s's own keys and every row tied with the
+ * last of them) and returns how many: a caller then names and sorts only those. n when
+ * there is no limit, limit >= n, s is KT_SORT_NAME or out of memory. */
+size_t kt_agg_top(struct kt_row *rows, size_t n, enum kt_sort s, size_t limit);
 void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum,
 			 uint64_t *denom);
 

@@ -155,6 +155,42 @@ static int query(struct pipe *p, enum kt_view v, uint32_t func, uint32_t module,
 	return kt_agg_query(p->agg, &q, r);
 }
 
+/* Disagreements between each --top N of the hottest stacks (kt_agg_top names only the rows
+ * that can make it) and the first N rows of the whole list, by each sort; *rows gets the
+ * whole list's length. */
+static int top_disagrees(struct pipe *p, size_t *rows)
+{
+	static const enum kt_sort sorts[] = {KT_SORT_HITS, KT_SORT_RATE, KT_SORT_NAME};
+	int bad = 0;
+
+	*rows = 0;
+	for (size_t k = 0; k < sizeof(sorts) / sizeof(sorts[0]); k++) {
+		struct kt_query q = {.view = KT_VIEW_STACKS, .func = KT_ANY, .module = KT_ANY};
+		struct kt_result all = {0};
+
+		kt_filter_all(&q.filter);
+		q.sort = sorts[k];
+		if (kt_agg_query(p->agg, &q, &all) < 0)
+			return -1;
+		*rows = all.nrows;
+		for (size_t n = 1; n <= all.nrows + 1; n++) {
+			struct kt_result top = {0};
+
+			q.limit = n;
+			if (kt_agg_query(p->agg, &q, &top) < 0 ||
+			    top.nrows != (n < all.nrows ? n : all.nrows) ||
+			    top.total_rows != all.nrows)
+				bad++;
+			for (size_t i = 0; i < top.nrows && i < all.nrows; i++)
+				bad += top.rows[i].hits != all.rows[i].hits ||
+				       strcmp(top.rows[i].name, all.rows[i].name) != 0;
+			kt_result_free(&top);
+		}
+		kt_result_free(&all);
+	}
+	return bad;
+}
+
 static const char CALLERS_F[] = "0 f vmlinux 15 100.0\n"
 				"1 b vmlinux 5 33.3\n"
 				"2 a vmlinux 5 33.3\n"
@@ -269,6 +305,14 @@ int main(void)
 	is_int(r.nrows, 1, "one stack has its leaf in netmod");
 	if (r.nrows == 1)
 		is_str(r.rows[0].name, "entry_SYSCALL_64;do_syscall_64;c;m_xmit", "F: c -> m_xmit");
+	{
+		size_t all;
+
+		is_int(top_disagrees(&p, &all), 0,
+		       "each --top N of the stacks is the whole list's first N, by hits, rate and "
+		       "name, ties included");
+		ok(all > 5, "the stacks to rank are many, with ties of hits");
+	}
 	kt_result_free(&r);
 	close_pipe(&p);
 

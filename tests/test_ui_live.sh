@@ -13,6 +13,12 @@ fi
 mkdir -p "$TMP/snap"
 ui_start 100 30 -- -d 0.5 --log "$TMP/ui.log" --snapshot-dir "$TMP/snap"
 see '^vmlinux +[0-9]+ ' "live: vmlinux row within the wait" 5
+# kallsyms only: libelf, libdw (and their compressors), Capstone and libcurl are not mapped,
+# as nothing asked for them (issue 14: the viewer's 8 MiB)
+kpid=$(pgrep -nf -- "--log $TMP/ui.log")
+maps=$(cat "/proc/$kpid/maps" 2>/dev/null)
+ok "$([ -n "$maps" ] && ! printf '%s' "$maps" | grep -q 'libelf\|libdw\|libcapstone\|libcurl'; echo $?)" \
+	"the live viewer maps neither libelf, libdw, Capstone nor libcurl"
 see '^kernel [0-9]+\.[0-9]% +idle [0-9]+\.[0-9]% +user ~[0-9]+\.[0-9]% +[0-9]+ samples/s' "live without -u: busy/idle split, user ~ what they leave"
 see '^kerntop live cpu-clock 997 Hz +window 10s +[0-9]+ CPUs' "live header: event, frequency, window, CPUs"
 
