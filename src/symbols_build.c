@@ -22,9 +22,11 @@ static unsigned leading_underscores(const char *n)
 
 /* Order by address; at one address the best name first: not weak, fewer leading
  * underscores, global, shorter (memcpy beats __memcpy, a function beats _stext). */
-static int sym_cmp(const void *pa, const void *pb)
+static int sym_cmp(const void *pa, const void *pb, void *ctx)
 {
 	const struct sym_raw *a = pa, *b = pb;
+	const struct kt_symbols *s = ctx;
+	const char *na = sym_name(s, a->name), *nb = sym_name(s, b->name);
 	int wa, wb, ga, gb;
 	unsigned ua, ub;
 	size_t la, lb;
@@ -38,37 +40,37 @@ static int sym_cmp(const void *pa, const void *pb)
 	wb = b->type == 'W' || b->type == 'w';
 	if (wa != wb)
 		return wa - wb;
-	ua = leading_underscores(a->name);
-	ub = leading_underscores(b->name);
+	ua = leading_underscores(na);
+	ub = leading_underscores(nb);
 	if (ua != ub)
 		return ua < ub ? -1 : 1;
 	ga = a->type >= 'A' && a->type <= 'Z';
 	gb = b->type >= 'A' && b->type <= 'Z';
 	if (ga != gb)
 		return gb - ga;
-	la = strlen(a->name);
-	lb = strlen(b->name);
+	la = strlen(na);
+	lb = strlen(nb);
 	if (la != lb)
 		return la < lb ? -1 : 1;
-	return strcmp(a->name, b->name);
+	return strcmp(na, nb);
 }
 
 /* kallsyms is nearly always sorted already: then only the runs of aliases need sorting. */
-static void sort_syms(struct sym_vec *v)
+static void sort_syms(struct kt_symbols *s, struct sym_vec *v)
 {
 	size_t i, k;
 
 	for (i = 1; i < v->n && v->v[i - 1].addr <= v->v[i].addr; i++)
 		;
 	if (i < v->n) {
-		qsort(v->v, v->n, sizeof(*v->v), sym_cmp);
+		qsort_r(v->v, v->n, sizeof(*v->v), sym_cmp, s);
 		return;
 	}
 	for (i = 0; i < v->n; i = k) {
 		for (k = i + 1; k < v->n && v->v[k].addr == v->v[i].addr; k++)
 			;
 		if (k - i > 1)
-			qsort(v->v + i, k - i, sizeof(*v->v), sym_cmp);
+			qsort_r(v->v + i, k - i, sizeof(*v->v), sym_cmp, s);
 	}
 }
 
@@ -240,13 +242,13 @@ static int assign(struct kt_symbols *s, struct sym_vec *syms, struct region_vec 
 			}
 		}
 		if (final || y->type == SYM_END) {
-			y->name = NULL; /* an end marker outside its module's range ends nothing */
+			y->name = 0; /* an end marker outside its module's range ends nothing */
 			continue;
 		}
 		/* a lone end marker (_etext) right after its region is no function */
 		if (r > 0 && regs->v[r - 1].end == y->addr && regs->v[r - 1].module == y->module &&
 		    (r >= regs->n || regs->v[r].start > y->addr)) {
-			y->name = NULL;
+			y->name = 0;
 			continue;
 		}
 		{
@@ -297,7 +299,7 @@ static int assign(struct kt_symbols *s, struct sym_vec *syms, struct region_vec 
 				if (emit(s, cap, syms->v[i].addr, RANGE_BUCKET | g->module) < 0)
 					goto oom;
 			} else if (syms->v[i].name) {
-				f = sym_add_func(s, syms->v[i].name, syms->v[i].addr,
+				f = sym_add_func(s, sym_name(s, syms->v[i].name), syms->v[i].addr,
 						 end - syms->v[i].addr, g->module, 0);
 				if (f < 0 || emit(s, cap, syms->v[i].addr, (uint32_t)f) < 0)
 					goto oom;
@@ -361,7 +363,16 @@ int sym_build(struct kt_symbols *s, struct sym_vec *syms, struct region_vec *reg
 	size_t j = 0;
 	int r;
 
-	sort_syms(syms);
+	/* the arena is cut to size before any function points into it */
+	if (s->capnames > s->nnames) {
+		char *n = realloc(s->names, s->nnames ? s->nnames : 1);
+
+		if (n) {
+			s->names = n;
+			s->capnames = s->nnames ? s->nnames : 1;
+		}
+	}
+	sort_syms(s, syms);
 	for (size_t i = 0; i < syms->n; i++)
 		if (!j || syms->v[j - 1].addr != syms->v[i].addr)
 			syms->v[j++] = syms->v[i];

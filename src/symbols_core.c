@@ -17,6 +17,30 @@ const char *kt_sym_default_idle(void)
 	return KT_SYM_DEFAULT_IDLE;
 }
 
+uint32_t sym_name_add(struct kt_symbols *s, const char *str, size_t len)
+{
+	size_t at = s->nnames;
+
+	if (len + 1 > UINT32_MAX - 1 - at)
+		return 0;
+	if (at + len + 1 > s->capnames) {
+		size_t cap = s->capnames ? s->capnames : 65536;
+		char *n;
+
+		while (cap < at + len + 1)
+			cap *= 2;
+		n = realloc(s->names, cap);
+		if (!n)
+			return 0;
+		s->names = n;
+		s->capnames = cap;
+	}
+	memcpy(s->names + at, str, len);
+	s->names[at + len] = 0;
+	s->nnames = at + len + 1;
+	return (uint32_t)at + 1;
+}
+
 char *sym_strdup(struct kt_symbols *s, const char *str, size_t len)
 {
 	struct str_chunk *c = s->strs;
@@ -124,7 +148,7 @@ int sym_add_module(struct kt_symbols *s, const char *name, uint64_t base, uint64
 	return (int)s->nmods++;
 }
 
-int sym_vec_push(struct sym_vec *v, uint64_t addr, const char *name, uint32_t module, uint8_t type)
+int sym_vec_push(struct sym_vec *v, uint64_t addr, uint32_t name, uint32_t module, uint8_t type)
 {
 	if (v->n == v->cap) {
 		size_t cap = v->cap ? v->cap * 2 : 4096;
@@ -342,6 +366,7 @@ void kt_sym_free(struct kt_symbols *s)
 	sym_text_free(s);
 	for (uint32_t i = 0; i < s->nmods; i++)
 		sym_elf_close(&s->mpriv[i]);
+	free(s->names);
 	while (s->strs) {
 		struct str_chunk *c = s->strs;
 

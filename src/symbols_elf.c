@@ -179,6 +179,7 @@ int sym_elf_symbols(struct kt_symbols *s, uint32_t module, const char *path, str
 	uint64_t elf_stext = 0, elf_etext = 0, base = 0;
 	int have_stext = 0, rel, r = 0;
 	struct sym_vec mine = {0};
+	uint32_t id, none; /* a name's id in the arena; none: "" of the end markers */
 
 	r = elf_open(path, &ei, err, errlen);
 	if (r < 0)
@@ -220,6 +221,9 @@ int sym_elf_symbols(struct kt_symbols *s, uint32_t module, const char *path, str
 	r = place_sections(s, module, &ei, rel, base, &p->sects, &p->nsects);
 	if (r < 0)
 		goto out;
+	none = sym_name_add(s, "", 0);
+	if (!none)
+		goto oom;
 	for (i = 0; i < nsyms; i++) {
 		const struct sym_sect *sc;
 		GElf_Sym sym;
@@ -246,19 +250,19 @@ int sym_elf_symbols(struct kt_symbols *s, uint32_t module, const char *path, str
 		a = rel ? sc->start + sym.st_value : sym.st_value + (uint64_t)p->bias;
 		if (a < sc->start || a >= sc->end)
 			continue;
-		name = sym_strdup(s, name, strlen(name));
-		if (!name || sym_vec_push(&mine, a, name, module,
-					  GELF_ST_BIND(sym.st_info) == STB_GLOBAL ? 'T'
-					  : GELF_ST_BIND(sym.st_info) == STB_WEAK ? 'W'
-										  : 't') < 0)
+		id = sym_name_add(s, name, strlen(name));
+		if (!id || sym_vec_push(&mine, a, id, module,
+					GELF_ST_BIND(sym.st_info) == STB_GLOBAL ? 'T'
+					: GELF_ST_BIND(sym.st_info) == STB_WEAK ? 'W'
+										: 't') < 0)
 			goto oom;
 		named++;
 		if (type == STT_FUNC && sym.st_size && sym.st_size < sc->end - a &&
-		    sym_vec_push(&mine, a + sym.st_size, "", module, SYM_END) < 0)
+		    sym_vec_push(&mine, a + sym.st_size, none, module, SYM_END) < 0)
 			goto oom;
 	}
 	for (i = 0; i < p->nsects; i++)
-		if (sym_vec_push(&mine, p->sects[i].end, "", module, SYM_END) < 0)
+		if (sym_vec_push(&mine, p->sects[i].end, none, module, SYM_END) < 0)
 			goto oom;
 	free(p->elf_path);
 	p->elf_path = strdup(path);

@@ -21,12 +21,13 @@
  * the next symbol is a bucket of the module (its name is ""). */
 #define SYM_END 0
 
-/* One text symbol while loading (names point into a buffer the session keeps). */
+/* One text symbol while loading: 16 bytes, as 64 k of them are held while the functions
+ * are made (issue 14: the viewer's peak is set while loading). */
 struct sym_raw {
 	uint64_t addr;
-	const char *name;
-	uint32_t module;
-	uint8_t type; /* kallsyms letter, 'T'/'t'/'W' from ELF binding, or SYM_END */
+	uint32_t name;	      /* its name's id in the session's name arena (sym_name), 0: none */
+	uint32_t module : 24; /* below KT_SYM_MODULES_MAX */
+	uint32_t type : 8;    /* kallsyms letter, 'T'/'t'/'W' from ELF binding, or SYM_END */
 };
 
 struct sym_vec {
@@ -175,7 +176,11 @@ struct kt_symbols {
 	char *rbuf;		/* builtin ranges text */
 	char *sysfs_root;	/* sysroot of /sys/module when the modules came from its /proc */
 	char **build_ids;	/* per module, read on first use by kt_sym_build_id ("" = none) */
-	struct str_chunk *strs; /* bucket and ELF names */
+	struct str_chunk *strs; /* bucket and module names */
+	/* the loaded symbols' names, one arena (sym_name_add): the functions point into it once
+	 * sym_build has cut it to size, and it never moves after */
+	char *names;
+	size_t nnames, capnames;
 
 	struct sym_text *text; /* annotate's text sources (symbols_text.c) */
 
@@ -194,6 +199,11 @@ struct kt_symbols {
 	uint64_t nomem; /* lookups that could not allocate (kt_sym_nomem) */
 };
 
+static inline const char *sym_name(const struct kt_symbols *s, uint32_t id)
+{
+	return s->names + id - 1;
+}
+
 static inline uint64_t sym_range_start(const struct kt_symbols *s, uint32_t i)
 {
 	return s->roff ? s->ibase + s->roff[i] : s->rstart[i];
@@ -201,11 +211,13 @@ static inline uint64_t sym_range_start(const struct kt_symbols *s, uint32_t i)
 
 /* symbols_core.c */
 int sym_grow(void **p, uint32_t *cap, uint32_t need, size_t elem);
+/* A copy of str[0..len) in the name arena: its id (offset + 1), 0 out of memory. */
+uint32_t sym_name_add(struct kt_symbols *s, const char *str, size_t len);
 int sym_add_func(struct kt_symbols *s, const char *name, uint64_t start, uint64_t size,
 		 uint32_t module, int bucket);
 char *sym_strdup(struct kt_symbols *s, const char *str, size_t len);
 int sym_add_module(struct kt_symbols *s, const char *name, uint64_t base, uint64_t size);
-int sym_vec_push(struct sym_vec *v, uint64_t addr, const char *name, uint32_t module, uint8_t type);
+int sym_vec_push(struct sym_vec *v, uint64_t addr, uint32_t name, uint32_t module, uint8_t type);
 int region_push(struct region_vec *v, uint64_t start, uint64_t end, uint32_t module, uint8_t prio);
 int sym_idle_parse(struct kt_symbols *s, const char *list);
 int sym_is_idle(const struct kt_symbols *s, const char *name);

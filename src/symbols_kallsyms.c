@@ -194,6 +194,7 @@ static int parse_kallsyms(struct kt_symbols *s, char *b, size_t len, struct sym_
 		char *nl = memchr(p, '\n', (size_t)(end - p)), *q = p, *name, *n, *tag = NULL;
 		uint64_t a = 0;
 		int nd = 0, d, type;
+		uint32_t id;
 		uint32_t mod = KT_MOD_VMLINUX;
 
 		if (!nl)
@@ -280,8 +281,8 @@ static int parse_kallsyms(struct kt_symbols *s, char *b, size_t len, struct sym_
 		if (!is_text_type(type) || (name[0] == '_' && name[1] == '_' && name[2] == 'p' &&
 					    !strncmp(name, "__pfx_", 6)))
 			continue;
-		name = sym_strdup(s, name, (size_t)(n - name));
-		if (!name || sym_vec_push(syms, a, name, mod, (uint8_t)type) < 0)
+		id = sym_name_add(s, name, (size_t)(n - name));
+		if (!id || sym_vec_push(syms, a, id, mod, (uint8_t)type) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -367,10 +368,12 @@ struct anchor {
 	int ok;
 };
 
-static uint64_t find_symbol(const struct sym_vec *syms, const char *name, int *found)
+static uint64_t find_symbol(const struct kt_symbols *s, const struct sym_vec *syms,
+			    const char *name, int *found)
 {
 	for (size_t i = 0; i < syms->n; i++)
-		if (syms->v[i].module == KT_MOD_VMLINUX && !strcmp(syms->v[i].name, name)) {
+		if (syms->v[i].module == KT_MOD_VMLINUX &&
+		    !strcmp(sym_name(s, syms->v[i].name), name)) {
 			*found = 1;
 			return syms->v[i].addr;
 		}
@@ -415,7 +418,7 @@ static int parse_ranges(struct kt_symbols *s, char *b, size_t len, const struct 
 				continue;
 			}
 			anchors[nanch].sect = tok[0];
-			anchors[nanch].base = find_symbol(syms, tok[3], &found) - soff;
+			anchors[nanch].base = find_symbol(s, syms, tok[3], &found) - soff;
 			if (!found && s->stext && !strcmp(tok[3], "_stext")) {
 				anchors[nanch].base = s->stext - soff;
 				found = 1;
