@@ -392,8 +392,8 @@ int sym_build(struct kt_symbols *s, struct sym_vec *syms, struct region_vec *reg
 	r = assign(s, syms, regs, 1, &cap);
 	if (r < 0)
 		return r;
-	/* the functions and boundaries hold it all now: the list's 1.5 MB go before the
-	 * boundaries are narrowed, so that loading peaks lower */
+	/* the functions and boundaries hold it all now: the list (16 bytes a symbol, 1 MB for
+	 * 64 k) goes before the boundaries are narrowed, so that loading peaks lower */
 	free(syms->v);
 	*syms = (struct sym_vec){0};
 	r = build_index(s);

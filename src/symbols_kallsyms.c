@@ -300,8 +300,8 @@ static void kallsyms_done(struct kt_symbols *s, struct sym_vec *syms, const stru
 }
 
 /* The kallsyms file read in pieces of whole lines and parsed as it comes: a /proc/kallsyms
- * of 5 MB and more is never held whole (issue 14: the viewer's peak memory, which loading
- * sets; a line is at most a few hundred bytes). */
+ * of 5 MB and more is never held whole (issue 14: the viewer's peak memory; a line is at
+ * most a few hundred bytes). */
 #define KS_PIECE (64u << 10)
 static int read_kallsyms(struct kt_symbols *s, const char *path, struct sym_vec *syms,
 			 struct ks_state *ks, char *err, size_t errlen)
