@@ -213,13 +213,8 @@ static int flush_run(const struct kt_agg *a, struct kt_cputop *t, struct cslice 
 	struct cent *e;
 
 	if (direct) {
-		if (nt > t->sortedcap) {
-			e = realloc(t->sorted, (size_t)nt * sizeof(*e));
-			if (!e)
-				return -1;
-			t->sorted = e;
-			t->sortedcap = nt;
-		}
+		if (kt_grow((void **)&t->sorted, &t->sortedcap, nt, sizeof(*t->sorted)) < 0)
+			return -1;
 		e = t->sorted;
 	} else {
 		if (kt_grow((void **)&s->e, &s->cap, s->n + nt, sizeof(*s->e)) < 0)
@@ -254,14 +249,8 @@ static int sort_by_cpu(struct kt_cputop *t, struct cslice *s)
 		off[c + 1] += off[c];
 	if (sorted)
 		return 0;
-	if (s->n > t->sortedcap) {
-		struct cent *n = realloc(t->sorted, (size_t)s->n * sizeof(*n));
-
-		if (!n)
-			return -1;
-		t->sorted = n;
-		t->sortedcap = s->n;
-	}
+	if (kt_grow((void **)&t->sorted, &t->sortedcap, s->n, sizeof(*t->sorted)) < 0)
+		return -1;
 	{
 		uint32_t *at = t->touched; /* free once the runs are flushed; slice_make sizes it
 					    * for ncpu as well */

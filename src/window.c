@@ -377,12 +377,12 @@ static void rotate_to(struct kt_window *w, uint64_t k)
 		for (uint32_t i = 0; i < w->nslices; i++)
 			slice_expire(w, &w->ring[i]);
 	} else {
-		for (uint64_t j = from + 1; j <= k; j++) {
+		for (uint64_t j = from + 1; j <= k; j++)
 			slice_expire(w, &w->ring[j % w->nslices]);
-			w->ring[j % w->nslices].no = j + 1;
-		}
 	}
 	w->newest = k;
+	/* samples go to the newest slice only, so only it needs its number (for the expire
+	 * hook); the slices skipped on the way stay empty */
 	w->ring[k % w->nslices].no = k + 1;
 }
 
