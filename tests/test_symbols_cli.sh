@@ -50,6 +50,13 @@ kt --vmlinux "$TMP/empty" >"$TMP/o" 2>"$TMP/err"
 is "$?" 1 "an empty --vmlinux fails"
 is "$(cat "$TMP/err")" "kerntop: $TMP/empty: not an ELF file; --vmlinux needs the running kernel's ELF image" \
 	"naming it, without a '(no error)' cause"
+# libelf is loaded when the first ELF file is opened: a broken one says what to install
+mkdir "$TMP/badlib"
+echo "not a library" >"$TMP/badlib/libelf.so.1"
+LD_LIBRARY_PATH="$TMP/badlib" kt --vmlinux "$TMP/empty" >"$TMP/o" 2>"$TMP/err"
+is "$?" 1 "--vmlinux with a libelf that cannot be loaded fails"
+like "$(cat "$TMP/err")" "^kerntop: libelf\.so\.1 cannot be loaded \(.*\); install the Debian package libelf1; --vmlinux needs the running kernel's ELF image\$" \
+	"one line naming the library, the loader's reason and the package"
 # A --module-dir where nothing matches a loaded module is a notice, not silence
 mkdir "$TMP/nokos" "$TMP/otherkos"
 : >"$TMP/otherkos/not_loaded.ko"
