@@ -31,7 +31,7 @@ struct kt_batch {
 	uint64_t reports;
 	uint64_t ticks;	 /* refresh ticks (-n counts them) */
 	uint64_t tick_ns;    /* when the tick in progress began (kt_batch_tick_start), or 0 */
-	uint64_t refresh_ns; /* the last tick's work (advance, queries, report), for --log */
+	uint64_t refresh_ns; /* the last tick's work after the drain (advance, queries, report) */
 	int stdout_gone; /* output to a pipe whose reader has exited (EPIPE) */
 	FILE *log;	 /* --log FILE: one line per refresh */
 	int log_errno;	 /* the first failed --log write: the run ends in an error */

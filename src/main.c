@@ -652,12 +652,23 @@ static int run_loop(struct app *a, int sigfd)
 		if (now >= next_tick && !batch_max) {
 			char msg[KT_ERRLEN];
 
+			/* Drain the rings first (a paced replay: what is due) so that a report
+			 * includes samples up to this tick. */
+			if (!a->replay_done) {
+				r = kt_source_read(a->src, &sink, &src_timeout, a->err,
+						   sizeof(a->err));
+				if (r < 0)
+					return -1;
+				if (r == KT_SOURCE_EOF) {
+					replay_finished(a);
+					if (!a->ui)
+						break;
+				}
+			}
+			/* the refresh (advance, queries, report) is timed from here: the drain
+			 * is the samples' work, counted in the run's CPU time */
 			if (a->batch)
-				kt_batch_tick_start(a->batch, now);
-			/* Drain the rings first so a report includes samples up to this tick. */
-			if (!a->opts->replay &&
-			    kt_source_read(a->src, &sink, &src_timeout, a->err, sizeof(a->err)) < 0)
-				return -1;
+				kt_batch_tick_start(a->batch, kt_now_ns());
 			if (!a->replay_done)
 				kt_window_advance(a->win, kt_source_now(a->src));
 			if (out_of_memory(a))

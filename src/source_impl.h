@@ -9,6 +9,12 @@
 
 struct kt_source;
 
+/* A source asks the loop to wake at least this often (live: to drain the rings; a ring's
+ * half-full wakeup watermark is the backstop) and, replaying at a pace, at most this often
+ * while samples are due: the loop's work per wake is what it is live. Sample delivery lags
+ * by at most this much; the loop reads the source again before each refresh. */
+#define KT_SOURCE_DRAIN_MS 100
+
 struct kt_source_ops {
 	const char *name;
 	void (*free)(struct kt_source *s);

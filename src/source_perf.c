@@ -22,10 +22,6 @@
 /* Upper bound on CPU numbers we accept from sysfs or -C (kernel NR_CPUS is at most 8192). */
 #define MAX_CPUS 8192
 
-/* The loop wakes at least this often to drain: sample delivery lags by at most this much,
- * and a ring (half-full wakeup watermark as a backstop) never has to absorb more. */
-#define DRAIN_MS 100
-
 static const struct kt_source_ops perf_ops;
 
 const char *kt_perf_auto_event(int period_given, char *notice, size_t len)
@@ -712,7 +708,7 @@ static int perf_read(struct kt_source *s, const struct kt_sink *sink, int *timeo
 			ioctl(p->cpu[p->sampled[i]].fd, PERF_EVENT_IOC_ENABLE, 0);
 		p->started = 1;
 	}
-	*timeout_ms = DRAIN_MS;
+	*timeout_ms = KT_SOURCE_DRAIN_MS;
 	return 0;
 }
 

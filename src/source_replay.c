@@ -147,9 +147,15 @@ static int rp_read(struct kt_source *s, const struct kt_sink *sink, int *timeout
 			vt = r->pending.time_ns;
 		}
 		if (r->pending.time_ns > vt) {
+			/* Wake when it is due, but not before KT_SOURCE_DRAIN_MS: the live
+			 * loop drains its rings that often, and a wake per millisecond (the
+			 * next sample of a busy machine is always that close) would cost the
+			 * replay far more than the loop it stands for (issue 14). */
 			double ms = (double)(r->pending.time_ns - vt) / r->speed / 1e6;
 
-			*timeout_ms = ms >= REPLAY_MAX_WAIT_MS ? REPLAY_MAX_WAIT_MS : (int)ms + 1;
+			*timeout_ms = ms >= REPLAY_MAX_WAIT_MS ? REPLAY_MAX_WAIT_MS
+				      : ms < KT_SOURCE_DRAIN_MS ? KT_SOURCE_DRAIN_MS
+								: (int)ms + 1;
 			break;
 		}
 		r->have_pending = 0;
