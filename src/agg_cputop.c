@@ -356,6 +356,12 @@ fail:
  * 1 when a sum would pass 2^32 (not added), -1 out of memory. */
 static int run_apply(struct crun *r, const struct cent *e, uint32_t n, int sign)
 {
+	/* room for all of them at once: one rebuild, not one per doubling (a new CPU's first
+	 * slice took six) */
+	if (sign > 0 && n > 1 &&
+	    (!r->slot || ((uint64_t)r->n + n) * 4 > ((uint64_t)r->mask + 1) * 3) &&
+	    crun_rebuild(r, r->n - r->zeros + n) < 0)
+		return -1;
 	for (uint32_t i = 0; i < n; i++) {
 		struct cslot *x;
 

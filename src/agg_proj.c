@@ -104,6 +104,23 @@ static int build(struct kt_proj *p, const struct kt_hit *src, size_t n, size_t s
 	return 0;
 }
 
+/* Copies the entries of src with hits into p: keys already distinct on the dimensions kept
+ * (the narrow totals' own), so nothing is merged and no index is made. */
+static int copy_distinct(struct kt_proj *p, const struct kt_hit *src, size_t n, size_t stride)
+{
+	p->n = 0;
+	kt_idx_clear(&p->idx);
+	if (n > UINT32_MAX || kt_grow((void **)&p->h, &p->cap, (uint32_t)n, sizeof(*p->h)) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct kt_hit *k = (const struct kt_hit *)((const char *)src + i * stride);
+
+		if (k->hits)
+			p->h[p->n++] = *k;
+	}
+	return 0;
+}
+
 /* Merges the samples of cursor c's slices into p: no tuple table is made. With KT_NEED_FUNC
  * a location is replaced by its function's representative (kt_agg_loc). With the CPU or the
  * task needed, one CPU's log is merged at a time, so the table being probed holds one CPU's
@@ -240,9 +257,10 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 
 		if (which != KT_PROJ_RECENT && !(need & (KT_NEED_CPU | KT_NEED_TASK | KT_NEED_STACK)) &&
 		    (src = kt_window_narrow(a->w, &sn, &stride))) {
-			/* the narrow rolling totals, kept by the window, read in place */
+			/* the narrow rolling totals, kept by the window: their keys are the
+			 * projection's, (location, context, chain or not), so a dense copy */
 			p = proj_slot(a, which, need, gen, 0);
-			if (build(p, src, sn, stride, need | KT_NEED_STACK, SIZE_MAX) < 0) {
+			if (copy_distinct(p, src, sn, stride) < 0) {
 				a->nomem++; /* the query fails; the slot is not reused */
 				p->valid = 0;
 			}
@@ -257,14 +275,17 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 			p = proj_slot(a, which, need, gen, rlen);
 			p->n = 0;
 			kt_idx_clear(&p->idx);
-			for (uint32_t i = 0; i < t->n; i++) {
-				struct kt_hit k = {t->e[i].loc, t->e[i].chain, 0, 0, t->e[i].ctx,
-						   t->e[i].hits};
+			/* its keys are distinct (location, context, chain or not): a copy */
+			if (kt_grow((void **)&p->h, &p->cap, t->n, sizeof(*p->h)) < 0) {
+				a->nomem++;
+				p->valid = 0;
+			} else {
+				for (uint32_t i = 0; i < t->n; i++) {
+					const struct kt_tslice_ent *x = &t->e[i];
 
-				if (merge(p, k, need | KT_NEED_STACK, SIZE_MAX) < 0) {
-					a->nomem++;
-					p->valid = 0;
-					break;
+					struct kt_hit k = {x->loc, x->chain, 0, 0, x->ctx, x->hits};
+
+					p->h[p->n++] = k;
 				}
 			}
 			if (len_ns)
