@@ -137,10 +137,7 @@ struct kt_agg {
 
 struct kt_tslice {
 	uint64_t no; /* slice number + 1; 0 = empty */
-	struct kt_tslice_ent {
-		uint32_t loc, hits;
-		uint32_t ctx, chain;
-	} * e;
+	struct kt_window_locent *e;
 	uint32_t n, cap;
 };
 

@@ -281,7 +281,7 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 				p->valid = 0;
 			} else {
 				for (uint32_t i = 0; i < t->n; i++) {
-					const struct kt_tslice_ent *x = &t->e[i];
+					const struct kt_window_locent *x = &t->e[i];
 
 					struct kt_hit k = {x->loc, x->chain, 0, 0, x->ctx, x->hits};
 

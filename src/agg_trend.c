@@ -62,7 +62,7 @@ struct tkey {
 static int tkey_eq(const void *ctx, uint32_t id)
 {
 	const struct tkey *k = ctx;
-	const struct kt_tslice_ent *e = &k->t->e[id];
+	const struct kt_window_locent *e = &k->t->e[id];
 
 	return e->loc == k->loc && e->ctx == k->ctx && e->chain == k->chain;
 }
@@ -77,6 +77,8 @@ const struct kt_tslice *kt_agg_slice_locs(struct kt_agg *a, uint64_t no)
 	struct kt_window_cursor cur;
 	struct kt_hit buf[512];
 	struct kt_tslice *t;
+	const struct kt_window_locent *w;
+	uint32_t nw;
 	size_t n;
 
 	if (want < done + 1)
@@ -107,6 +109,16 @@ const struct kt_tslice *kt_agg_slice_locs(struct kt_agg *a, uint64_t no)
 	}
 	t->no = 0;
 	t->n = 0;
+	if ((w = kt_window_slice_locs(a->w, no, &nw))) {
+		/* the newest complete slice: the window made its table as it completed */
+		if (kt_grow((void **)&t->e, &t->cap, nw, sizeof(*t->e)) < 0)
+			return NULL;
+		if (nw)
+			memcpy(t->e, w, (size_t)nw * sizeof(*t->e));
+		t->n = nw;
+		t->no = no + 1;
+		return t;
+	}
 	kt_idx_clear(&a->tsidx);
 	kt_window_cursor_slice(a->w, age, &cur);
 	while ((n = kt_window_read(a->w, &cur, buf, sizeof(buf) / sizeof(buf[0])))) {
@@ -133,7 +145,7 @@ const struct kt_tslice *kt_agg_slice_locs(struct kt_agg *a, uint64_t no)
 						return NULL;
 					id = t->n++;
 					t->e[id] =
-					    (struct kt_tslice_ent){loc, 0, buf[i].ctx, chain};
+					    (struct kt_window_locent){loc, 0, buf[i].ctx, chain};
 				}
 				*at = id + 1;
 			}

@@ -57,6 +57,8 @@ void kt_window_free(struct kt_window *w)
 	free(w->ring);
 	free(w->nar.t);
 	kt_idx_free(&w->nar.idx);
+	free(w->opened);
+	free(w->last);
 	free(w->narloc);
 	free(w->full.t);
 	kt_idx_free(&w->full.idx);
@@ -146,6 +148,7 @@ static uint32_t table_entry(struct wtable *t, uint32_t loc, uint32_t stack, uint
 	}
 	t->t[id].h = (struct kt_hit){loc, stack, cpu, task, ctx, 0};
 	t->t[id].hash = h;
+	t->t[id].open = 0;
 	t->live++;
 	return id;
 }
@@ -269,6 +272,58 @@ void kt_window_cum_remap(struct kt_window *w, const uint32_t *map)
 	w->gen++;
 }
 
+/* Counts hits of narrow entry id in the open slice. */
+static void narrow_open(struct kt_window *w, uint32_t id, uint64_t hits)
+{
+	struct wtuple *e = &w->nar.t[id];
+
+	if (!e->open) {
+		if (kt_grow((void **)&w->opened, &w->openedcap, w->nopened + 1,
+			    sizeof(*w->opened)) < 0)
+			w->opened_lost = 1;
+		else
+			w->opened[w->nopened++] = id;
+	}
+	e->open = hits >= UINT32_MAX - e->open ? UINT32_MAX : e->open + (uint32_t)hits;
+}
+
+/* The open slice (number no) completes: its narrow entries' open counts become the last
+ * complete slice's table, and start again from zero. */
+static void narrow_close(struct kt_window *w, uint64_t no)
+{
+	w->last_no = 0;
+	w->nlast = 0;
+	if (!w->opened_lost &&
+	    kt_grow((void **)&w->last, &w->lastcap, w->nopened, sizeof(*w->last)) == 0) {
+		for (uint32_t i = 0; i < w->nopened; i++) {
+			struct wtuple *e = &w->nar.t[w->opened[i]];
+			struct kt_window_locent x = {e->h.loc, e->open, e->h.ctx, e->h.stack};
+
+			w->last[i] = x;
+			e->open = 0;
+		}
+		w->nlast = w->nopened;
+		w->last_no = no + 1;
+	} else {
+		/* not every entry is listed: clear them all (a live entry has hits) */
+		for (uint32_t i = 0; i < w->nar.n; i++)
+			if (w->nar.t[i].h.hits)
+				w->nar.t[i].open = 0;
+		w->opened_lost = 0;
+	}
+	w->nopened = 0;
+}
+
+const struct kt_window_locent *kt_window_slice_locs(const struct kt_window *w, uint64_t slice,
+						    uint32_t *n)
+{
+	*n = 0;
+	if (!w->last_no || w->last_no != slice + 1)
+		return NULL;
+	*n = w->nlast;
+	return w->last;
+}
+
 /* Folds an expiring slice into the since-start totals and takes its samples off the narrow
  * rolling totals and the references of their tasks and stacks. */
 static void slice_expire(struct kt_window *w, struct slice *s)
@@ -364,6 +419,7 @@ static void rotate_to(struct kt_window *w, uint64_t k)
 
 	if (k <= from)
 		return;
+	narrow_close(w, from); /* before anything expires: a one-slice window expires it */
 	if (k == from + 1 && w->nslices > 1) {
 		w->recent_slice = from + 1; /* made when asked for (kt_window_recent) */
 	} else if (k == from + 1) {
@@ -475,10 +531,12 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 
 		if (kt_window_log_merge(w, l, li, &k, &slot)) {
 			w->nar.t[id].h.hits++;
+			narrow_open(w, id, 1);
 			goto counted; /* its record holds the stack and the task already */
 		}
 	}
 	w->nar.t[id].h.hits += count;
+	narrow_open(w, id, count);
 	if (compact) {
 		uint64_t u = WREC_COMPACT | loc | (uint64_t)task << WREC_TASK_SHIFT |
 			     (uint64_t)ctx << WREC_CTX_SHIFT;
@@ -763,7 +821,8 @@ size_t kt_window_mem(const struct kt_window *w)
 			m += (size_t)w->ring[i].log[j].cap * sizeof(*w->ring[i].log[j].u);
 	}
 	m += (size_t)w->nar.cap * sizeof(*w->nar.t) + kt_idx_mem(&w->nar.idx) +
-	     (size_t)w->narloccap * sizeof(*w->narloc);
+	     (size_t)w->narloccap * sizeof(*w->narloc) +
+	     (size_t)w->openedcap * sizeof(*w->opened) + (size_t)w->lastcap * sizeof(*w->last);
 	m += (size_t)w->full.cap * sizeof(*w->full.t) + kt_idx_mem(&w->full.idx);
 	m += (size_t)w->cumcap * sizeof(*w->cum) + kt_idx_mem(&w->cumidx);
 	m += (size_t)w->outcap * sizeof(*w->out) + (size_t)w->recentcap * sizeof(*w->recent) +

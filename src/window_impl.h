@@ -105,7 +105,10 @@ struct slice {
 struct wtuple {
 	struct kt_hit h;
 	uint32_t hash;
-	uint32_t next;
+	union {
+		uint32_t next; /* a free entry: the next free one (id + 1) */
+		uint32_t open; /* a live narrow entry: its hits in the open slice (saturating) */
+	};
 };
 
 /* A table of hits keyed by (location, stack, CPU, task, context), entries reused. */
@@ -170,6 +173,15 @@ struct kt_window {
 	struct wtable nar;
 	uint32_t *narloc; /* per location: a narrow entry of it (id + 1), checked before use */
 	uint32_t narloccap;
+	/* the narrow entries with hits in the open slice; as it completes, their open counts
+	 * become the newest complete slice's hits by location (kt_window_slice_locs): a refresh
+	 * need not read that slice's samples again to learn them */
+	uint32_t *opened;
+	uint32_t nopened, openedcap;
+	int opened_lost; /* an entry could not be listed (out of memory): no table this slice */
+	struct kt_window_locent *last;
+	uint32_t nlast, lastcap;
+	uint64_t last_no; /* slice number + 1 of last; 0: none */
 	struct wtable full;
 	uint64_t full_gen; /* gen + 1 of the materialized tuples; 0 = stale */
 	uint64_t total, lost;

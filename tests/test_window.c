@@ -92,9 +92,34 @@ struct smp {
 #define KEY(l, s, c, t) ((((size_t)(l)*16 + (s)) * 3 + (c)) * 16 + (t))
 #define NKEYS (7 * 16 * 3 * 16)
 
+/* The newest complete slice's table by location (kt_window_slice_locs) against a recount of
+ * the samples v[0, nv) gave that slice (locations below 7, context 0); 1 when it was kept. */
+static int check_slice_locs(struct kt_window *w, const struct smp *v, size_t nv, int *bad)
+{
+	uint64_t no = kt_window_newest(w), want[7][2] = {{0}}, got[7][2] = {{0}};
+	const struct kt_window_locent *e;
+	uint32_t n;
+
+	if (!no || !(e = kt_window_slice_locs(w, no - 1, &n)))
+		return 0;
+	for (size_t m = 0; m < nv; m++)
+		if (v[m].slice == no - 1)
+			want[v[m].loc][v[m].stack != 0] += v[m].count;
+	for (uint32_t j = 0; j < n; j++) {
+		if (e[j].loc >= 7 || e[j].chain > 1 || e[j].ctx || !e[j].hits ||
+		    got[e[j].loc][e[j].chain]) {
+			(*bad)++; /* not a key of the test, or a key twice */
+			continue;
+		}
+		got[e[j].loc][e[j].chain] = e[j].hits;
+	}
+	*bad += memcmp(want, got, sizeof(want)) != 0;
+	return 1;
+}
+
 static void test_property(void)
 {
-	int bad = 0, badcum = 0, badtot = 0, checks = 0;
+	int bad = 0, badcum = 0, badtot = 0, badlast = 0, checks = 0, lastchecks = 0;
 	uint64_t *want = calloc(NKEYS, sizeof(*want));
 
 	srand(12345);
@@ -146,6 +171,7 @@ static void test_property(void)
 			nv++;
 			if (i % 97 != 0 && i != 3999)
 				continue;
+			lastchecks += check_slice_locs(w, v, nv, &badlast);
 			for (int mode = 0; mode < 2; mode++) {
 				size_t n;
 				const struct kt_hit *h;
@@ -182,6 +208,9 @@ static void test_property(void)
 	is_int(badcum, 0, "since-start totals equal a recount of every sample");
 	is_int(badtot, 0, "no tuple is missing: the sums and kt_window_total agree");
 	ok(checks > 1000, "property checked many times");
+	is_int(badlast, 0, "the newest complete slice's table by location equals a recount of it");
+	printf("# the table was there at %d of %d checks\n", lastchecks, checks / 2);
+	ok(lastchecks * 2 > checks / 2, "that table was there at most checks");
 }
 
 static void test_stacks_tasks(void)

@@ -122,6 +122,14 @@ const struct kt_hit *kt_window_tuples(const struct kt_window *w, size_t *n, size
  * when the hits had a chain (0 when not), CPU and task 0; n entries stride bytes apart, those
  * with hits == 0 free. NULL in cumulative mode. Valid until the next add/advance/mode change. */
 const struct kt_hit *kt_window_narrow(const struct kt_window *w, size_t *n, size_t *stride);
+/* The hits of complete slice `slice` by (location, context, chain or not), distinct keys,
+ * each count saturating at 2^32 - 1: kept for the newest complete slice only, made from the
+ * narrow totals as it completed. NULL when it is not that slice (or was not kept). */
+struct kt_window_locent {
+	uint32_t loc, hits, ctx, chain;
+};
+const struct kt_window_locent *kt_window_slice_locs(const struct kt_window *w, uint64_t slice,
+						    uint32_t *n);
 /* The samples of the rolling window, or of one slice, read in order as hits (a hit per
  * sample, or per kt_window_add call with its count: keys repeat). A cursor is valid until
  * the next add/advance/span change. */
