@@ -48,7 +48,7 @@ struct cslot {
 
 struct crun {
 	struct cslot *slot;
-	uint32_t mask, n, zeros; /* keys whose sum fell to zero stay until a rebuild */
+	uint32_t mask, n; /* a key whose sum falls to zero leaves at once (crun_delete) */
 };
 
 struct kt_cputop {
@@ -93,7 +93,7 @@ static uint32_t crun_slot(const struct crun *r, uint32_t key)
 	return i;
 }
 
-/* Rebuilds r with room for need keys (half full), dropping the zero sums. */
+/* Rebuilds r with room for need keys (half full). */
 static int crun_rebuild(struct crun *r, uint32_t need)
 {
 	uint32_t cap = 64, om = r->mask;
@@ -107,7 +107,7 @@ static int crun_rebuild(struct crun *r, uint32_t need)
 		return -1;
 	}
 	r->mask = cap - 1;
-	r->n = r->zeros = 0;
+	r->n = 0;
 	for (uint32_t i = 0; old && i <= om; i++) {
 		if (!old[i].key1 || !old[i].hits)
 			continue;
@@ -116,6 +116,24 @@ static int crun_rebuild(struct crun *r, uint32_t need)
 	}
 	free(old);
 	return 0;
+}
+
+/* Empties slot i of r, moving back the keys after it that probed past it (linear probing
+ * keeps no tombstone: every key stays reachable from its home slot). */
+static void crun_delete(struct crun *r, uint32_t i)
+{
+	for (uint32_t j = (i + 1) & r->mask; r->slot[j].key1; j = (j + 1) & r->mask) {
+		uint32_t home = key_hash(r->slot[j].key1 - 1) & r->mask;
+
+		/* the key at j may fill the hole at i when its home is not in (i, j] */
+		if (((j - home) & r->mask) >= ((j - i) & r->mask)) {
+			r->slot[i] = r->slot[j];
+			i = j;
+		}
+	}
+	r->slot[i].key1 = 0;
+	r->slot[i].hits = 0;
+	r->n--;
 }
 
 static void slice_reset(struct cslice *s, uint32_t ncpu)
@@ -360,35 +378,34 @@ static int run_apply(struct crun *r, const struct cent *e, uint32_t n, int sign)
 	 * slice took six) */
 	if (sign > 0 && n > 1 &&
 	    (!r->slot || ((uint64_t)r->n + n) * 4 > ((uint64_t)r->mask + 1) * 3) &&
-	    crun_rebuild(r, r->n - r->zeros + n) < 0)
+	    crun_rebuild(r, r->n + n) < 0)
 		return -1;
 	for (uint32_t i = 0; i < n; i++) {
 		struct cslot *x;
+		uint32_t at;
 
 		if (sign > 0 && (!r->slot || (r->n + 1) * 4 > (r->mask + 1) * 3) &&
-		    crun_rebuild(r, r->n - r->zeros + 1) < 0)
+		    crun_rebuild(r, r->n + 1) < 0)
 			return -1;
 		if (!r->slot)
 			return 0; /* subtracting from nothing: cannot happen */
-		x = &r->slot[crun_slot(r, e[i].key)];
+		at = crun_slot(r, e[i].key);
+		x = &r->slot[at];
 		if (!x->key1) {
 			if (sign < 0)
 				continue; /* cannot happen: added before */
 			x->key1 = e[i].key + 1;
 			x->hits = 0;
 			r->n++;
-		} else if (!x->hits && sign > 0) {
-			r->zeros--;
 		}
 		if (sign > 0 && x->hits > UINT32_MAX - e[i].hits)
 			return 1;
-		if (sign > 0) {
+		if (sign > 0)
 			x->hits += e[i].hits;
-		} else {
+		else if (x->hits > e[i].hits)
 			x->hits -= e[i].hits;
-			if (!x->hits)
-				r->zeros++;
-		}
+		else
+			crun_delete(r, at);
 	}
 	return 0;
 }
@@ -571,7 +588,9 @@ int kt_agg_cputop(struct kt_agg *a, const struct kt_query *q, struct kt_cpuview 
 		const uint64_t *x = rs ? rs->cls + (size_t)cpu * NCLS : NULL;
 		struct crun *r = &t->run[cpu];
 
-		if (r->zeros && r->zeros * 2 >= r->n && crun_rebuild(r, r->n - r->zeros) < 0)
+		/* a table left far too big by a burst of keys is made smaller */
+		if (r->mask >= 256 && (uint64_t)r->n * 8 < (uint64_t)r->mask + 1 &&
+		    crun_rebuild(r, r->n) < 0)
 			goto nomem;
 		for (int k = 0; k < NCLS; k++)
 			t->outcls[(size_t)cpu * NCLS + k] =
