@@ -159,9 +159,14 @@ static size_t base_len(const char *name)
 /* One '*' at most: "pre*", "*suf", "pre*suf" or an exact name. */
 static int glob_match(const char *pat, const char *name, size_t len)
 {
-	const char *star = strchr(pat, '*');
+	const char *star;
 	size_t pl, sl;
 
+	/* most patterns start with a letter that most names do not: the first byte rejects
+	 * them (the first refresh of a big machine classifies thousands of functions) */
+	if (pat[0] && pat[0] != '*' && (!len || pat[0] != name[0]))
+		return 0;
+	star = strchr(pat, '*');
 	if (!star)
 		return strlen(pat) == len && !strncmp(pat, name, len);
 	pl = (size_t)(star - pat);
