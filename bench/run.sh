@@ -213,6 +213,8 @@ if [ -s "$LOG/bench_scale.log" ]; then
 		[ -n "${a:-}" ] && row "paced replay of $lab, -d 1: own CPU, % of one core" "$a" "$b" "kerntop before issue 14 (bench_scale.sh)" lower
 		read -r b a < <(scale_row $inp "refresh p99, ms")
 		[ -n "${a:-}" ] && row "paced replay of $lab: refresh p99, ms" "$a" "$b" "kerntop before issue 14" lower
+		read -r b a < <(scale_row $inp "  the same once the window is full")
+		[ -n "${a:-}" ] && row "paced replay of $lab: refresh p99 once the window is full, ms" "$a" "$b" "kerntop before issue 14" lower
 		read -r b a < <(scale_row $inp "peak RSS, MiB")
 		[ -n "${a:-}" ] && row "paced replay of $lab: peak RSS, MiB" "$a" "$b" "kerntop before issue 14" lower
 		read -r b a < <(scale_row $inp "viewer: refresh p99, ms")
