@@ -49,6 +49,11 @@ struct cslot {
 struct crun {
 	struct cslot *slot;
 	uint32_t mask, n; /* a key whose sum falls to zero leaves at once (crun_delete) */
+	/* of each kind (function, module): the key with the largest sum (lowest name among
+	 * equals; key + 1, 0: none) and a bound on every other key's sum, kept as sums change
+	 * (crun_track) so that a query need not scan the table; known 0: rescan */
+	uint32_t top[2], topsum[2], bound[2];
+	int known;
 };
 
 struct kt_cputop {
@@ -134,6 +139,33 @@ static void crun_delete(struct crun *r, uint32_t i)
 	r->slot[i].key1 = 0;
 	r->slot[i].hits = 0;
 	r->n--;
+}
+
+/* Key's sum became sum (sign: +1 it grew, -1 it shrank): the top and bound of its kind follow,
+ * or are left to a rescan when the top may have changed hands (a tie, or the top shrinking
+ * to the bound). */
+static void crun_track(struct crun *r, uint32_t key, uint32_t sum, int sign)
+{
+	int m = !!(key & KEY_MODULE);
+
+	if (!r->known)
+		return;
+	if (r->top[m] == key + 1) {
+		r->topsum[m] = sum;
+		if (sign < 0 && sum <= r->bound[m])
+			r->known = 0;
+	} else if (sign > 0) {
+		if (sum > r->topsum[m]) {
+			if (r->topsum[m] > r->bound[m])
+				r->bound[m] = r->topsum[m];
+			r->top[m] = key + 1;
+			r->topsum[m] = sum;
+		} else if (sum == r->topsum[m]) {
+			r->known = 0; /* the names decide */
+		} else if (sum > r->bound[m]) {
+			r->bound[m] = sum;
+		}
+	}
 }
 
 static void slice_reset(struct cslice *s, uint32_t ncpu)
@@ -400,12 +432,16 @@ static int run_apply(struct crun *r, const struct cent *e, uint32_t n, int sign)
 		}
 		if (sign > 0 && x->hits > UINT32_MAX - e[i].hits)
 			return 1;
-		if (sign > 0)
+		if (sign > 0) {
 			x->hits += e[i].hits;
-		else if (x->hits > e[i].hits)
+			crun_track(r, e[i].key, x->hits, 1);
+		} else if (x->hits > e[i].hits) {
 			x->hits -= e[i].hits;
-		else
+			crun_track(r, e[i].key, x->hits, -1);
+		} else {
 			crun_delete(r, at);
+			crun_track(r, e[i].key, 0, -1);
+		}
 	}
 	return 0;
 }
@@ -446,13 +482,37 @@ static void consider(struct kt_agg *a, uint64_t *best, uint32_t *top, uint32_t k
 static void tops(struct kt_agg *a, struct kt_cputop *t, uint32_t c, const struct cent *e,
 		 uint32_t n)
 {
-	const struct crun *r = &t->run[c];
+	struct crun *r = &t->run[c];
 	uint64_t best[2] = {0, 0};
 	uint32_t top[2] = {UINT32_MAX, UINT32_MAX};
 
-	for (uint32_t i = 0; r->slot && i <= r->mask; i++)
-		if (r->slot[i].key1)
-			consider(a, best, top, r->slot[i].key1 - 1, r->slot[i].hits);
+	if (!r->known) {
+		/* the top of each kind among the sums, and the largest of the others */
+		for (uint32_t i = 0; r->slot && i <= r->mask; i++)
+			if (r->slot[i].key1)
+				consider(a, best, top, r->slot[i].key1 - 1, r->slot[i].hits);
+		r->top[0] = top[0] != UINT32_MAX ? top[0] + 1 : 0;
+		r->top[1] = top[1] != UINT32_MAX ? (KEY_MODULE | top[1]) + 1 : 0;
+		for (int m = 0; m < 2; m++) {
+			r->topsum[m] = (uint32_t)best[m];
+			r->bound[m] = 0;
+		}
+		for (uint32_t i = 0; r->slot && i <= r->mask; i++) {
+			const struct cslot *x = &r->slot[i];
+			int m = !!((x->key1 - 1) & KEY_MODULE);
+
+			if (x->key1 && x->key1 != r->top[m] && x->hits > r->bound[m])
+				r->bound[m] = x->hits;
+		}
+		r->known = 1;
+	} else {
+		/* every other key's sum is below its kind's top's: the tops are the sums' */
+		for (int m = 0; m < 2; m++)
+			if (r->top[m])
+				consider(a, best, top, r->top[m] - 1, r->topsum[m]);
+	}
+	/* a key of the open slice: its sum plus its open hits (any other key's total is its
+	 * sum, at most its kind's top's) */
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t h = e[i].hits;
 
