@@ -232,6 +232,8 @@ if [ -s "$LOG/bench_replay_stream.log" ]; then
 		f=$(awk -v i="$inp" '$1 == i && /file \(streamed\)/ { print $(NF - 2) }' "$LOG/bench_replay_stream.log")
 		lab=$([ $inp = big.txt ] && echo "perf script text" || echo "kerntop recording")
 		[ -n "$f" ] && row "replay of a ~360 MB $lab at full speed: peak RSS, MiB" "$f" "$p" "the same build reading it whole (a pipe)" lower
+		sp=$(awk -v i="$inp" '$1 == i && /pipe \(kept in TMPDIR\)/ { print $(NF - 2) }' "$LOG/bench_replay_stream.log")
+		[ -n "$sp" ] && row "the same from a pipe (kept in TMPDIR): peak RSS, MiB" "$sp" "$p" "the same build reading it whole (a pipe)" lower
 	done
 fi
 

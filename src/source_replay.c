@@ -256,23 +256,91 @@ static int sniff(const char *b, size_t n, const char *path, char *err, size_t er
 	return 0;
 }
 
+/* An unlinked file in $TMPDIR (else /tmp) to hold a stream too big to keep in memory; -1
+ * when none can be made there. dir gets the directory, for messages. */
+static int spool_open(char *dir, size_t dirlen)
+{
+	const char *d = getenv("TMPDIR");
+	char t[PATH_MAX];
+	int fd;
+
+	snprintf(dir, dirlen, "%s", d && *d ? d : "/tmp");
+	fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL) &&
+	    snprintf(t, sizeof(t), "%s/kerntop-replay-XXXXXX", dir) < (int)sizeof(t)) {
+		fd = mkostemp(t, O_CLOEXEC); /* a file system without O_TMPFILE */
+		if (fd >= 0)
+			unlink(t);
+	}
+	return fd;
+}
+
+static int write_all(int fd, const char *b, size_t n)
+{
+	while (n) {
+		ssize_t got = write(fd, b, n);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got < 0 ? -errno : -EIO;
+		b += got;
+		n -= (size_t)got;
+	}
+	return 0;
+}
+
+static void spool_failed(const char *path, const char *dir, int e, char *err, size_t errlen)
+{
+	const char *fix =
+	    e == -EFBIG ? "raise the file size limit (ulimit -f) or write the stream to a file"
+	    : e == -ENOSPC || e == -EDQUOT
+		? "free space there or set TMPDIR to a bigger file system"
+		: "set TMPDIR to a writable file system or write the stream to a file";
+
+	snprintf(err, errlen, "%s: keeping the stream in %s failed (%s); %s", path, dir,
+		 strerror(-e), fix);
+}
+
 /* The file or pipe is read in bounded steps: the first ones are sniffed, and text stops at its
  * first NUL byte, so /dev/zero or a huge sparse text file fails at once instead of filling
  * memory or being scanned for minutes. A regular file is read, not mapped: one cut while it is
  * replayed would raise SIGBUS on a mapping; read, it is simply the bytes that were there.
- * size is a regular file's size (the first allocation), 0 for a pipe. */
+ * size is a regular file's size (the first allocation), 0 for a pipe. A stream that passes
+ * REPLAY_WHOLE_MAX goes on into an unlinked file (spool_open), replayed through the window
+ * like a big regular file, so that its size does not matter either; where no such file can
+ * be made it is held whole. */
 static int read_stream(struct replay *r, int fd, size_t size, const char *path, char *err,
 		       size_t errlen)
 {
-	size_t cap = STREAM_STEP, n = 0, ncap;
-	char *b = malloc(cap + 1), *nb, *nul;
-	int sniffed = 0, text = 0, e;
+	size_t cap = STREAM_STEP, n = 0, ncap, spooled = 0;
+	char *b = malloc(cap + 1), *nb, *nul, dir[PATH_MAX];
+	int sniffed = 0, text = 0, e, spool = -1, tried = 0;
 
 	if (!b)
 		goto oom;
 	for (;;) {
 		ssize_t got;
 
+		if (!size && sniffed && !tried && n >= REPLAY_WHOLE_MAX) {
+			tried = 1;
+			spool = spool_open(dir, sizeof(dir));
+		}
+		if (spool >= 0 && n >= STREAM_STEP) {
+			e = write_all(spool, b, n);
+			if (e < 0) {
+				spool_failed(path, dir, e, err, errlen);
+				close(spool);
+				free(b);
+				return e;
+			}
+			spooled += n;
+			n = 0;
+			if (cap > STREAM_STEP && (nb = realloc(b, STREAM_STEP + 1))) {
+				b = nb; /* the memory held so far is given back */
+				cap = STREAM_STEP;
+			}
+		}
 		if (n == cap) {
 			if (cap >= REPLAY_READ_MAX) {
 				snprintf(err, errlen, "%s: larger than %llu bytes", path,
@@ -314,13 +382,28 @@ static int read_stream(struct replay *r, int fd, size_t size, const char *path, 
 				 "%s: binary data (a NUL byte at byte %zu of the text): not `perf "
 				 "script` "
 				 "output",
-				 path, (size_t)(nul - b));
+				 path, spooled + (size_t)(nul - b));
+			if (spool >= 0)
+				close(spool);
 			free(b);
 			return -EINVAL;
 		}
 		if (got == 0)
 			break;
 		n += (size_t)got;
+	}
+	if (spool >= 0) {
+		e = n ? write_all(spool, b, n) : 0;
+		free(b);
+		if (e < 0) {
+			spool_failed(path, dir, e, err, errlen);
+			close(spool);
+			return e;
+		}
+		r->fd = spool;
+		r->len = spooled + n;
+		r->is_rec = !text;
+		return 0;
 	}
 	b[n] = 0;
 	r->data = b;
@@ -386,7 +469,8 @@ static int load(struct replay *r, const char *path, char *err, size_t errlen)
 	}
 	e = read_stream(r, fd, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, path, err, errlen);
 	close(fd);
-	r->is_rec = r->len && kt_rrec_is_recording(r->data, r->len);
+	if (e == 0 && r->fd < 0)
+		r->is_rec = r->len && kt_rrec_is_recording(r->data, r->len);
 	return e;
 }
 
