@@ -63,7 +63,7 @@ PY
 }
 
 cat "$dir/txt/big.txt" "$dir/rec/big.ktrec" >/dev/null
-printf '%-34s %10s %10s %12s %12s %8s\n' "input" "wall s" "CPU s" "samples/s" "peak RSS" "target"
+printf '%-42s %10s %10s %12s %12s %8s\n' "input" "wall s" "CPU s" "samples/s" "peak RSS" "target"
 for inp in txt/big.txt rec/big.ktrec; do
 	f=$dir/$inp
 	size=$(stat -c %s "$f")
@@ -73,12 +73,12 @@ for inp in txt/big.txt rec/big.ktrec; do
 	# what the pipeline needs without the file: the pipe's RSS minus the file it holds
 	need=$(( pr - size / 1024 ))
 	lab="$(basename "$f") ($(( size >> 20 )) MiB)"
-	printf '%-34s %10s %10s %12s %9.1f MiB %8s\n' "$lab, pipe (read whole)" "$pw" "$pc" \
+	printf '%-42s %10s %10s %12s %9.1f MiB %8s\n' "$lab, pipe (read whole)" "$pw" "$pc" \
 		"$(python3 -c "print(round($ps / $pw))")" "$(python3 -c "print($pr / 1024)")" "-"
-	printf '%-34s %10s %10s %12s %9.1f MiB %8s\n' "$lab, file (streamed)" "$fw" "$fc" \
+	printf '%-42s %10s %10s %12s %9.1f MiB %8s\n' "$lab, file (streamed)" "$fw" "$fc" \
 		"$(python3 -c "print(round($fs / $fw))")" "$(python3 -c "print($fr / 1024)")" \
 		"$([ "$fr" -le $(( need + 65536 )) ] && echo met || echo NO)"
-	printf '%-34s %10s %10s %12s %9.1f MiB %8s\n' "$lab, pipe (kept in TMPDIR)" "$sw" "$sc" \
+	printf '%-42s %10s %10s %12s %9.1f MiB %8s\n' "$lab, pipe (kept in TMPDIR)" "$sw" "$sc" \
 		"$(python3 -c "print(round($ss / $sw))")" "$(python3 -c "print($sr / 1024)")" \
 		"$([ "$sr" -le $(( need + 65536 )) ] && echo met || echo NO)"
 	echo "  streamed / whole: RSS $(python3 -c "print('%.2f' % ($fr / $pr))"), samples/s $(python3 -c "print('%.2f' % ($fs / $fw / ($ps / $pw)))"); pipeline without the file $(python3 -c "print('%.1f' % ($need / 1024))") MiB; same samples: $([ "$fs" = "$ps" ] && [ "$ss" = "$ps" ] && echo yes || echo NO)"
