@@ -205,7 +205,7 @@ fi
 if [ -s "$LOG/bench_scale.log" ]; then
 	scale_row() { # scale_row INPUT METRIC LABEL
 		awk -v inp="$1:" -v m="$2" '$1 == inp { on = 1; next } on && /^$/ { on = 0 }
-			on && index($0, m) == 1 { n = split($0, f, /   */); print f[2], f[3]; exit }' "$LOG/bench_scale.log"
+			on && index($0, m) == 1 { s = $0; sub(/^ +/, "", s); split(s, f, /   */); print f[2], f[3]; exit }' "$LOG/bench_scale.log"
 	}
 	for inp in nog g; do
 		lab=$([ $inp = g ] && echo "256 CPUs x 997 Hz, 32-frame chains" || echo "256 CPUs x 997 Hz, no chains")
