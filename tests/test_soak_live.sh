@@ -5,7 +5,8 @@
 # seconds), and the whole set SOAK_PASSES times. Beside it kerntop samples live with call
 # chains at 1999 Hz as `kerntop -b -g -F 1999 -d 1` (the issue's run). Memory may grow during
 # the first pass, which fills the window and meets every stressor once; after it, RSS may not
-# pass its value at the end of the first pass by more than 10 %: what outlives the window
+# pass its peak in the first pass by more than 10 % (the largest of the readings after each
+# stressor, in each pass): what outlives the window
 # (interned tasks and stacks, locations) is bounded by the code the kernel runs, not by run
 # time. The viewer runs beside it in a tmux pane and its RSS is printed, not judged: its
 # since-start totals (for the z key) still grow with task and call-path churn, up to their
@@ -16,7 +17,12 @@
 
 passes=${SOAK_PASSES:-3}
 step=${SOAK_STEP:-2}
-STRESSORS="fork pipe switch mmap futex open dentry get sem udp hdd sock poll brk"
+# fork fifth: its thousands of short tasks grow the task table, and about 10 s later, as they
+# leave the window, more than 1024 idle ones are retired into groups; both have to happen
+# within the first pass, with the window nearly full (fork first met an empty window, and
+# the second pass set the high-water mark the first had not: 10-16 % in one run of four; fork
+# last left the retirement to the second pass)
+STRESSORS="pipe switch mmap futex fork open dentry get sem udp hdd sock poll brk"
 
 if ! command -v stress-ng >/dev/null 2>&1; then
 	ok 1 "stress-ng is installed (apt-get install stress-ng; ./quickstart.sh test installs it)"
@@ -58,12 +64,21 @@ failed=0
 b1= v1= bmax=0 vmax=0 bseen= vseen=
 p=1
 while [ "$p" -le "$passes" ]; do
+	# RSS after every stressor, the largest of the pass kept: one reading per pass moved
+	# by a megabyte either way with what was allocated at that moment (a refresh's tables)
+	b=0 v=0
 	for s in $STRESSORS; do
-		stress-ng --"$s" 2 --timeout "${step}s" --temp-path "$TMP/stress" --hdd-bytes 8m -q \
-			>/dev/null 2>&1 || failed="$failed $s"
+		# from inside its directory: the open stressor leaves a file in the working one
+		(cd "$TMP/stress" && stress-ng --"$s" 2 --timeout "${step}s" --temp-path "$TMP/stress" \
+			--hdd-bytes 8m -q >/dev/null 2>&1) || failed="$failed $s"
+		x=$(rss "$BP") y=$(rss "$VP")
+		if [ -z "$x" ] || [ -z "$y" ]; then
+			b= v=
+			break
+		fi
+		[ "$x" -gt "$b" ] && b=$x
+		[ "$y" -gt "$v" ] && v=$y
 	done
-	b=$(rss "$BP")
-	v=$(rss "$VP")
 	bseen="$bseen ${b:-dead}"
 	vseen="$vseen ${v:-dead}"
 	if [ -z "$b" ] || [ -z "$v" ]; then
@@ -78,7 +93,7 @@ while [ "$p" -le "$passes" ]; do
 	fi
 	p=$((p + 1))
 done
-echo "# RSS (KiB) after each pass: batch$bseen; viewer$vseen"
+echo "# peak RSS (KiB) of each pass: batch$bseen; viewer$vseen"
 ok "$([ "$p" -gt "$passes" ]; echo $?)" "both kerntops ran through $passes passes of the stressors"
 fl=${failed#0}
 ok "$([ "$failed" = 0 ]; echo $?)" "every stressor ran (failed:${fl:- none})"
@@ -87,8 +102,8 @@ if nm -D "$KERNTOP" 2>/dev/null | grep -q __asan_init || nm "$KERNTOP" 2>/dev/nu
 	echo "# ASan build: batch RSS ${b1:-?} -> at most $bmax KiB not judged (quarantine)"
 elif [ -n "$b1" ] && [ "$p" -gt "$passes" ]; then
 	ok "$([ $((bmax * 10)) -le $((b1 * 11)) ]; echo $?)" \
-		"batch -b -g: after the first pass RSS stays within 10 % (first $b1 KiB, then at most $bmax)"
-	echo "# viewer -g: RSS $v1 KiB after the first pass, then at most $vmax KiB (not judged)"
+		"batch -b -g: after the first pass its peak RSS stays within 10 % (first $b1 KiB, then at most $bmax)"
+	echo "# viewer -g: peak RSS $v1 KiB in the first pass, then at most $vmax KiB (not judged)"
 	tail -1 "$TMP/view.log" | sed 's/.*draw [0-9.]* ms, /# viewer at the end: /'
 fi
 kill -INT "$BP"

@@ -664,6 +664,41 @@ static void test_big_kallsyms(const char *tmp)
 	kt_sym_free(s);
 }
 
+/* A symbol list naming more modules than a module id can hold (KT_SYM_MODULES_MAX) is no
+ * kernel's: refused with the one-line reason and the way out, not "out of memory" and not a
+ * wrapped id. About 36 MB of kallsyms: left out under memcheck (KT_MEMCHECK), where it takes
+ * minutes. */
+static void test_too_many_modules(const char *tmp)
+{
+	char path[4096], msg[512] = "";
+	struct kt_sym_opts o;
+	struct kt_symbols *s = NULL;
+	FILE *fp;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/many-modules", tmp);
+	fp = fopen(path, "w");
+	if (!fp) {
+		ok(0, "the many-modules kallsyms is written");
+		return;
+	}
+	fprintf(fp, "ffffffff81000000 T _stext\nffffffff81001000 T _etext\n");
+	for (uint32_t i = 0; i < KT_SYM_MODULES_MAX; i++)
+		fprintf(fp, "%016llx t f\t[m%u]\n", 0xffffffffc0000000ull + i * 0x40ull, i);
+	fclose(fp);
+	memset(&o, 0, sizeof(o));
+	o.kallsyms = path;
+	o.modules = tap_data("symbols/modules");
+	r = kt_sym_new(&o, &s, msg, sizeof(msg));
+	is_int(r, -E2BIG, "a kallsyms naming 2^20 modules is refused");
+	ok(s == NULL, "and no symbol table is handed out");
+	printf("# %s\n", msg);
+	ok(strstr(msg, "modules named: not a kernel's symbol list (check --kallsyms") != NULL,
+	   "the message says why and what to check");
+	if (s)
+		kt_sym_free(s);
+}
+
 int main(void)
 {
 	char tmp[] = "/tmp/kt-symtest.XXXXXX";
@@ -681,6 +716,8 @@ int main(void)
 	test_bad(tmp);
 	test_default_ranges(tmp);
 	test_big_kallsyms(tmp);
+	if (!getenv("KT_MEMCHECK"))
+		test_too_many_modules(tmp);
 	test_cache_small();
 	{
 		char cmd[4200];
