@@ -580,6 +580,22 @@ static uint64_t tick_phase(struct app *a, uint64_t next_tick)
 	return next_tick + (uint64_t)((double)shift / speed);
 }
 
+/* Reads what the source has (the rings, or what a paced replay has due): -1 on an error, 1
+ * when a batch replay has ended (the loop ends), else 0. */
+static int drain(struct app *a, const struct kt_sink *sink, int *src_timeout)
+{
+	int r = kt_source_read(a->src, sink, src_timeout, a->err, sizeof(a->err));
+
+	if (r < 0 || out_of_memory(a))
+		return -1;
+	if (r == KT_SOURCE_EOF) {
+		replay_finished(a);
+		if (!a->ui)
+			return 1;
+	}
+	return 0;
+}
+
 /* The one event loop: perf rings, keys, signals and the refresh tick. */
 static int run_loop(struct app *a, int sigfd)
 {
@@ -605,15 +621,10 @@ static int run_loop(struct app *a, int sigfd)
 		if (!a->replay_done)
 			n += kt_source_pollfds(a->src, fds + n, MAX_POLLFDS - n);
 
-		if (!a->replay_done) {
-			r = kt_source_read(a->src, &sink, &src_timeout, a->err, sizeof(a->err));
-			if (r < 0 || out_of_memory(a))
+		if (!a->replay_done && (r = drain(a, &sink, &src_timeout)) != 0) {
+			if (r < 0)
 				return -1;
-			if (r == KT_SOURCE_EOF) {
-				replay_finished(a);
-				if (!a->ui)
-					break;
-			}
+			break; /* a batch replay has ended */
 		}
 		if (!placed) {
 			uint64_t ph;
@@ -654,16 +665,10 @@ static int run_loop(struct app *a, int sigfd)
 
 			/* Drain the rings first (a paced replay: what is due) so that a report
 			 * includes samples up to this tick. */
-			if (!a->replay_done) {
-				r = kt_source_read(a->src, &sink, &src_timeout, a->err,
-						   sizeof(a->err));
+			if (!a->replay_done && (r = drain(a, &sink, &src_timeout)) != 0) {
 				if (r < 0)
 					return -1;
-				if (r == KT_SOURCE_EOF) {
-					replay_finished(a);
-					if (!a->ui)
-						break;
-				}
+				break;
 			}
 			/* the refresh (advance, queries, report) is timed from here: the drain
 			 * is the samples' work, counted in the run's CPU time */
