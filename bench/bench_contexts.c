@@ -122,7 +122,7 @@ static double ingest(struct kt_symbols *sym, const struct chain *ch, uint32_t nc
 			if (kt_sym_loc(sym, loc)->idle) {
 				ctx = KT_CTXID_IDLE;
 			} else {
-				uint32_t tag = kt_window_stack_tag(w, st);
+				uint32_t tag = kt_window_stack_tag(w, st, KT_STACK_TAG_CTX);
 
 				if (!tag) {
 					uint32_t nf;
@@ -130,7 +130,7 @@ static double ingest(struct kt_symbols *sym, const struct chain *ch, uint32_t nc
 
 					tag = kt_sym_ctx_classify(sym, fr, nf);
 					tag = tag == KT_CTX_BY_COMM ? UINT32_MAX : tag + 1;
-					kt_window_stack_set_tag(w, st, tag);
+					kt_window_stack_set_tag(w, st, KT_STACK_TAG_CTX, tag);
 				}
 				if (tag != UINT32_MAX) {
 					ctx = tag - 1;

@@ -100,6 +100,16 @@ struct kt_agg {
 	struct kt_idx tidx;
 	uint32_t *path;
 	uint32_t pathcap;
+	/* hottest stacks: function paths interned across refreshes (agg_tree.c), so that a
+	 * window stack's path is made once (its KT_STACK_TAG_PATH tag: id + 1), not per query */
+	struct fpath {
+		uint32_t off, len, hash;
+		uint32_t row, stamp; /* the query's row of the path, valid when stamp is its own */
+	} *fp;
+	uint32_t nfp, fpcap, fpstamp;
+	uint32_t *fpframes;
+	uint32_t nfpframes, fpframescap;
+	struct kt_idx fpidx;
 	/* --irq-owner: copies of the window's hits with helper hits moved to their caller */
 	int irq_owner;
 	struct kt_hit *own, *ownrec;

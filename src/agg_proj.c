@@ -121,6 +121,31 @@ static int copy_distinct(struct kt_proj *p, const struct kt_hit *src, size_t n, 
 	return 0;
 }
 
+/* The window's hits by (location, stack, context): the narrow totals' hits without a chain
+ * and the stacks' totals, both kept by the window; their keys are distinct, so a copy. */
+static int copy_stacks(struct kt_proj *p, const struct kt_hit *nar, size_t nn, size_t ns,
+		       const struct kt_hit *stk, size_t sn, size_t ss)
+{
+	p->n = 0;
+	kt_idx_clear(&p->idx);
+	if (nn + sn > UINT32_MAX ||
+	    kt_grow((void **)&p->h, &p->cap, (uint32_t)(nn + sn), sizeof(*p->h)) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < nn; i++) {
+		const struct kt_hit *k = (const struct kt_hit *)((const char *)nar + i * ns);
+
+		if (k->hits && !k->stack)
+			p->h[p->n++] = *k;
+	}
+	for (size_t i = 0; i < sn; i++) {
+		const struct kt_hit *k = (const struct kt_hit *)((const char *)stk + i * ss);
+
+		if (k->hits)
+			p->h[p->n++] = *k;
+	}
+	return 0;
+}
+
 /* Merges the samples of cursor c's slices into p: no tuple table is made. With KT_NEED_FUNC
  * a location is replaced by its function's representative (kt_agg_loc). With the CPU or the
  * task needed, one CPU's log is merged at a time, so the table being probed holds one CPU's
@@ -262,6 +287,21 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 			p = proj_slot(a, which, need, gen, 0);
 			if (copy_distinct(p, src, sn, stride) < 0) {
 				a->nomem++; /* the query fails; the slot is not reused */
+				p->valid = 0;
+			}
+			*n = p->n;
+			return p->h;
+		}
+		if (which != KT_PROJ_RECENT && (need & KT_NEED_STACK) &&
+		    !(need & (KT_NEED_CPU | KT_NEED_TASK | KT_NEED_FUNC)) &&
+		    (src = kt_window_narrow(a->w, &sn, &stride))) {
+			size_t ns, nstride = 0;
+			const struct kt_hit *stk = kt_window_narrow_stacks(a->w, &ns, &nstride);
+
+			/* the stacks views' (location, stack, context): kept by the window too */
+			p = proj_slot(a, which, need, gen, 0);
+			if (copy_stacks(p, src, sn, stride, stk, stk ? ns : 0, nstride) < 0) {
+				a->nomem++;
 				p->valid = 0;
 			}
 			*n = p->n;

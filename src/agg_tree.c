@@ -12,6 +12,7 @@ struct tnode {
 	uint32_t func, parent;
 	uint64_t hits, recent;
 	uint32_t child, sibling; /* first child, next sibling (UINT32_MAX = none) */
+	uint32_t depth;		 /* the root function's node is 0 */
 	uint8_t shown;		 /* among the query's limit hottest nodes */
 };
 
@@ -20,6 +21,9 @@ void kt_agg_tree_free(struct kt_agg *a)
 	free(a->tn);
 	kt_idx_free(&a->tidx);
 	free(a->path);
+	free(a->fp);
+	free(a->fpframes);
+	kt_idx_free(&a->fpidx);
 }
 
 uint32_t kt_agg_path(struct kt_agg *a, const struct kt_hit *h)
@@ -75,8 +79,9 @@ static uint32_t tnode_get(struct kt_agg *a, uint32_t parent, uint32_t func)
 		return UINT32_MAX;
 	a->ntn++;
 	t = &a->tn[id];
-	*t = (struct tnode){func, parent, 0, 0, UINT32_MAX, UINT32_MAX, 1};
+	*t = (struct tnode){func, parent, 0, 0, UINT32_MAX, UINT32_MAX, 0, 1};
 	if (parent != UINT32_MAX) {
+		t->depth = a->tn[parent].depth + 1;
 		t->sibling = a->tn[parent].child;
 		a->tn[parent].child = id;
 	}
@@ -211,6 +216,21 @@ static int emit(struct kt_agg *a, const struct kt_query *q, struct kt_result *r,
 	return err;
 }
 
+/* Orders nodes by depth, then by their functions from the node up to the root: the same
+ * order whatever order the hits came in (node ids are first-seen), a parent first. */
+static int path_cmp(const struct kt_agg *a, uint32_t x, uint32_t y)
+{
+	if (a->tn[x].depth != a->tn[y].depth)
+		return a->tn[x].depth < a->tn[y].depth ? -1 : 1;
+	while (x != y) {
+		if (a->tn[x].func != a->tn[y].func)
+			return a->tn[x].func < a->tn[y].func ? -1 : 1;
+		x = a->tn[x].parent;
+		y = a->tn[y].parent;
+	}
+	return 0;
+}
+
 static int hotter(const void *pa, const void *pb, void *ctx)
 {
 	const struct kt_agg *a = ctx;
@@ -220,13 +240,13 @@ static int hotter(const void *pa, const void *pb, void *ctx)
 
 	if (x->hits != y->hits)
 		return x->hits > y->hits ? -1 : 1;
-	return ia < ib ? -1 : ia > ib;
+	return path_cmp(a, ia, ib);
 }
 
 /* With a row limit, the tree keeps its limit hottest branches, not the first rows in
  * pre-order (which would spend them on the hottest path and drop a hot direct caller). A
  * straight run (a node that is its parent's only caller, with all its hits) is shown with
- * its parent and not counted. A node has no more hits than its parent and a higher id, so
+ * its parent and not counted. A node has no more hits than its parent and a greater depth, so
  * the hottest set always holds its parents. */
 static int pick_hottest(struct kt_agg *a, uint32_t limit)
 {
@@ -300,19 +320,75 @@ int kt_agg_tree(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
 
 /* --- hottest stacks --- */
 
-struct skey {
+struct fkey {
 	const struct kt_agg *a;
-	const struct rpriv *p;
 	const uint32_t *path;
 	uint32_t n;
 };
 
-static int stack_eq(const void *ctx, uint32_t id)
+static int fpath_eq(const void *ctx, uint32_t id)
 {
-	const struct skey *k = ctx;
-	const uint64_t *g = k->a->g.key[id];
+	const struct fkey *k = ctx;
+	const struct fpath *f = &k->a->fp[id];
 
-	return g[1] == k->n && !memcmp(k->p->frames + g[0], k->path, k->n * sizeof(*k->path));
+	return f->len == k->n && !memcmp(k->a->fpframes + f->off, k->path, k->n * sizeof(*k->path));
+}
+
+/* The id of function path a->path[0..len), interned; UINT32_MAX when out of memory. */
+static uint32_t fpath_intern(struct kt_agg *a, uint32_t len)
+{
+	struct fkey k = {a, a->path, len};
+	uint32_t hash = kt_hash_u32s(a->path, len), pos, id;
+
+	id = kt_idx_find(&a->fpidx, hash, fpath_eq, &k, &pos);
+	if (id != UINT32_MAX)
+		return id;
+	if (len > UINT32_MAX - a->nfpframes || a->nfp == UINT32_MAX - 1 ||
+	    kt_grow((void **)&a->fpframes, &a->fpframescap, a->nfpframes + len,
+		    sizeof(*a->fpframes)) < 0 ||
+	    kt_grow((void **)&a->fp, &a->fpcap, a->nfp + 1, sizeof(*a->fp)) < 0 ||
+	    kt_idx_insert(&a->fpidx, hash, a->nfp, pos) < 0)
+		return UINT32_MAX;
+	memcpy(a->fpframes + a->nfpframes, a->path, len * sizeof(*a->path));
+	a->fp[a->nfp] = (struct fpath){a->nfpframes, len, hash, 0, 0};
+	a->nfpframes += len;
+	return a->nfp++;
+}
+
+/* Hit h's function path. A stack that starts with the hit's location (as sampled chains
+ * do) has one path whatever the hit, kept in the stack's tag; --irq-owner paths and the
+ * others are made again each time. UINT32_MAX when out of memory or empty. */
+static uint32_t hit_fpath(struct kt_agg *a, const struct kt_hit *h)
+{
+	uint32_t n, len, id, tag;
+	const uint32_t *fr = kt_window_stack_frames(a->w, h->stack, &n);
+	int kept = !a->irq_owner && n && fr[0] == h->loc;
+
+	if (kept && (tag = kt_window_stack_tag(a->w, h->stack, KT_STACK_TAG_PATH)))
+		return tag - 1;
+	if (!(len = kt_agg_path(a, h)))
+		return UINT32_MAX;
+	id = fpath_intern(a, len);
+	if (kept && id != UINT32_MAX)
+		kt_window_stack_set_tag(a->w, h->stack, KT_STACK_TAG_PATH, id + 1);
+	return id;
+}
+
+/* Starts a stacks query: a new stamp for the paths' rows, and the paths forgotten when
+ * stacks that left the window have made them far more than the live stacks. */
+static void fpath_begin(struct kt_agg *a)
+{
+	if (a->nfp > 2 * (size_t)kt_window_nstacks(a->w) + 4096) {
+		a->nfp = 0;
+		a->nfpframes = 0;
+		kt_idx_clear(&a->fpidx);
+		kt_window_stack_clear_tags(a->w, KT_STACK_TAG_PATH);
+	}
+	if (++a->fpstamp == 0) { /* wrapped: every path's stamp is stale again */
+		for (uint32_t i = 0; i < a->nfp; i++)
+			a->fp[i].stamp = 0;
+		a->fpstamp = 1;
+	}
 }
 
 static int stack_selected(const struct kt_query *q, const struct locinfo *li)
@@ -322,54 +398,67 @@ static int stack_selected(const struct kt_query *q, const struct locinfo *li)
 	return kt_agg_module_match(q->module, li);
 }
 
+/* Counts hit h in its path's row (made when new, unless recent). */
 static int stack_add(struct kt_agg *a, struct kt_result *r, const struct kt_hit *h, int recent)
 {
-	struct rpriv *p = r->priv;
 	struct group *g = &a->g;
-	uint32_t len = kt_agg_path(a, h), hash, pos, id;
-	struct skey k = {a, p, a->path, len};
+	uint32_t fp = hit_fpath(a, h), id;
+	struct fpath *f;
 	struct kt_row *row;
 
-	if (!len)
-		return 0;
-	hash = kt_hash_u32s(a->path, len);
-	id = kt_idx_find(&g->idx, hash, stack_eq, &k, &pos);
-	if (id == UINT32_MAX) {
+	if (fp == UINT32_MAX)
+		return -ENOMEM;
+	f = &a->fp[fp];
+	if (f->stamp != a->fpstamp) {
 		if (recent)
 			return 0;
 		id = (uint32_t)r->nrows;
 		if (kt_grow((void **)&g->key, &g->keycap, id + 1, sizeof(*g->key)) < 0 ||
-		    kt_grow((void **)&g->recent, &g->recentcap, id + 1, sizeof(*g->recent)) < 0)
+		    kt_grow((void **)&g->recent, &g->recentcap, id + 1, sizeof(*g->recent)) < 0 ||
+		    !(row = kt_agg_row_new(r)))
 			return -ENOMEM;
-		if (p->nframes + len > p->framescap) {
-			size_t nc = p->framescap ? p->framescap : 1024;
-			uint32_t *nf;
-
-			while (nc < p->nframes + len)
-				nc *= 2;
-			nf = realloc(p->frames, nc * sizeof(*nf));
-			if (!nf)
-				return -ENOMEM;
-			p->frames = nf;
-			p->framescap = nc;
-		}
-		if (!(row = kt_agg_row_new(r)))
-			return -ENOMEM;
-		if (kt_idx_insert(&g->idx, hash, id, pos) < 0) {
-			r->nrows--;
-			return -ENOMEM;
-		}
-		memcpy(p->frames + p->nframes, a->path, len * sizeof(*a->path));
-		g->key[id][0] = p->nframes;
-		g->key[id][1] = len;
+		g->key[id][0] = fp;
 		g->recent[id] = 0;
-		p->nframes += len;
 		row->id = h->stack;
+		f->row = id;
+		f->stamp = a->fpstamp;
 	}
-	if (recent)
-		g->recent[id] += h->hits;
-	else
-		r->rows[id].hits += h->hits;
+	if (recent) {
+		g->recent[f->row] += h->hits;
+	} else {
+		row = &r->rows[f->row];
+		row->hits += h->hits;
+		if (h->stack < row->id) /* its id: the least stack, whatever the hits' order */
+			row->id = h->stack;
+	}
+	return 0;
+}
+
+/* Copies the frames of r's rows into r's own store: the paths' store changes with the next
+ * query, the result must not. */
+static int result_frames(struct kt_result *r)
+{
+	struct rpriv *p = r->priv;
+	size_t need = 0;
+
+	for (size_t i = 0; i < r->nrows; i++)
+		need += r->rows[i].nframes;
+	if (need > p->framescap) {
+		uint32_t *nf = realloc(p->frames, need * sizeof(*nf));
+
+		if (!nf)
+			return -ENOMEM;
+		p->frames = nf;
+		p->framescap = need;
+	}
+	p->nframes = 0;
+	for (size_t i = 0; i < r->nrows; i++) {
+		struct kt_row *row = &r->rows[i];
+
+		memcpy(p->frames + p->nframes, row->frames, row->nframes * sizeof(*row->frames));
+		row->frames = p->frames + p->nframes;
+		p->nframes += row->nframes;
+	}
 	return 0;
 }
 
@@ -382,7 +471,7 @@ int kt_agg_stacks(struct kt_agg *a, const struct kt_query *q, struct kt_result *
 	char buf[8192];
 	int err;
 
-	kt_idx_clear(&a->g.idx);
+	fpath_begin(a);
 	for (int pass = 0; pass < 2; pass++) {
 		h = kt_agg_proj(a, pass ? KT_PROJ_RECENT : KT_PROJ_TOTALS,
 				kt_agg_filter_needs(&q->filter) | KT_NEED_STACK, &n, &rlen);
@@ -396,12 +485,14 @@ int kt_agg_stacks(struct kt_agg *a, const struct kt_query *q, struct kt_result *
 				return err;
 		}
 	}
+	/* the paths are all interned: rows may point at their frames until the end */
 	for (size_t i = 0; i < r->nrows; i++) {
 		struct kt_row *row = &r->rows[i];
+		const struct fpath *f = &a->fp[a->g.key[i][0]];
 		const struct kt_sym_func *leaf;
 
-		row->frames = p->frames + a->g.key[i][0];
-		row->nframes = (uint32_t)a->g.key[i][1];
+		row->frames = a->fpframes + f->off;
+		row->nframes = f->len;
 		leaf = kt_sym_func(a->s, row->frames[0]);
 		row->module = leaf ? kt_agg_module_name(a, leaf->module) : NULL;
 		row->idle = leaf && leaf->idle;
@@ -433,5 +524,5 @@ int kt_agg_stacks(struct kt_agg *a, const struct kt_query *q, struct kt_result *
 	kt_agg_sort(r->rows, r->nrows, q->sort, q->reverse, 0);
 	if (q->limit && r->nrows > q->limit)
 		r->nrows = q->limit;
-	return 0;
+	return result_frames(r);
 }

@@ -72,14 +72,14 @@ static uint32_t sample_ctx(struct app *a, uint32_t loc, uint32_t stack, uint32_t
 		return KT_CTXID_IDLE;
 	if (!stack)
 		return KT_CTXID_UNKNOWN;
-	tag = kt_window_stack_tag(a->win, stack);
+	tag = kt_window_stack_tag(a->win, stack, KT_STACK_TAG_CTX);
 	if (!tag) {
 		uint32_t n;
 		const uint32_t *fr = kt_window_stack_frames(a->win, stack, &n);
 
 		tag = kt_sym_ctx_classify(a->sym, fr, n);
 		tag = tag == KT_CTX_BY_COMM ? UINT32_MAX : tag + 1;
-		kt_window_stack_set_tag(a->win, stack, tag);
+		kt_window_stack_set_tag(a->win, stack, KT_STACK_TAG_CTX, tag);
 	}
 	if (tag != UINT32_MAX)
 		return tag - 1;

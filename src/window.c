@@ -57,6 +57,8 @@ void kt_window_free(struct kt_window *w)
 	free(w->ring);
 	free(w->nar.t);
 	kt_idx_free(&w->nar.idx);
+	free(w->nars.t);
+	kt_idx_free(&w->nars.idx);
 	free(w->opened);
 	free(w->last);
 	free(w->narloc);
@@ -170,38 +172,56 @@ static void table_clear(struct wtable *t)
 	t->live = 0;
 }
 
-/* The narrow entry of (loc, chain or not, ctx): first through the location's slot, which
- * holds the entry of its usual key (a location nearly always has one context), then the hash.
- * create: make it when missing. UINT32_MAX when missing (or out of memory). */
-static uint32_t narrow_entry(struct kt_window *w, uint32_t loc, uint32_t chain, uint32_t ctx,
-			     int create)
+/* The entry of (loc, stack, ctx) in table t (CPU and task 0): first through *slot when
+ * given, which holds an entry id + 1 (the usual key of its owner), checked before use, then
+ * the hash; the slot is then set to the entry. create: make it when missing. UINT32_MAX when
+ * missing (or out of memory). */
+static uint32_t slot_entry(struct wtable *t, uint32_t *slot, uint32_t loc, uint32_t stack,
+			   uint32_t ctx, int create)
 {
 	uint32_t id;
 
-	if (loc < w->narloccap && w->narloc[loc]) {
-		const struct kt_hit *h = &w->nar.t[w->narloc[loc] - 1].h;
+	if (slot && *slot) {
+		const struct kt_hit *h = &t->t[*slot - 1].h;
 
-		if (h->hits && h->loc == loc && h->stack == chain && h->ctx == ctx)
-			return w->narloc[loc] - 1;
+		if (h->hits && h->loc == loc && h->stack == stack && h->ctx == ctx)
+			return *slot - 1;
 	}
 	if (create) {
-		id = table_entry(&w->nar, loc, chain, 0, 0, ctx);
+		id = table_entry(t, loc, stack, 0, 0, ctx);
 	} else {
-		struct hit_key k = {(const struct kt_hit *)w->nar.t, sizeof(*w->nar.t), loc, chain,
-				    0, 0, ctx};
+		struct hit_key k = {(const struct kt_hit *)t->t, sizeof(*t->t), loc, stack, 0, 0, ctx};
 		uint32_t at;
 
-		id = kt_idx_find(&w->nar.idx, hit_hash(loc, chain, 0, 0, ctx), hit_eq, &k, &at);
+		id = kt_idx_find(&t->idx, hit_hash(loc, stack, 0, 0, ctx), hit_eq, &k, &at);
 	}
-	if (id != UINT32_MAX && loc >= w->narloccap) {
+	if (id != UINT32_MAX && slot)
+		*slot = id + 1;
+	return id;
+}
+
+/* The narrow entry of (loc, chain or not, ctx), through the location's slot (a location
+ * nearly always has one context). */
+static uint32_t narrow_entry(struct kt_window *w, uint32_t loc, uint32_t chain, uint32_t ctx,
+			     int create)
+{
+	if (loc >= w->narloccap) {
 		uint32_t old = w->narloccap;
 
 		if (kt_grow((void **)&w->narloc, &w->narloccap, loc + 1, sizeof(*w->narloc)) == 0)
 			memset(w->narloc + old, 0, (w->narloccap - old) * sizeof(*w->narloc));
 	}
-	if (id != UINT32_MAX && loc < w->narloccap)
-		w->narloc[loc] = id + 1;
-	return id;
+	return slot_entry(&w->nar, loc < w->narloccap ? &w->narloc[loc] : NULL, loc, chain, ctx,
+			  create);
+}
+
+/* The entry of a chained hit's (loc, stack, ctx) in the stacks' totals, through the stack's
+ * slot (a stack's first frame is its location). */
+static uint32_t nars_entry(struct kt_window *w, uint32_t loc, uint32_t stack, uint32_t ctx,
+			   int create)
+{
+	return slot_entry(&w->nars, stack < w->nstk ? &w->stk[stack].nars : NULL, loc, stack, ctx,
+			  create);
 }
 
 /* Reads up to max hits of slice s from log *li, record *pos on, through log end - 1. */
@@ -352,6 +372,11 @@ static void slice_expire(struct kt_window *w, struct slice *s)
 			if (!w->nar.t[id].h.hits)
 				table_release(&w->nar, id);
 		}
+		if (h.stack && (id = nars_entry(w, h.loc, h.stack, h.ctx, 0)) != UINT32_MAX) {
+			w->nars.t[id].h.hits -= h.hits;
+			if (!w->nars.t[id].h.hits)
+				table_release(&w->nars, id);
+		}
 		kt_window_stack_unref(w, h.stack, 1);
 		kt_window_task_unref(w, h.task);
 	}
@@ -482,7 +507,7 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 {
 	struct slice *s;
 	struct wlog *l;
-	uint32_t id, nrec, li, *slot = NULL;
+	uint32_t id, sid = 0, nrec, li, *slot = NULL;
 	int wide, compact;
 
 	if (!count)
@@ -522,10 +547,13 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 		return;
 	}
 	id = narrow_entry(w, loc, stack != 0, ctx, 1);
-	if (id == UINT32_MAX) {
+	if (id == UINT32_MAX ||
+	    (stack && (sid = nars_entry(w, loc, stack, ctx, 1)) == UINT32_MAX)) {
 		w->nomem++;
 		return;
 	}
+	if (stack)
+		w->nars.t[sid].h.hits += count;
 	if (!wide) {
 		struct kt_hit k = {.loc = loc, .stack = stack, .task = task, .ctx = ctx};
 
@@ -735,6 +763,17 @@ const struct kt_hit *kt_window_narrow(const struct kt_window *w, size_t *n, size
 	return w->nar.t ? &w->nar.t[0].h : NULL;
 }
 
+const struct kt_hit *kt_window_narrow_stacks(const struct kt_window *w, size_t *n,
+					     size_t *stride)
+{
+	*n = 0;
+	if (w->cumulative)
+		return NULL;
+	*n = w->nars.n;
+	*stride = sizeof(*w->nars.t);
+	return w->nars.t ? &w->nars.t[0].h : NULL;
+}
+
 const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n)
 {
 	struct kt_window *m = (struct kt_window *)w; /* the dense copy is a cache */
@@ -823,6 +862,7 @@ size_t kt_window_mem(const struct kt_window *w)
 	m += (size_t)w->nar.cap * sizeof(*w->nar.t) + kt_idx_mem(&w->nar.idx) +
 	     (size_t)w->narloccap * sizeof(*w->narloc) +
 	     (size_t)w->openedcap * sizeof(*w->opened) + (size_t)w->lastcap * sizeof(*w->last);
+	m += (size_t)w->nars.cap * sizeof(*w->nars.t) + kt_idx_mem(&w->nars.idx);
 	m += (size_t)w->full.cap * sizeof(*w->full.t) + kt_idx_mem(&w->full.idx);
 	m += (size_t)w->cumcap * sizeof(*w->cum) + kt_idx_mem(&w->cumidx);
 	m += (size_t)w->outcap * sizeof(*w->out) + (size_t)w->recentcap * sizeof(*w->recent) +

@@ -126,7 +126,8 @@ struct wstack {
 	uint32_t rref; /* of which rolling */
 	uint32_t next; /* free list, or pending-reclaim list */
 	uint64_t stamp; /* when only the since-start totals were left holding it */
-	uint32_t tag;	/* kt_window_stack_tag */
+	uint32_t tag[KT_STACK_TAGS]; /* kt_window_stack_tag */
+	uint32_t nars;	/* an entry of it in the stacks' totals (id + 1), checked before use */
 	uint8_t pending;
 	uint8_t drop;  /* being retired: the since-start totals let go of it */
 };
@@ -182,6 +183,9 @@ struct kt_window {
 	struct kt_window_locent *last;
 	uint32_t nlast, lastcap;
 	uint64_t last_no; /* slice number + 1 of last; 0: none */
+	/* the rolling totals of chained hits by (location, stack, context): the stacks views'
+	 * projection without a pass over the window's samples */
+	struct wtable nars;
 	struct wtable full;
 	uint64_t full_gen; /* gen + 1 of the materialized tuples; 0 = stale */
 	uint64_t total, lost;

@@ -90,15 +90,23 @@ const uint32_t *kt_window_stack_frames(const struct kt_window *w, uint32_t stack
 	return w->stk[stack].frames;
 }
 
-uint32_t kt_window_stack_tag(const struct kt_window *w, uint32_t stack)
+uint32_t kt_window_stack_tag(const struct kt_window *w, uint32_t stack, unsigned which)
 {
-	return stack && stack < w->nstk && w->stk[stack].frames ? w->stk[stack].tag : 0;
+	return stack && stack < w->nstk && w->stk[stack].frames && which < KT_STACK_TAGS
+		   ? w->stk[stack].tag[which]
+		   : 0;
 }
 
-void kt_window_stack_set_tag(struct kt_window *w, uint32_t stack, uint32_t tag)
+void kt_window_stack_set_tag(struct kt_window *w, uint32_t stack, unsigned which, uint32_t tag)
 {
-	if (stack && stack < w->nstk && w->stk[stack].frames)
-		w->stk[stack].tag = tag;
+	if (stack && stack < w->nstk && w->stk[stack].frames && which < KT_STACK_TAGS)
+		w->stk[stack].tag[which] = tag;
+}
+
+void kt_window_stack_clear_tags(struct kt_window *w, unsigned which)
+{
+	for (uint32_t i = 1; i < w->nstk && which < KT_STACK_TAGS; i++)
+		w->stk[i].tag[which] = 0;
 }
 
 uint32_t kt_window_nstacks(const struct kt_window *w)

@@ -155,9 +155,15 @@ static void window(void)
 	kt_window_new(&wo, &w);
 	st = kt_window_stack(w, locs, 2);
 	t = kt_window_task(w, 10, 10);
-	is_int(kt_window_stack_tag(w, st), 0, "a new stack has no tag");
-	kt_window_stack_set_tag(w, st, 42);
-	is_int(kt_window_stack_tag(w, st), 42, "the stack keeps its tag");
+	is_int(kt_window_stack_tag(w, st, KT_STACK_TAG_CTX), 0, "a new stack has no tag");
+	kt_window_stack_set_tag(w, st, KT_STACK_TAG_CTX, 42);
+	is_int(kt_window_stack_tag(w, st, KT_STACK_TAG_CTX), 42, "the stack keeps its tag");
+	is_int(kt_window_stack_tag(w, st, KT_STACK_TAG_PATH), 0, "its other tag is its own");
+	kt_window_stack_set_tag(w, st, KT_STACK_TAG_PATH, 7);
+	kt_window_stack_clear_tags(w, KT_STACK_TAG_PATH);
+	ok(kt_window_stack_tag(w, st, KT_STACK_TAG_PATH) == 0 &&
+	       kt_window_stack_tag(w, st, KT_STACK_TAG_CTX) == 42,
+	   "clearing one tag of every stack leaves the other");
 	kt_window_comm(w, 10, 10, "ksoftirqd/0");
 	kt_window_task_set_tag(w, t, 7);
 	kt_window_comm(w, 10, 10, "ksoftirqd/0");

@@ -79,9 +79,13 @@ uint32_t kt_window_task_find(const struct kt_window *w, int32_t pid, int32_t tid
 uint32_t kt_window_stack(struct kt_window *w, const uint32_t *locs, uint32_t n);
 /* A caller's value cached per stack and per task (the context a stack or a kernel thread's
  * command classifies into): 0 until set; a reused id starts at 0 again, and so does a task
- * whose command changes. Setting an invalid id does nothing. */
-uint32_t kt_window_stack_tag(const struct kt_window *w, uint32_t stack);
-void kt_window_stack_set_tag(struct kt_window *w, uint32_t stack, uint32_t tag);
+ * whose command changes. Setting an invalid id does nothing. A stack has KT_STACK_TAGS
+ * tags, one per user: the context (main.c), the function path (the aggregator). */
+enum { KT_STACK_TAG_CTX, KT_STACK_TAG_PATH, KT_STACK_TAGS };
+uint32_t kt_window_stack_tag(const struct kt_window *w, uint32_t stack, unsigned which);
+void kt_window_stack_set_tag(struct kt_window *w, uint32_t stack, unsigned which, uint32_t tag);
+/* Sets tag `which` of every stack back to 0. */
+void kt_window_stack_clear_tags(struct kt_window *w, unsigned which);
 uint32_t kt_window_task_tag(const struct kt_window *w, uint32_t task);
 void kt_window_task_set_tag(struct kt_window *w, uint32_t task, uint32_t tag);
 /* Frames of a stack id (leaf first); NULL and *n = 0 for id 0 or an expired id. */
@@ -122,6 +126,12 @@ const struct kt_hit *kt_window_tuples(const struct kt_window *w, size_t *n, size
  * when the hits had a chain (0 when not), CPU and task 0; n entries stride bytes apart, those
  * with hits == 0 free. NULL in cumulative mode. Valid until the next add/advance/mode change. */
 const struct kt_hit *kt_window_narrow(const struct kt_window *w, size_t *n, size_t *stride);
+/* The rolling totals of the hits that had a chain, by (location, stack, context), kept
+ * incrementally like the narrow ones (CPU and task 0): with kt_window_narrow's entries of
+ * stack 0 they are the window's hits by (location, stack, context), distinct keys. n entries
+ * stride bytes apart, hits == 0 free; NULL in cumulative mode. Valid as kt_window_narrow. */
+const struct kt_hit *kt_window_narrow_stacks(const struct kt_window *w, size_t *n,
+					     size_t *stride);
 /* The hits of complete slice `slice` by (location, context, chain or not), distinct keys,
  * each count saturating at 2^32 - 1: kept for the newest complete slice only, made from the
  * narrow totals as it completed. NULL when it is not that slice (or was not kept). */
