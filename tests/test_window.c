@@ -117,9 +117,40 @@ static int check_slice_locs(struct kt_window *w, const struct smp *v, size_t nv,
 	return 1;
 }
 
+/* The rolling totals of chained hits by (location, stack, context) (kt_window_narrow_stacks)
+ * against a recount of the held samples v[m] of slices lo on; 1 when they were there. */
+static int check_stack_totals(struct kt_window *w, const struct smp *v, size_t nv, uint64_t lo,
+			      int *bad)
+{
+	uint64_t want[7][16] = {{0}}, got[7][16] = {{0}};
+	const struct kt_hit *h;
+	size_t n, stride;
+
+	if (!(h = kt_window_narrow_stacks(w, &n, &stride)) && n)
+		return 0;
+	for (size_t m = 0; m < nv; m++)
+		if (v[m].slice >= lo && v[m].stack)
+			want[v[m].loc][v[m].stack] += v[m].count;
+	for (size_t j = 0; j < n; j++) {
+		const struct kt_hit *e = (const void *)((const char *)h + j * stride);
+
+		if (!e->hits)
+			continue; /* a free entry */
+		if (e->loc >= 7 || !e->stack || e->stack >= 16 || e->cpu || e->task || e->ctx ||
+		    got[e->loc][e->stack]) {
+			(*bad)++; /* not a key of the test, or a key twice */
+			continue;
+		}
+		got[e->loc][e->stack] = e->hits;
+	}
+	*bad += memcmp(want, got, sizeof(want)) != 0;
+	return 1;
+}
+
 static void test_property(void)
 {
-	int bad = 0, badcum = 0, badtot = 0, badlast = 0, checks = 0, lastchecks = 0;
+	int bad = 0, badcum = 0, badtot = 0, badlast = 0, badstk = 0, checks = 0, lastchecks = 0;
+	int stkchecks = 0;
 	uint64_t *want = calloc(NKEYS, sizeof(*want));
 
 	srand(12345);
@@ -196,6 +227,8 @@ static void test_property(void)
 				}
 				if (all != sum || all != kt_window_total(w))
 					badtot++;
+				if (!mode)
+					stkchecks += check_stack_totals(w, v, nv, lo, &badstk);
 				checks++;
 			}
 			kt_window_set_cumulative(w, run & 1);
@@ -211,6 +244,8 @@ static void test_property(void)
 	is_int(badlast, 0, "the newest complete slice's table by location equals a recount of it");
 	printf("# the table was there at %d of %d checks\n", lastchecks, checks / 2);
 	ok(lastchecks * 2 > checks / 2, "that table was there at most checks");
+	is_int(badstk, 0, "the rolling totals by stack equal a recount of the chained samples");
+	ok(stkchecks * 2 == checks, "they were there at every check");
 }
 
 static void test_stacks_tasks(void)
