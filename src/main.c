@@ -106,10 +106,23 @@ static void on_sample(void *ctx, const struct kt_sample *s)
 			kt_window_addr_add(a->win, s->ip, 1);
 	}
 	if (s->nr_frames) {
+		uint32_t leaf, slot;
+
 		n = s->nr_frames < KT_MAX_STACK ? s->nr_frames : KT_MAX_STACK;
-		for (uint32_t i = 0; i < n; i++)
-			a->locs[i] = kt_sym_lookup(a->sym, s->frames[i]);
-		stack = kt_window_stack(a->win, a->locs, n);
+		leaf = kt_sym_lookup(a->sym, s->frames[0]);
+		stack = kt_window_stack_cached(a->win, s->frames, n, leaf, &slot);
+		if (stack && a->feed) {
+			uint32_t m;
+			const uint32_t *fr = kt_window_stack_frames(a->win, stack, &m);
+
+			memcpy(a->locs, fr, m * sizeof(*fr));
+		} else if (!stack) {
+			a->locs[0] = leaf;
+			for (uint32_t i = 1; i < n; i++)
+				a->locs[i] = kt_sym_lookup(a->sym, s->frames[i]);
+			stack = kt_window_stack(a->win, a->locs, n);
+			kt_window_stack_cache_put(a->win, slot, s->frames, n, leaf, stack);
+		}
 	}
 	task = kt_window_task(a->win, s->pid, s->tid);
 	cid = sample_ctx(a, loc, stack, task, s->flags & KT_SAMPLE_USER);

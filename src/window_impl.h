@@ -128,6 +128,7 @@ struct wstack {
 	uint64_t stamp; /* when only the since-start totals were left holding it */
 	uint32_t tag[KT_STACK_TAGS]; /* kt_window_stack_tag */
 	uint32_t nars;	/* an entry of it in the stacks' totals (id + 1), checked before use */
+	uint32_t serial; /* unique among the stacks interned so far (chain cache check) */
 	uint8_t pending;
 	uint8_t drop;  /* being retired: the since-start totals let go of it */
 };
@@ -214,6 +215,10 @@ struct kt_window {
 	/* stacks */
 	struct wstack *stk; /* id 0 is reserved for "no stack" */
 	uint32_t nstk, stkcap, stkfree, stklive, stkpending;
+	uint32_t stkserial;    /* the last serial given to an interned stack */
+	struct chain_slot *chains; /* kt_window_stack_cached: nchains, NULL until the first */
+	uint64_t *chainfr;	   /* their callers' addresses, KT_WINDOW_CHAIN_DEPTH - 1 each */
+	uint32_t nchains, maxchains; /* slots, and the most they may grow to (0: not made yet) */
 	uint32_t stkidle, max_idle_stk; /* stacks only the since-start totals hold, and the cap */
 	struct kt_idx stkidx;
 	size_t stkmem;
@@ -237,6 +242,13 @@ struct kt_window {
 };
 
 /* window_intern.c: stacks */
+/* the chain cache's slots: a power of two from WCHAIN_MIN, doubled while the live stacks are
+ * more than twice as many, up to WCHAIN_MAX (268 bytes each) */
+#define WCHAIN_MIN 1024u
+#define WCHAIN_MAX 32768u
+struct chain_slot {
+	uint32_t hash, n, leaf, stack, serial; /* serial 0: empty */
+};
 void kt_window_stack_ref(struct kt_window *w, uint32_t stack, int rolling);
 void kt_window_stack_unref(struct kt_window *w, uint32_t stack, int rolling);
 void kt_window_stack_reclaim(struct kt_window *w);

@@ -35,6 +35,87 @@ static void stack_pend(struct kt_window *w, uint32_t id)
 	w->stkpending = id;
 }
 
+/* Forgets every cached chain; returns the first serial to give again. */
+static uint32_t chain_flush(struct kt_window *w)
+{
+	if (w->chains)
+		memset(w->chains, 0, w->nchains * sizeof(*w->chains));
+	return 1;
+}
+
+static uint32_t chain_hash(const uint64_t *frames, uint32_t n, uint32_t leaf)
+{
+	uint64_t x = (uint64_t)leaf << 32 | n;
+
+	for (uint32_t i = 1; i < n; i++)
+		x = (x ^ frames[i]) * 0x9e3779b97f4a7c15ull;
+	return kt_hash64(x);
+}
+
+/* A new, empty cache of twice the slots (WCHAIN_MIN for the first); when that fails, the
+ * cache stays as it is and is never grown again. */
+static int chain_grow(struct kt_window *w)
+{
+	uint32_t want = w->chains ? 2 * w->nchains : WCHAIN_MIN;
+	struct chain_slot *c = calloc(want, sizeof(*c));
+	uint64_t *fr = malloc((size_t)want * (KT_WINDOW_CHAIN_DEPTH - 1) * sizeof(*fr));
+
+	if (!w->maxchains)
+		w->maxchains = WCHAIN_MAX;
+	if (!c || !fr) {
+		free(c);
+		free(fr);
+		w->maxchains = w->nchains ? w->nchains : 1; /* not 0: tried */
+		return -1;
+	}
+	free(w->chains);
+	free(w->chainfr);
+	w->chains = c;
+	w->chainfr = fr;
+	w->nchains = want;
+	return 0;
+}
+
+uint32_t kt_window_stack_cached(struct kt_window *w, const uint64_t *frames, uint32_t n,
+				uint32_t leaf, uint32_t *slot)
+{
+	const struct chain_slot *c;
+	const struct wstack *s;
+	uint32_t h;
+
+	*slot = UINT32_MAX;
+	if (n < 2 || n > KT_WINDOW_CHAIN_DEPTH)
+		return 0;
+	if ((!w->maxchains || (w->stklive > 2 * w->nchains && w->nchains < w->maxchains)) &&
+	    chain_grow(w) < 0 && !w->chains)
+		return 0; /* no cache: every chain is resolved */
+	h = chain_hash(frames, n, leaf);
+	*slot = h & (w->nchains - 1);
+	c = &w->chains[*slot];
+	if (!c->serial || c->hash != h || c->n != n || c->leaf != leaf || c->stack >= w->nstk)
+		return 0;
+	s = &w->stk[c->stack];
+	if (!s->frames || s->serial != c->serial ||
+	    memcmp(w->chainfr + (size_t)*slot * (KT_WINDOW_CHAIN_DEPTH - 1), frames + 1,
+		   (n - 1) * sizeof(*frames)))
+		return 0;
+	return c->stack;
+}
+
+void kt_window_stack_cache_put(struct kt_window *w, uint32_t slot, const uint64_t *frames,
+			       uint32_t n, uint32_t leaf, uint32_t stack)
+{
+	struct chain_slot *c;
+
+	if (slot >= w->nchains || n < 2 || n > KT_WINDOW_CHAIN_DEPTH || !stack ||
+	    stack >= w->nstk || !w->stk[stack].frames)
+		return;
+	c = &w->chains[slot];
+	*c = (struct chain_slot){chain_hash(frames, n, leaf), n, leaf, stack, w->stk[stack].serial};
+	memcpy(w->chainfr + (size_t)slot * (KT_WINDOW_CHAIN_DEPTH - 1), frames + 1,
+	       (n - 1) * sizeof(*frames));
+}
+
 uint32_t kt_window_stack(struct kt_window *w, const uint32_t *locs, uint32_t n)
 {
 	struct stack_key k = {w, locs, n};
@@ -74,6 +155,9 @@ uint32_t kt_window_stack(struct kt_window *w, const uint32_t *locs, uint32_t n)
 	memcpy(s->frames, locs, n * sizeof(*locs));
 	s->n = n;
 	s->hash = h;
+	if (++w->stkserial == 0) /* wrapped: the chain cache's serials may repeat */
+		w->stkserial = chain_flush(w);
+	s->serial = w->stkserial;
 	w->stkmem += n * sizeof(*locs);
 	w->stklive++;
 	stack_pend(w, id);
@@ -190,9 +274,13 @@ void kt_window_stacks_free(struct kt_window *w)
 		free(w->stk[i].frames);
 	free(w->stk);
 	kt_idx_free(&w->stkidx);
+	free(w->chains);
+	free(w->chainfr);
 }
 
 size_t kt_window_stacks_mem(const struct kt_window *w)
 {
-	return (size_t)w->stkcap * sizeof(*w->stk) + w->stkmem + kt_idx_mem(&w->stkidx);
+	return (size_t)w->stkcap * sizeof(*w->stk) + w->stkmem + kt_idx_mem(&w->stkidx) +
+	       (size_t)w->nchains *
+		   (sizeof(*w->chains) + (KT_WINDOW_CHAIN_DEPTH - 1) * sizeof(*w->chainfr));
 }

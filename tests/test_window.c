@@ -333,6 +333,59 @@ static uint64_t task_hits(struct kt_window *w, int32_t pid, int32_t tid, uint64_
 
 /* Tasks that left the window are retired past max_idle_tasks: their since-start counts move
  * to a group per command name, their ids are reused, their names are remembered. */
+/* The chain cache: a chain's stack comes back for the same leaf location and callers' return
+ * addresses, whatever the leaf's own address; a freed stack, another leaf or another caller
+ * is a miss; chains it does not keep get no slot. */
+static void test_chain_cache(void)
+{
+	struct kt_window_opts o = {.span_ns = 2 * S, .slice_ns = S, .max_cum_tuples = 1};
+	struct kt_window *w;
+	uint64_t fr[3] = {0xffffffff81000010ull, 0xffffffff81000200ull, 0xffffffff81000300ull};
+	uint64_t deep[KT_WINDOW_CHAIN_DEPTH + 1] = {0};
+	uint32_t locs[3] = {10, 11, 12}, slot, slot2, st, hits = 0;
+
+	kt_window_new(&o, &w);
+	kt_window_add(w, 1 * S, 1, 0, 0, 0, 1); /* fills the since-start cap: stacks get freed */
+	is_int(kt_window_stack_cached(w, fr, 3, 10, &slot), 0, "an empty cache: a miss");
+	ok(slot != UINT32_MAX, "with a slot to fill");
+	st = kt_window_stack(w, locs, 3);
+	kt_window_stack_cache_put(w, slot, fr, 3, 10, st);
+	kt_window_add(w, 1 * S, 10, st, 0, 0, 1);
+	is_int(kt_window_stack_cached(w, fr, 3, 10, &slot2), st, "the same chain: its stack");
+	fr[0] += 4; /* another instruction of the leaf's location */
+	is_int(kt_window_stack_cached(w, fr, 3, 10, &slot2), st, "another leaf address, same location");
+	is_int(kt_window_stack_cached(w, fr, 3, 9, &slot2), 0, "another leaf location: a miss");
+	fr[2] += 8;
+	is_int(kt_window_stack_cached(w, fr, 3, 10, &slot2), 0, "another caller's address: a miss");
+	fr[2] -= 8;
+	is_int(kt_window_stack_cached(w, fr, 2, 10, &slot2), 0, "a shorter chain: a miss");
+	kt_window_stack_cached(w, fr, 1, 10, &slot2);
+	is_int(slot2, UINT32_MAX, "a one-frame chain is not kept");
+	kt_window_stack_cached(w, deep, KT_WINDOW_CHAIN_DEPTH + 1, 10, &slot2);
+	is_int(slot2, UINT32_MAX, "nor one deeper than KT_WINDOW_CHAIN_DEPTH");
+	kt_window_advance(w, 10 * S);
+	kt_window_advance(w, 11 * S);
+	is_int(kt_window_nstacks(w), 0, "the stack expired and was freed");
+	is_int(kt_window_stack_cached(w, fr, 3, 10, &slot2), 0, "its chain is a miss");
+	/* the freed id is reused by another stack: the cached chain must not find it */
+	locs[2] = 13;
+	is_int(kt_window_stack(w, locs, 3), st, "another stack takes the freed id");
+	is_int(kt_window_stack_cached(w, fr, 3, 10, &slot2), 0, "the old chain still misses");
+	/* many chains: the cache grows with the live stacks and still answers */
+	for (uint32_t i = 0; i < 6000; i++) {
+		uint64_t c[3] = {0xffffffff81000010ull, 0xffffffff82000000ull + 16 * i, 7};
+		uint32_t l[3] = {10, 20 + i, 5};
+
+		st = kt_window_stack(w, l, 3);
+		kt_window_add(w, 12 * S, 10, st, 0, 0, 1);
+		if (!kt_window_stack_cached(w, c, 3, 10, &slot))
+			kt_window_stack_cache_put(w, slot, c, 3, 10, st);
+		hits += kt_window_stack_cached(w, c, 3, 10, &slot) == st;
+	}
+	is_int(hits, 6000, "6000 chains, each found right after it was kept");
+	kt_window_free(w);
+}
+
 static void test_task_retire(void)
 {
 	struct kt_window_opts o = {.span_ns = 2 * S, .slice_ns = S, .max_idle_tasks = 4};
@@ -860,6 +913,7 @@ int main(void)
 	test_log_merge();
 	test_property();
 	test_stacks_tasks();
+	test_chain_cache();
 	test_task_retire();
 	test_task_churn_property();
 	test_span();

@@ -77,6 +77,18 @@ uint32_t kt_window_task_find(const struct kt_window *w, int32_t pid, int32_t tid
 
 /* Interns a call stack of location ids (leaf first); returns its id, 0 for n == 0. */
 uint32_t kt_window_stack(struct kt_window *w, const uint32_t *locs, uint32_t n);
+/* A cache in front of kt_window_stack for sampled chains: the stack a chain of raw addresses
+ * frames[0, n) was interned as, known by its leaf's location and its callers' addresses (the
+ * leaf's own address varies with the instruction sampled, its callers' return addresses do
+ * not). kt_window_stack_cached returns that stack, or 0 and *slot to pass to
+ * kt_window_stack_cache_put once the caller has resolved the frames and interned the stack
+ * itself. A stack freed since is never returned. Chains of 2 to KT_WINDOW_CHAIN_DEPTH frames
+ * are kept; for others (and before the cache could be allocated) *slot is UINT32_MAX. */
+#define KT_WINDOW_CHAIN_DEPTH 32
+uint32_t kt_window_stack_cached(struct kt_window *w, const uint64_t *frames, uint32_t n,
+				uint32_t leaf, uint32_t *slot);
+void kt_window_stack_cache_put(struct kt_window *w, uint32_t slot, const uint64_t *frames,
+			       uint32_t n, uint32_t leaf, uint32_t stack);
 /* A caller's value cached per stack and per task (the context a stack or a kernel thread's
  * command classifies into): 0 until set; a reused id starts at 0 again, and so does a task
  * whose command changes. Setting an invalid id does nothing. A stack has KT_STACK_TAGS
