@@ -104,9 +104,13 @@ struct kt_agg {
 	 * window stack's path is made once (its KT_STACK_TAG_PATH tag: id + 1), not per query */
 	struct fpath {
 		uint32_t off, len, hash;
-		uint32_t row, stamp; /* the query's row of the path, valid when stamp is its own */
+		uint32_t stamp;	      /* the query's counts below are valid when it is its own */
+		uint32_t id;	      /* the row's id: the least stack counted */
+		uint64_t hits, recent;
 	} *fp;
 	uint32_t nfp, fpcap, fpstamp;
+	uint32_t *fpseen; /* the paths the query counted, first seen first */
+	uint32_t nfpseen, fpseencap;
 	uint32_t *fpframes;
 	uint32_t nfpframes, fpframescap;
 	struct kt_idx fpidx;

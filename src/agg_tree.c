@@ -23,6 +23,7 @@ void kt_agg_tree_free(struct kt_agg *a)
 	free(a->path);
 	free(a->fp);
 	free(a->fpframes);
+	free(a->fpseen);
 	kt_idx_free(&a->fpidx);
 }
 
@@ -350,7 +351,7 @@ static uint32_t fpath_intern(struct kt_agg *a, uint32_t len)
 	    kt_idx_insert(&a->fpidx, hash, a->nfp, pos) < 0)
 		return UINT32_MAX;
 	memcpy(a->fpframes + a->nfpframes, a->path, len * sizeof(*a->path));
-	a->fp[a->nfp] = (struct fpath){a->nfpframes, len, hash, 0, 0};
+	a->fp[a->nfp] = (struct fpath){a->nfpframes, len, hash, 0, 0, 0, 0};
 	a->nfpframes += len;
 	return a->nfp++;
 }
@@ -389,6 +390,7 @@ static void fpath_begin(struct kt_agg *a)
 			a->fp[i].stamp = 0;
 		a->fpstamp = 1;
 	}
+	a->nfpseen = 0;
 }
 
 static int stack_selected(const struct kt_query *q, const struct locinfo *li)
@@ -398,13 +400,11 @@ static int stack_selected(const struct kt_query *q, const struct locinfo *li)
 	return kt_agg_module_match(q->module, li);
 }
 
-/* Counts hit h in its path's row (made when new, unless recent). */
-static int stack_add(struct kt_agg *a, struct kt_result *r, const struct kt_hit *h, int recent)
+/* Counts hit h in its path (listed when new, unless recent). */
+static int stack_add(struct kt_agg *a, const struct kt_hit *h, int recent)
 {
-	struct group *g = &a->g;
-	uint32_t fp = hit_fpath(a, h), id;
+	uint32_t fp = hit_fpath(a, h);
 	struct fpath *f;
-	struct kt_row *row;
 
 	if (fp == UINT32_MAX)
 		return -ENOMEM;
@@ -412,26 +412,84 @@ static int stack_add(struct kt_agg *a, struct kt_result *r, const struct kt_hit 
 	if (f->stamp != a->fpstamp) {
 		if (recent)
 			return 0;
-		id = (uint32_t)r->nrows;
-		if (kt_grow((void **)&g->key, &g->keycap, id + 1, sizeof(*g->key)) < 0 ||
-		    kt_grow((void **)&g->recent, &g->recentcap, id + 1, sizeof(*g->recent)) < 0 ||
-		    !(row = kt_agg_row_new(r)))
+		if (kt_grow((void **)&a->fpseen, &a->fpseencap, a->nfpseen + 1,
+			    sizeof(*a->fpseen)) < 0)
 			return -ENOMEM;
-		g->key[id][0] = fp;
-		g->recent[id] = 0;
-		row->id = h->stack;
-		f->row = id;
+		a->fpseen[a->nfpseen++] = fp;
 		f->stamp = a->fpstamp;
+		f->hits = f->recent = 0;
+		f->id = h->stack;
 	}
 	if (recent) {
-		g->recent[f->row] += h->hits;
+		f->recent += h->hits;
 	} else {
-		row = &r->rows[f->row];
-		row->hits += h->hits;
-		if (h->stack < row->id) /* its id: the least stack, whatever the hits' order */
-			row->id = h->stack;
+		f->hits += h->hits;
+		if (h->stack < f->id) /* its id: the least stack, whatever the hits' order */
+			f->id = h->stack;
 	}
 	return 0;
+}
+
+/* How a stacks row ranks by sort s before its name (kt_agg_sort's keys: a stack has no
+ * trend and no baseline, so the rate sorts are by the newest slice, the others by hits):
+ * > 0 when path x ranks below path y. */
+static int fpath_below(const struct kt_agg *a, uint32_t x, uint32_t y, int by_recent)
+{
+	const struct fpath *fx = &a->fp[x], *fy = &a->fp[y];
+
+	if (by_recent && fx->recent != fy->recent)
+		return fx->recent < fy->recent ? 1 : -1;
+	if (fx->hits != fy->hits)
+		return fx->hits < fy->hits ? 1 : -1;
+	return 0;
+}
+
+static void fpath_sift(const struct kt_agg *a, uint32_t *h, size_t n, size_t i, int by_recent)
+{
+	for (;;) {
+		size_t w = i, l = 2 * i + 1, r = l + 1;
+		uint32_t t;
+
+		if (l < n && fpath_below(a, h[l], h[w], by_recent) > 0)
+			w = l;
+		if (r < n && fpath_below(a, h[r], h[w], by_recent) > 0)
+			w = r;
+		if (w == i)
+			return;
+		t = h[i];
+		h[i] = h[w];
+		h[w] = t;
+		i = w;
+	}
+}
+
+/* Keeps in a->fpseen, in their order, only the paths that can make the first limit rows
+ * sorted by q's order whatever their names: the best limit by the keys and every path tied
+ * with the last of them (as kt_agg_top does with rows), so that rows are made for those
+ * alone. Nothing is dropped without a limit, in reverse or by name, or out of memory. */
+static void fpath_top(struct kt_agg *a, const struct kt_query *q, double recent_s)
+{
+	int by_recent = (q->sort == KT_SORT_RATE || q->sort == KT_SORT_RISING) && recent_s > 0;
+	size_t limit = q->limit, n = a->nfpseen, k = 0;
+	uint32_t *h, last;
+
+	if (!limit || limit >= n || q->reverse || q->sort == KT_SORT_NAME ||
+	    !(h = malloc(limit * sizeof(*h))))
+		return;
+	memcpy(h, a->fpseen, limit * sizeof(*h));
+	for (size_t j = limit / 2 + 1; j-- > 0;)
+		fpath_sift(a, h, limit, j, by_recent);
+	for (size_t i = limit; i < n; i++)
+		if (fpath_below(a, a->fpseen[i], h[0], by_recent) < 0) {
+			h[0] = a->fpseen[i];
+			fpath_sift(a, h, limit, 0, by_recent);
+		}
+	last = h[0];
+	free(h);
+	for (size_t i = 0; i < n; i++)
+		if (fpath_below(a, a->fpseen[i], last, by_recent) <= 0)
+			a->fpseen[k++] = a->fpseen[i];
+	a->nfpseen = k;
 }
 
 /* Copies the frames of r's rows into r's own store: the paths' store changes with the next
@@ -481,28 +539,31 @@ int kt_agg_stacks(struct kt_agg *a, const struct kt_query *q, struct kt_result *
 			const struct locinfo *li = kt_agg_loc(a, h[i].loc);
 
 			if (kt_agg_pass(a, &q->filter, &h[i], li) && stack_selected(q, li) &&
-			    (err = stack_add(a, r, &h[i], pass)) < 0)
+			    (err = stack_add(a, &h[i], pass)) < 0)
 				return err;
 		}
 	}
-	/* the paths are all interned: rows may point at their frames until the end */
-	for (size_t i = 0; i < r->nrows; i++) {
-		struct kt_row *row = &r->rows[i];
-		const struct fpath *f = &a->fp[a->g.key[i][0]];
+	r->total_rows = a->nfpseen;
+	/* a report's top stacks: rows are made for the paths that can make it alone (150 k
+	 * paths of 32 frames at 256 CPUs, 20 of them printed) */
+	fpath_top(a, q, p->recent_s);
+	for (uint32_t i = 0; i < a->nfpseen; i++) {
+		const struct fpath *f = &a->fp[a->fpseen[i]];
+		struct kt_row *row = kt_agg_row_new(r);
 		const struct kt_sym_func *leaf;
 
+		if (!row)
+			return -ENOMEM;
+		/* the paths are all interned: rows may point at their frames until the end */
 		row->frames = a->fpframes + f->off;
 		row->nframes = f->len;
+		row->hits = f->hits;
+		row->id = f->id;
 		leaf = kt_sym_func(a->s, row->frames[0]);
 		row->module = leaf ? kt_agg_module_name(a, leaf->module) : NULL;
 		row->idle = leaf && leaf->idle;
-		kt_agg_derive(a, q, r, row, a->g.recent[i]);
+		kt_agg_derive(a, q, r, row, f->recent);
 	}
-	r->total_rows = r->nrows;
-	/* a report's top stacks: only the rows that can make it are named and sorted (150 k
-	 * stacks of 32 frames at 256 CPUs, 20 of them printed) */
-	if (!q->reverse)
-		r->nrows = kt_agg_top(r->rows, r->nrows, q->sort, q->limit);
 	for (size_t i = 0; i < r->nrows; i++) {
 		struct kt_row *row = &r->rows[i];
 		uint32_t len = row->nframes;

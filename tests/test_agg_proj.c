@@ -326,6 +326,76 @@ static void run_top_handover(struct kt_symbols *sym)
 	kt_window_free(w);
 }
 
+/* The hottest stacks with a row limit are the first rows of the whole sorted list, by every
+ * sort order, when hits tie at the limit (rows are made only for the paths that can make it,
+ * agg_tree.c): paths of (total, newest slice) hits 10/0, 5/5, 5/1, 5/0, 3/3, 5/5, 1/1. */
+static void run_stack_limits(struct kt_symbols *sym)
+{
+	static const uint32_t total[] = {10, 5, 5, 5, 3, 5, 1}, recent[] = {0, 5, 1, 0, 3, 5, 1};
+	static const enum kt_sort sorts[] = {KT_SORT_HITS, KT_SORT_RATE, KT_SORT_RISING,
+					     KT_SORT_NAME, KT_SORT_DELTA};
+	struct kt_window_opts wo = {.span_ns = 4 * S, .slice_ns = 1 * S};
+	struct kt_agg_params ap = {
+	    .freq_hz = 100, .ms_per_hit = 10, .ncpus = NCPU, .max_cpu = NCPU};
+	struct kt_window *w;
+	struct kt_agg *a;
+	struct kt_result all = {0}, top = {0};
+	uint32_t locs[NADDR], nloc = 0, bad = 0, queries = 0;
+
+	kt_window_new(&wo, &w);
+	kt_agg_new(w, sym, &ap, &a);
+	for (uint32_t i = 0; i < NADDR; i++) { /* locations of distinct functions */
+		uint32_t l = kt_sym_lookup(sym, addrs[i]), dup = 0;
+
+		for (uint32_t j = 0; j < nloc; j++)
+			dup |= kt_sym_loc(sym, locs[j])->func == kt_sym_loc(sym, l)->func;
+		if (!dup)
+			locs[nloc++] = l;
+	}
+	ok(nloc >= 8, "the fixture has 8 functions for the paths");
+	/* the older slice's hits first: a sample older than the newest slice counts in it */
+	for (int phase = 0; phase < 2; phase++)
+		for (uint32_t i = 0; i < 7 && nloc >= 8; i++) {
+			uint32_t fr[2] = {locs[6 - i], locs[7]}, st = kt_window_stack(w, fr, 2);
+
+			kt_window_add(w, (10 + (uint64_t)phase) * S, locs[6 - i], st, 0, 0,
+				      phase ? recent[i] : total[i] - recent[i]);
+		}
+	kt_window_advance(w, 12 * S);
+	for (size_t s = 0; s < sizeof(sorts) / sizeof(sorts[0]); s++) {
+		struct kt_query q = {.view = KT_VIEW_STACKS, .module = KT_ANY, .func = KT_ANY,
+				     .sort = sorts[s]};
+
+		kt_filter_all(&q.filter);
+		if (kt_agg_query(a, &q, &all) < 0 || all.nrows != 7) {
+			bad++;
+			continue;
+		}
+		for (uint32_t l = 1; l <= 7; l++) {
+			q.limit = l;
+			queries++;
+			if (kt_agg_query(a, &q, &top) < 0 || top.nrows != l || top.total_rows != 7) {
+				bad++;
+				continue;
+			}
+			for (uint32_t i = 0; i < l; i++)
+				if (!same_str(top.rows[i].name, all.rows[i].name) ||
+				    top.rows[i].hits != all.rows[i].hits ||
+				    top.rows[i].id != all.rows[i].id ||
+				    top.rows[i].recent_per_s != all.rows[i].recent_per_s) {
+					bad++;
+					break;
+				}
+		}
+	}
+	printf("# %u limited stacks queries against the full list\n", queries);
+	is_int(bad, 0, "the hottest stacks with a limit are the first rows of all of them");
+	kt_result_free(&all);
+	kt_result_free(&top);
+	kt_agg_free(a);
+	kt_window_free(w);
+}
+
 int main(void)
 {
 	struct kt_sym_opts so = {.kallsyms = tap_data("agg/kallsyms"),
@@ -343,6 +413,7 @@ int main(void)
 	    "500 tasks, nearly every tuple distinct (wide, read in place): the same");
 	run_refreshes(sym);
 	run_top_handover(sym);
+	run_stack_limits(sym);
 	kt_sym_free(sym);
 	return tap_done();
 }
