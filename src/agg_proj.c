@@ -292,15 +292,16 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 			*n = p->n;
 			return p->h;
 		}
+		const struct kt_hit *stk;
+		size_t ns, nstride;
+
 		if (which != KT_PROJ_RECENT && (need & KT_NEED_STACK) &&
 		    !(need & (KT_NEED_CPU | KT_NEED_TASK | KT_NEED_FUNC)) &&
-		    (src = kt_window_narrow(a->w, &sn, &stride))) {
-			size_t ns, nstride = 0;
-			const struct kt_hit *stk = kt_window_narrow_stacks(a->w, &ns, &nstride);
-
+		    (src = kt_window_narrow(a->w, &sn, &stride)) &&
+		    kt_window_narrow_stacks(a->w, &stk, &ns, &nstride) == 0) {
 			/* the stacks views' (location, stack, context): kept by the window too */
 			p = proj_slot(a, which, need, gen, 0);
-			if (copy_stacks(p, src, sn, stride, stk, stk ? ns : 0, nstride) < 0) {
+			if (copy_stacks(p, src, sn, stride, stk, ns, nstride) < 0) {
 				a->nomem++;
 				p->valid = 0;
 			}

@@ -372,7 +372,8 @@ static void slice_expire(struct kt_window *w, struct slice *s)
 			if (!w->nar.t[id].h.hits)
 				table_release(&w->nar, id);
 		}
-		if (h.stack && (id = nars_entry(w, h.loc, h.stack, h.ctx, 0)) != UINT32_MAX) {
+		if (h.stack && w->nars_on &&
+		    (id = nars_entry(w, h.loc, h.stack, h.ctx, 0)) != UINT32_MAX) {
 			w->nars.t[id].h.hits -= h.hits;
 			if (!w->nars.t[id].h.hits)
 				table_release(&w->nars, id);
@@ -548,11 +549,11 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 	}
 	id = narrow_entry(w, loc, stack != 0, ctx, 1);
 	if (id == UINT32_MAX ||
-	    (stack && (sid = nars_entry(w, loc, stack, ctx, 1)) == UINT32_MAX)) {
+	    (stack && w->nars_on && (sid = nars_entry(w, loc, stack, ctx, 1)) == UINT32_MAX)) {
 		w->nomem++;
 		return;
 	}
-	if (stack)
+	if (stack && w->nars_on)
 		w->nars.t[sid].h.hits += count;
 	if (!wide) {
 		struct kt_hit k = {.loc = loc, .stack = stack, .task = task, .ctx = ctx};
@@ -763,15 +764,41 @@ const struct kt_hit *kt_window_narrow(const struct kt_window *w, size_t *n, size
 	return w->nar.t ? &w->nar.t[0].h : NULL;
 }
 
-const struct kt_hit *kt_window_narrow_stacks(const struct kt_window *w, size_t *n,
-					     size_t *stride)
+int kt_window_narrow_stacks(const struct kt_window *w, const struct kt_hit **out, size_t *n,
+			    size_t *stride)
 {
+	struct kt_window *m = (struct kt_window *)w; /* made once, then kept: a cache */
+
+	*out = NULL;
 	*n = 0;
-	if (w->cumulative)
-		return NULL;
-	*n = w->nars.n;
 	*stride = sizeof(*w->nars.t);
-	return w->nars.t ? &w->nars.t[0].h : NULL;
+	if (w->cumulative)
+		return -EINVAL;
+	if (!w->nars_on) {
+		struct kt_window_cursor c;
+		struct kt_hit buf[512];
+		size_t k;
+
+		table_clear(&m->nars);
+		kt_window_cursor_rolling(m, &c);
+		while ((k = kt_window_read(m, &c, buf, sizeof(buf) / sizeof(buf[0]))))
+			for (size_t i = 0; i < k; i++) {
+				uint32_t id;
+
+				if (!buf[i].stack)
+					continue;
+				id = nars_entry(m, buf[i].loc, buf[i].stack, buf[i].ctx, 1);
+				if (id == UINT32_MAX) {
+					table_clear(&m->nars);
+					return -ENOMEM;
+				}
+				m->nars.t[id].h.hits += buf[i].hits;
+			}
+		m->nars_on = 1;
+	}
+	*n = w->nars.n;
+	*out = w->nars.t ? &w->nars.t[0].h : NULL;
+	return 0;
 }
 
 const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n)

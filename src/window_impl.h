@@ -185,8 +185,9 @@ struct kt_window {
 	uint32_t nlast, lastcap;
 	uint64_t last_no; /* slice number + 1 of last; 0: none */
 	/* the rolling totals of chained hits by (location, stack, context): the stacks views'
-	 * projection without a pass over the window's samples */
+	 * projection without a pass over the window's samples; kept once asked for (nars_on) */
 	struct wtable nars;
+	int nars_on;
 	struct wtable full;
 	uint64_t full_gen; /* gen + 1 of the materialized tuples; 0 = stale */
 	uint64_t total, lost;

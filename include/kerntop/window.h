@@ -138,12 +138,14 @@ const struct kt_hit *kt_window_tuples(const struct kt_window *w, size_t *n, size
  * when the hits had a chain (0 when not), CPU and task 0; n entries stride bytes apart, those
  * with hits == 0 free. NULL in cumulative mode. Valid until the next add/advance/mode change. */
 const struct kt_hit *kt_window_narrow(const struct kt_window *w, size_t *n, size_t *stride);
-/* The rolling totals of the hits that had a chain, by (location, stack, context), kept
- * incrementally like the narrow ones (CPU and task 0): with kt_window_narrow's entries of
- * stack 0 they are the window's hits by (location, stack, context), distinct keys. n entries
- * stride bytes apart, hits == 0 free; NULL in cumulative mode. Valid as kt_window_narrow. */
-const struct kt_hit *kt_window_narrow_stacks(const struct kt_window *w, size_t *n,
-					     size_t *stride);
+/* The rolling totals of the hits that had a chain, by (location, stack, context) (CPU and
+ * task 0): with kt_window_narrow's entries of stack 0 they are the window's hits by
+ * (location, stack, context), distinct keys. Made from the slices' logs when first asked for,
+ * then kept incrementally like the narrow ones (a window nobody asks keeps none). *out: n
+ * entries stride bytes apart, hits == 0 free. 0, or -EINVAL in cumulative mode, -ENOMEM when
+ * they could not be made. Valid as kt_window_narrow. */
+int kt_window_narrow_stacks(const struct kt_window *w, const struct kt_hit **out, size_t *n,
+			    size_t *stride);
 /* The hits of complete slice `slice` by (location, context, chain or not), distinct keys,
  * each count saturating at 2^32 - 1: kept for the newest complete slice only, made from the
  * narrow totals as it completed. NULL when it is not that slice (or was not kept). */
