@@ -644,15 +644,16 @@ static int row_cmp(const void *pa, const void *pb, void *ctx)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Sift-down in a heap of row indices whose root is the worst kept row by key. */
-static void top_sift(const struct kt_row *rows, size_t *h, size_t n, size_t i, enum kt_sort key)
+/* Sift-down in a heap of ids whose root is the worst kept one. */
+static void heap_sift(uint32_t *h, size_t n, size_t i, kt_agg_below_fn below, const void *ctx)
 {
 	for (;;) {
-		size_t w = i, l = 2 * i + 1, r = l + 1, t;
+		size_t w = i, l = 2 * i + 1, r = l + 1;
+		uint32_t t;
 
-		if (l < n && row_cmp_keys(&rows[h[l]], &rows[h[w]], key) > 0)
+		if (l < n && below(ctx, h[l], h[w]) > 0)
 			w = l;
-		if (r < n && row_cmp_keys(&rows[h[r]], &rows[h[w]], key) > 0)
+		if (r < n && below(ctx, h[r], h[w]) > 0)
 			w = r;
 		if (w == i)
 			return;
@@ -663,33 +664,62 @@ static void top_sift(const struct kt_row *rows, size_t *h, size_t n, size_t i, e
 	}
 }
 
-size_t kt_agg_top(struct kt_row *rows, size_t n, enum kt_sort s, size_t limit)
+size_t kt_agg_top_ids(uint32_t *ids, size_t n, size_t limit, kt_agg_below_fn below,
+		      const void *ctx)
 {
-	struct kt_row last;
-	size_t *h, k = 0;
+	uint32_t *h, last;
+	size_t k = 0;
 
-	if (!limit || limit >= n || s == KT_SORT_NAME || !(h = malloc(limit * sizeof(*h))))
+	if (!limit || limit >= n || !(h = malloc(limit * sizeof(*h))))
 		return n;
-	for (size_t i = 0; i < n; i++) {
-		if (i < limit) {
-			h[i] = i;
-			if (i + 1 == limit)
-				for (size_t j = limit / 2 + 1; j-- > 0;)
-					top_sift(rows, h, limit, j, s);
-		} else if (row_cmp_keys(&rows[i], &rows[h[0]], s) < 0) {
-			h[0] = i;
-			top_sift(rows, h, limit, 0, s);
+	memcpy(h, ids, limit * sizeof(*h));
+	for (size_t j = limit / 2 + 1; j-- > 0;)
+		heap_sift(h, limit, j, below, ctx);
+	for (size_t i = limit; i < n; i++)
+		if (below(ctx, ids[i], h[0]) < 0) {
+			h[0] = ids[i];
+			heap_sift(h, limit, 0, below, ctx);
 		}
-	}
-	last = rows[h[0]];
+	last = h[0];
 	free(h);
 	for (size_t i = 0; i < n; i++)
-		if (row_cmp_keys(&rows[i], &last, s) <= 0) {
-			struct kt_row t = rows[k];
+		if (below(ctx, ids[i], last) <= 0)
+			ids[k++] = ids[i];
+	return k;
+}
 
-			rows[k++] = rows[i];
-			rows[i] = t;
-		}
+struct row_keys {
+	const struct kt_row *rows;
+	enum kt_sort key;
+};
+
+static int row_below(const void *ctx, uint32_t x, uint32_t y)
+{
+	const struct row_keys *o = ctx;
+
+	return row_cmp_keys(&o->rows[x], &o->rows[y], o->key);
+}
+
+size_t kt_agg_top(struct kt_row *rows, size_t n, enum kt_sort s, size_t limit)
+{
+	struct row_keys o = {rows, s};
+	uint32_t *ids;
+	size_t k;
+
+	if (!limit || limit >= n || n > UINT32_MAX || s == KT_SORT_NAME ||
+	    !(ids = malloc(n * sizeof(*ids))))
+		return n;
+	for (size_t i = 0; i < n; i++)
+		ids[i] = (uint32_t)i;
+	k = kt_agg_top_ids(ids, n, limit, row_below, &o);
+	/* ids are increasing: row ids[j] is still where it was when row j is filled */
+	for (size_t j = 0; j < k; j++) {
+		struct kt_row t = rows[j];
+
+		rows[j] = rows[ids[j]];
+		rows[ids[j]] = t;
+	}
+	free(ids);
 	return k;
 }
 

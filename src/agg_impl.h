@@ -191,6 +191,12 @@ void kt_agg_sort(struct kt_row *rows, size_t n, enum kt_sort s, int reverse, int
  * last of them) and returns how many: a caller then names and sorts only those. n when
  * there is no limit, limit >= n, s is KT_SORT_NAME or out of memory. */
 size_t kt_agg_top(struct kt_row *rows, size_t n, enum kt_sort s, size_t limit);
+/* The same choice over ids[0, n) in place, their order kept; below(ctx, x, y) > 0 when x
+ * ranks below y by the sort's keys (0 when tied). Returns how many are kept (n when there
+ * is no limit, limit >= n or out of memory). */
+typedef int (*kt_agg_below_fn)(const void *ctx, uint32_t x, uint32_t y);
+size_t kt_agg_top_ids(uint32_t *ids, size_t n, size_t limit, kt_agg_below_fn below,
+		      const void *ctx);
 void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum,
 			 uint64_t *denom);
 

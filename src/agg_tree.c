@@ -433,63 +433,33 @@ static int stack_add(struct kt_agg *a, const struct kt_hit *h, int recent)
 /* How a stacks row ranks by sort s before its name (kt_agg_sort's keys: a stack has no
  * trend and no baseline, so the rate sorts are by the newest slice, the others by hits):
  * > 0 when path x ranks below path y. */
-static int fpath_below(const struct kt_agg *a, uint32_t x, uint32_t y, int by_recent)
-{
-	const struct fpath *fx = &a->fp[x], *fy = &a->fp[y];
+struct fpath_order {
+	const struct kt_agg *a;
+	int by_recent;
+};
 
-	if (by_recent && fx->recent != fy->recent)
+static int fpath_below(const void *ctx, uint32_t x, uint32_t y)
+{
+	const struct fpath_order *o = ctx;
+	const struct fpath *fx = &o->a->fp[x], *fy = &o->a->fp[y];
+
+	if (o->by_recent && fx->recent != fy->recent)
 		return fx->recent < fy->recent ? 1 : -1;
 	if (fx->hits != fy->hits)
 		return fx->hits < fy->hits ? 1 : -1;
 	return 0;
 }
 
-static void fpath_sift(const struct kt_agg *a, uint32_t *h, size_t n, size_t i, int by_recent)
-{
-	for (;;) {
-		size_t w = i, l = 2 * i + 1, r = l + 1;
-		uint32_t t;
-
-		if (l < n && fpath_below(a, h[l], h[w], by_recent) > 0)
-			w = l;
-		if (r < n && fpath_below(a, h[r], h[w], by_recent) > 0)
-			w = r;
-		if (w == i)
-			return;
-		t = h[i];
-		h[i] = h[w];
-		h[w] = t;
-		i = w;
-	}
-}
-
 /* Keeps in a->fpseen, in their order, only the paths that can make the first limit rows
- * sorted by q's order whatever their names: the best limit by the keys and every path tied
- * with the last of them (as kt_agg_top does with rows), so that rows are made for those
- * alone. Nothing is dropped without a limit, in reverse or by name, or out of memory. */
+ * sorted by q's order whatever their names (kt_agg_top_ids), so that rows are made for those
+ * alone. Nothing is dropped without a limit, in reverse or by name. */
 static void fpath_top(struct kt_agg *a, const struct kt_query *q, double recent_s)
 {
-	int by_recent = (q->sort == KT_SORT_RATE || q->sort == KT_SORT_RISING) && recent_s > 0;
-	size_t limit = q->limit, n = a->nfpseen, k = 0;
-	uint32_t *h, last;
+	struct fpath_order o = {
+	    a, (q->sort == KT_SORT_RATE || q->sort == KT_SORT_RISING) && recent_s > 0};
 
-	if (!limit || limit >= n || q->reverse || q->sort == KT_SORT_NAME ||
-	    !(h = malloc(limit * sizeof(*h))))
-		return;
-	memcpy(h, a->fpseen, limit * sizeof(*h));
-	for (size_t j = limit / 2 + 1; j-- > 0;)
-		fpath_sift(a, h, limit, j, by_recent);
-	for (size_t i = limit; i < n; i++)
-		if (fpath_below(a, a->fpseen[i], h[0], by_recent) < 0) {
-			h[0] = a->fpseen[i];
-			fpath_sift(a, h, limit, 0, by_recent);
-		}
-	last = h[0];
-	free(h);
-	for (size_t i = 0; i < n; i++)
-		if (fpath_below(a, a->fpseen[i], last, by_recent) <= 0)
-			a->fpseen[k++] = a->fpseen[i];
-	a->nfpseen = k;
+	if (!q->reverse && q->sort != KT_SORT_NAME)
+		a->nfpseen = (uint32_t)kt_agg_top_ids(a->fpseen, a->nfpseen, q->limit, fpath_below, &o);
 }
 
 /* Copies the frames of r's rows into r's own store: the paths' store changes with the next
