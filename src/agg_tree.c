@@ -361,9 +361,8 @@ static uint32_t fpath_intern(struct kt_agg *a, uint32_t len)
  * others are made again each time. UINT32_MAX when out of memory or empty. */
 static uint32_t hit_fpath(struct kt_agg *a, const struct kt_hit *h)
 {
-	uint32_t n, len, id, tag;
-	const uint32_t *fr = kt_window_stack_frames(a->w, h->stack, &n);
-	int kept = !a->irq_owner && n && fr[0] == h->loc;
+	uint32_t len, id, tag;
+	int kept = !a->irq_owner && h->stack && kt_window_stack_leaf(a->w, h->stack) == h->loc;
 
 	if (kept && (tag = kt_window_stack_tag(a->w, h->stack, KT_STACK_TAG_PATH)))
 		return tag - 1;

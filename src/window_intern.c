@@ -154,6 +154,7 @@ uint32_t kt_window_stack(struct kt_window *w, const uint32_t *locs, uint32_t n)
 	}
 	memcpy(s->frames, locs, n * sizeof(*locs));
 	s->n = n;
+	s->leaf = locs[0];
 	s->hash = h;
 	if (++w->stkserial == 0) /* wrapped: the chain cache's serials may repeat */
 		w->stkserial = chain_flush(w);
@@ -185,6 +186,11 @@ void kt_window_stack_set_tag(struct kt_window *w, uint32_t stack, unsigned which
 {
 	if (stack && stack < w->nstk && w->stk[stack].frames && which < KT_STACK_TAGS)
 		w->stk[stack].tag[which] = tag;
+}
+
+uint32_t kt_window_stack_leaf(const struct kt_window *w, uint32_t stack)
+{
+	return stack && stack < w->nstk && w->stk[stack].frames ? w->stk[stack].leaf : 0;
 }
 
 void kt_window_stack_clear_tags(struct kt_window *w, unsigned which)
