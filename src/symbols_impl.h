@@ -111,7 +111,7 @@ struct str_chunk {
  * a big machine's spread of functions (issue 14) gets the room it needs. */
 #define SYM_RCACHE_MIN 2048u
 #define SYM_RCACHE_MAX 65536u
-#define SYM_RCACHE_PERIOD 65536u
+#define SYM_RCACHE_PERIOD 16384u
 #define SYM_RCACHE_GROW_RATIO 16u
 struct sym_rcache {
 	uint64_t lo, hi;

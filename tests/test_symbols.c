@@ -582,7 +582,7 @@ static void test_big_kallsyms(const char *tmp)
 	struct kt_symbols *s = NULL;
 	struct kt_sym_stats st;
 	const uint32_t n = 40000;
-	uint32_t bad = 0, lines = 2;
+	uint32_t bad = 0, lines = 2, slots0;
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "%s/big-kallsyms", tmp);
@@ -636,7 +636,9 @@ static void test_big_kallsyms(const char *tmp)
 	/* 26 667 functions looked up in turn, 8 times: the range cache has to grow, and every
 	 * lookup stays right across its growth (an emptied cache fills from the tables). */
 	kt_sym_stats(s, &st);
-	is_int(st.cache_slots, 2048, "the range cache starts small");
+	slots0 = st.cache_slots;
+	/* 26 667 new functions: at most one period of 16 384 lookups has ended, one doubling */
+	ok(slots0 == 2048 || slots0 == 4096, "the range cache starts small");
 	bad = 0;
 	for (int pass = 0; pass < 8; pass++) {
 		for (uint32_t i = 0; i < n; i++) {
@@ -651,7 +653,7 @@ static void test_big_kallsyms(const char *tmp)
 		}
 	}
 	kt_sym_stats(s, &st);
-	ok(st.cache_slots > 2048, "a wide working set grows the range cache");
+	ok(st.cache_slots > slots0, "a wide working set grows the range cache");
 	printf("# range cache: %u entries\n", st.cache_slots);
 	is_int(bad, 0, "every lookup right while it grows");
 	{
