@@ -375,10 +375,13 @@ static uint32_t hit_fpath(struct kt_agg *a, const struct kt_hit *h)
 }
 
 /* Starts a stacks query: a new stamp for the paths' rows, and the paths forgotten when
- * stacks that left the window have made them far more than the live stacks. */
+ * stacks that left the window have made them a quarter more than the live stacks (+ 1024):
+ * so their memory follows the live stacks and does not creep with call-path churn. */
 static void fpath_begin(struct kt_agg *a)
 {
-	if (a->nfp > 2 * (size_t)kt_window_nstacks(a->w) + 4096) {
+	size_t live = kt_window_nstacks(a->w);
+
+	if (a->nfp > live + live / 4 + 1024) {
 		a->nfp = 0;
 		a->nfpframes = 0;
 		kt_idx_clear(&a->fpidx);

@@ -57,8 +57,9 @@ static uint32_t chain_hash(const uint64_t *frames, uint32_t n, uint32_t leaf)
 static int chain_grow(struct kt_window *w)
 {
 	uint32_t want = w->chains ? 2 * w->nchains : WCHAIN_MIN;
-	struct chain_slot *c = calloc(want, sizeof(*c));
-	uint64_t *fr = malloc((size_t)want * (KT_WINDOW_CHAIN_DEPTH - 1) * sizeof(*fr));
+	size_t frlen = (size_t)want * (KT_WINDOW_CHAIN_DEPTH - 1) * sizeof(uint64_t);
+	struct chain_slot *c = malloc(want * sizeof(*c));
+	uint64_t *fr = malloc(frlen);
 
 	if (!w->maxchains)
 		w->maxchains = WCHAIN_MAX;
@@ -68,6 +69,10 @@ static int chain_grow(struct kt_window *w)
 		w->maxchains = w->nchains ? w->nchains : 1; /* not 0: tried */
 		return -1;
 	}
+	/* every page written now: the cache's memory is all there from its growth on, rather
+	 * than creeping up as its slots fill over the next minutes */
+	memset(c, 0, want * sizeof(*c));
+	memset(fr, 0, frlen);
 	free(w->chains);
 	free(w->chainfr);
 	w->chains = c;
