@@ -461,7 +461,8 @@ static void fpath_top(struct kt_agg *a, const struct kt_query *q, double recent_
 	    a, (q->sort == KT_SORT_RATE || q->sort == KT_SORT_RISING) && recent_s > 0};
 
 	if (!q->reverse && q->sort != KT_SORT_NAME)
-		a->nfpseen = (uint32_t)kt_agg_top_ids(a->fpseen, a->nfpseen, q->limit, fpath_below, &o);
+		a->nfpseen =
+		    (uint32_t)kt_agg_top_ids(a->fpseen, a->nfpseen, q->limit, fpath_below, &o);
 }
 
 /* Copies the frames of r's rows into r's own store: the paths' store changes with the next

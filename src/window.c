@@ -190,7 +190,8 @@ static uint32_t slot_entry(struct wtable *t, uint32_t *slot, uint32_t loc, uint3
 	if (create) {
 		id = table_entry(t, loc, stack, 0, 0, ctx);
 	} else {
-		struct hit_key k = {(const struct kt_hit *)t->t, sizeof(*t->t), loc, stack, 0, 0, ctx};
+		struct hit_key k = {(const struct kt_hit *)t->t, sizeof(*t->t), loc, stack, 0, 0,
+				    ctx};
 		uint32_t at;
 
 		id = kt_idx_find(&t->idx, hit_hash(loc, stack, 0, 0, ctx), hit_eq, &k, &at);

@@ -298,7 +298,8 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 &&
 	data_hidden=1
 fi
 if [ -n "$data_hidden" ]; then
-	echo "# SKIP under sudo: user 65534 cannot read $UI (a parent directory is not searchable by others; chmod o+x it)"
+	echo "# SKIP under sudo: user 65534 cannot read $UI" \
+		"(a parent directory is not searchable by others; chmod o+x it)"
 elif [ "$(id -u)" = 0 ]; then
 	# a root-only file: a replay used to read it as root before dropping (and told whether a
 	# root path exists); now a replay drops before opening anything

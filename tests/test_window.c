@@ -357,7 +357,8 @@ static void test_chain_cache(void)
 	kt_window_add(w, 1 * S, 10, st, 0, 0, 1);
 	is_int(kt_window_stack_cached(w, fr, 3, 10, &slot2), st, "the same chain: its stack");
 	fr[0] += 4; /* another instruction of the leaf's location */
-	is_int(kt_window_stack_cached(w, fr, 3, 10, &slot2), st, "another leaf address, same location");
+	is_int(kt_window_stack_cached(w, fr, 3, 10, &slot2), st,
+	       "another leaf address, same location");
 	is_int(kt_window_stack_cached(w, fr, 3, 9, &slot2), 0, "another leaf location: a miss");
 	fr[2] += 8;
 	is_int(kt_window_stack_cached(w, fr, 3, 10, &slot2), 0, "another caller's address: a miss");
