@@ -35,6 +35,12 @@ static void stack_pend(struct kt_window *w, uint32_t id)
 	w->stkpending = id;
 }
 
+/* The live stack behind an id; NULL for 0, an id past the table or a freed one. */
+static struct wstack *stack_at(const struct kt_window *w, uint32_t stack)
+{
+	return stack && stack < w->nstk && w->stk[stack].frames ? &w->stk[stack] : NULL;
+}
+
 /* Forgets every cached chain; returns the first serial to give again. */
 static uint32_t chain_flush(struct kt_window *w)
 {
@@ -97,10 +103,10 @@ uint32_t kt_window_stack_cached(struct kt_window *w, const uint64_t *frames, uin
 	h = chain_hash(frames, n, leaf);
 	*slot = h & (w->nchains - 1);
 	c = &w->chains[*slot];
-	if (!c->serial || c->hash != h || c->n != n || c->leaf != leaf || c->stack >= w->nstk)
+	if (!c->serial || c->hash != h || c->n != n || c->leaf != leaf)
 		return 0;
-	s = &w->stk[c->stack];
-	if (!s->frames || s->serial != c->serial ||
+	s = stack_at(w, c->stack);
+	if (!s || s->serial != c->serial ||
 	    memcmp(w->chainfr + (size_t)*slot * (KT_WINDOW_CHAIN_DEPTH - 1), frames + 1,
 		   (n - 1) * sizeof(*frames)))
 		return 0;
@@ -110,13 +116,11 @@ uint32_t kt_window_stack_cached(struct kt_window *w, const uint64_t *frames, uin
 void kt_window_stack_cache_put(struct kt_window *w, uint32_t slot, const uint64_t *frames,
 			       uint32_t n, uint32_t leaf, uint32_t stack)
 {
-	struct chain_slot *c;
+	const struct wstack *s = stack_at(w, stack);
 
-	if (slot >= w->nchains || n < 2 || n > KT_WINDOW_CHAIN_DEPTH || !stack ||
-	    stack >= w->nstk || !w->stk[stack].frames)
+	if (slot >= w->nchains || n < 2 || n > KT_WINDOW_CHAIN_DEPTH || !s)
 		return;
-	c = &w->chains[slot];
-	*c = (struct chain_slot){chain_hash(frames, n, leaf), n, leaf, stack, w->stk[stack].serial};
+	w->chains[slot] = (struct chain_slot){chain_hash(frames, n, leaf), n, leaf, stack, s->serial};
 	memcpy(w->chainfr + (size_t)slot * (KT_WINDOW_CHAIN_DEPTH - 1), frames + 1,
 	       (n - 1) * sizeof(*frames));
 }
@@ -172,30 +176,32 @@ uint32_t kt_window_stack(struct kt_window *w, const uint32_t *locs, uint32_t n)
 
 const uint32_t *kt_window_stack_frames(const struct kt_window *w, uint32_t stack, uint32_t *n)
 {
-	if (!stack || stack >= w->nstk || !w->stk[stack].frames) {
-		*n = 0;
-		return NULL;
-	}
-	*n = w->stk[stack].n;
-	return w->stk[stack].frames;
+	const struct wstack *s = stack_at(w, stack);
+
+	*n = s ? s->n : 0;
+	return s ? s->frames : NULL;
 }
 
 uint32_t kt_window_stack_tag(const struct kt_window *w, uint32_t stack, unsigned which)
 {
-	return stack && stack < w->nstk && w->stk[stack].frames && which < KT_STACK_TAGS
-		   ? w->stk[stack].tag[which]
-		   : 0;
+	const struct wstack *s = stack_at(w, stack);
+
+	return s && which < KT_STACK_TAGS ? s->tag[which] : 0;
 }
 
 void kt_window_stack_set_tag(struct kt_window *w, uint32_t stack, unsigned which, uint32_t tag)
 {
-	if (stack && stack < w->nstk && w->stk[stack].frames && which < KT_STACK_TAGS)
-		w->stk[stack].tag[which] = tag;
+	struct wstack *s = stack_at(w, stack);
+
+	if (s && which < KT_STACK_TAGS)
+		s->tag[which] = tag;
 }
 
 uint32_t kt_window_stack_leaf(const struct kt_window *w, uint32_t stack)
 {
-	return stack && stack < w->nstk && w->stk[stack].frames ? w->stk[stack].leaf : 0;
+	const struct wstack *s = stack_at(w, stack);
+
+	return s ? s->leaf : 0;
 }
 
 void kt_window_stack_clear_tags(struct kt_window *w, unsigned which)
@@ -215,10 +221,6 @@ static int stack_idle(const struct wstack *s)
 	return s->frames && s->ref && !s->rref;
 }
 
-static struct wstack *stack_at(struct kt_window *w, uint32_t stack)
-{
-	return stack && stack < w->nstk && w->stk[stack].frames ? &w->stk[stack] : NULL;
-}
 
 void kt_window_stack_ref(struct kt_window *w, uint32_t stack, int rolling)
 {
