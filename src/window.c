@@ -65,8 +65,7 @@ void kt_window_free(struct kt_window *w)
 	free(w->full.t);
 	kt_idx_free(&w->full.idx);
 	kt_idx_free(&w->recentidx);
-	free(w->cum);
-	kt_idx_free(&w->cumidx);
+	kt_window_cum_free(w);
 	free(w->out);
 	free(w->recent);
 	kt_window_logidx_free(w);
@@ -96,32 +95,6 @@ static int hit_eq(const void *ctx, uint32_t id)
 
 	return h->loc == k->loc && h->stack == k->stack && h->cpu == k->cpu && h->task == k->task &&
 	       h->ctx == k->ctx;
-}
-
-/* The since-start entry for a key, created (and the stack referenced) when new. */
-static uint32_t cum_entry(struct kt_window *w, uint32_t loc, uint32_t stack, uint32_t cpu,
-			  uint32_t task, uint32_t ctx)
-{
-	struct hit_key k = {w->cum, sizeof(*w->cum), loc, stack, cpu, task, ctx};
-	uint32_t h, pos, id;
-
-	if (w->ncum >= w->max_cum && (stack || task != w->other_task)) {
-		k.stack = stack = 0;
-		k.task = task = kt_window_group(w, NULL);
-	}
-	h = hit_hash(loc, stack, cpu, task, ctx);
-	id = kt_idx_find(&w->cumidx, h, hit_eq, &k, &pos);
-	if (id != UINT32_MAX)
-		return id;
-	if (kt_grow((void **)&w->cum, &w->cumcap, w->ncum + 1, sizeof(*w->cum)) < 0)
-		return UINT32_MAX;
-	id = w->ncum;
-	if (kt_idx_insert(&w->cumidx, h, id, pos) < 0)
-		return UINT32_MAX;
-	w->ncum++;
-	w->cum[id] = (struct kt_hit){loc, stack, cpu, task, ctx, 0};
-	kt_window_stack_ref(w, stack, 0);
-	return id;
 }
 
 /* The entry of a key in table t, created with no hits when new; UINT32_MAX when out of memory. */
@@ -255,44 +228,6 @@ static void slice_free(struct slice *s)
 	s->nlog = 0;
 }
 
-/* The table only shrinks here, so the index never has to grow. */
-void kt_window_cum_remap(struct kt_window *w, const uint32_t *map)
-{
-	uint32_t n = w->ncum;
-
-	kt_idx_clear(&w->cumidx);
-	w->ncum = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		struct kt_hit h = w->cum[i];
-		struct hit_key k;
-		uint32_t hash, pos, id;
-
-		/* a retired task's hits keep their location and CPU, not their chains: the
-		 * groups would otherwise multiply every stack by every command */
-		if (map && map[h.task] != h.task) {
-			h.task = map[h.task];
-			kt_window_stack_unref(w, h.stack, 0);
-			h.stack = 0;
-		} else if (h.stack && w->stk[h.stack].drop) {
-			kt_window_stack_unref(w, h.stack, 0);
-			h.stack = 0;
-		}
-		k = (struct hit_key){w->cum, sizeof(*w->cum), h.loc, h.stack, h.cpu, h.task, h.ctx};
-		hash = hit_hash(h.loc, h.stack, h.cpu, h.task, h.ctx);
-		id = kt_idx_find(&w->cumidx, hash, hit_eq, &k, &pos);
-		if (id != UINT32_MAX) {
-			w->cum[id].hits += h.hits;
-			kt_window_stack_unref(w, h.stack, 0);
-		} else if (kt_idx_insert(&w->cumidx, hash, w->ncum, pos) == 0) {
-			w->cum[w->ncum++] = h;
-		}
-	}
-	for (uint32_t i = 1; i < w->nstk; i++)
-		w->stk[i].drop = 0;
-	w->out_dirty = 1;
-	w->gen++;
-}
-
 /* Counts hits of narrow entry id in the open slice. */
 static void narrow_open(struct kt_window *w, uint32_t id, uint64_t hits)
 {
@@ -353,20 +288,13 @@ static void slice_expire(struct kt_window *w, struct slice *s)
 	struct kt_hit h;
 
 	w->expiring = ++w->stamp;
+	if (!w->no_cum)
+		kt_window_cum_fold(w, s); /* first: its stacks stay referenced throughout */
 	while (slice_read(s, &li, &pos, UINT32_MAX, &h, 1)) {
-		uint32_t c, id;
+		uint32_t id;
 
 		if (w->on_expire && s->no)
 			w->on_expire(w->on_expire_ctx, s->no - 1, &h);
-		if (!w->no_cum) {
-			c = cum_entry(w, h.loc, h.stack, h.cpu, h.task, h.ctx);
-			if (c != UINT32_MAX) {
-				w->cum[c].hits += h.hits;
-				w->base_total += h.hits;
-			} else {
-				w->nomem++;
-			}
-		}
 		id = narrow_entry(w, h.loc, h.stack != 0, h.ctx, 0);
 		if (id != UINT32_MAX) {
 			w->nar.t[id].h.hits -= h.hits;
@@ -567,22 +495,11 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 	}
 	w->nar.t[id].h.hits += count;
 	narrow_open(w, id, count);
-	if (compact) {
-		uint64_t u = WREC_COMPACT | loc | (uint64_t)task << WREC_TASK_SHIFT |
-			     (uint64_t)ctx << WREC_CTX_SHIFT;
+	{
+		struct kt_hit h = {loc, stack, cpu, task, ctx, count};
 
-		memcpy(&l->u[l->n], &u, sizeof(u));
-	} else {
-		struct wrec r = {loc, stack, task, wide ? WREC_WIDE : 0, wide ? 0 : (uint16_t)ctx};
-
-		memcpy(&l->u[l->n], &r, sizeof(r));
-		if (wide) {
-			struct wrec_wide x = {cpu, ctx, count};
-
-			memcpy(&l->u[l->n + 2], &x, sizeof(x));
-		}
+		l->n += wlog_encode(&l->u[l->n], li, &h, wide);
 	}
-	l->n += nrec;
 	if (slot)
 		kt_window_log_added(w, l, li, slot, l->n - nrec);
 	kt_window_stack_ref(w, stack, 1);
@@ -663,20 +580,6 @@ int kt_window_cumulative(const struct kt_window *w)
 	return w->cumulative;
 }
 
-struct cum_key {
-	const struct kt_window *w;
-	const struct kt_hit *h;
-};
-
-static int cum_eq(const void *ctx, uint32_t id)
-{
-	const struct cum_key *k = ctx;
-	const struct kt_hit *a = &k->w->cum[id], *b = k->h;
-
-	return a->loc == b->loc && a->stack == b->stack && a->cpu == b->cpu && a->task == b->task &&
-	       a->ctx == b->ctx;
-}
-
 /* Every record of the rolling window aggregated into the full tuples (once per generation). */
 static const struct kt_hit *full_tuples(struct kt_window *m, size_t *n, size_t *stride)
 {
@@ -711,7 +614,6 @@ static const struct kt_hit *full_tuples(struct kt_window *m, size_t *n, size_t *
 static const struct kt_hit *cum_hits(struct kt_window *m, size_t *n)
 {
 	if (m->out_dirty || !m->out_cum) {
-		uint32_t j = m->ncum;
 		size_t nt, stride;
 		const struct kt_hit *t = full_tuples(m, &nt, &stride);
 
@@ -721,24 +623,7 @@ static const struct kt_hit *cum_hits(struct kt_window *m, size_t *n)
 			*n = 0;
 			return NULL;
 		}
-		if (m->ncum)
-			memcpy(m->out, m->cum, m->ncum * sizeof(*m->out));
-		for (size_t i = 0; i < nt; i++) {
-			const struct kt_hit *h = (const void *)((const char *)t + i * stride);
-			struct cum_key k = {m, h};
-			uint32_t pos, id;
-
-			if (!h->hits)
-				continue;
-			id = kt_idx_find(&m->cumidx,
-					 hit_hash(h->loc, h->stack, h->cpu, h->task, h->ctx),
-					 cum_eq, &k, &pos);
-			if (id != UINT32_MAX)
-				m->out[id].hits += h->hits;
-			else
-				m->out[j++] = *h;
-		}
-		m->nout = j;
+		m->nout = (uint32_t)kt_window_cum_merge(m, m->out, t, nt, stride);
 		m->out_dirty = 0;
 		m->out_cum = 1;
 	}
@@ -892,7 +777,7 @@ size_t kt_window_mem(const struct kt_window *w)
 	     (size_t)w->openedcap * sizeof(*w->opened) + (size_t)w->lastcap * sizeof(*w->last);
 	m += (size_t)w->nars.cap * sizeof(*w->nars.t) + kt_idx_mem(&w->nars.idx);
 	m += (size_t)w->full.cap * sizeof(*w->full.t) + kt_idx_mem(&w->full.idx);
-	m += (size_t)w->cumcap * sizeof(*w->cum) + kt_idx_mem(&w->cumidx);
+	m += kt_window_cum_mem(w);
 	m += (size_t)w->outcap * sizeof(*w->out) + (size_t)w->recentcap * sizeof(*w->recent) +
 	     kt_idx_mem(&w->recentidx) + kt_window_logidx_mem(w);
 	return m + kt_window_stacks_mem(w) + kt_window_tasks_mem(w);

@@ -84,6 +84,36 @@ static inline uint32_t wlog_decode(const struct wlog *l, uint32_t li, uint32_t i
 	return 4;
 }
 
+/* Encodes h as a record of log li at at (room for four units); returns its units. The
+ * narrowest form that holds it, or the wide one when wide is set. */
+static inline uint32_t wlog_encode(uint64_t *at, uint32_t li, const struct kt_hit *h, int wide)
+{
+	wide |= !li || h->ctx >= WREC_WIDE || !h->hits || h->hits - 1 > WREC_NARROW_MAX;
+	if (!wide && WREC_FITS(h->loc, h->stack, h->task, h->ctx) &&
+	    h->hits - 1 <= WREC_COMPACT_MAX) {
+		uint64_t u = WREC_COMPACT | h->loc | (uint64_t)h->task << WREC_TASK_SHIFT |
+			     (uint64_t)h->ctx << WREC_CTX_SHIFT |
+			     (h->hits - 1) << WREC_CNT_SHIFT;
+
+		memcpy(at, &u, sizeof(u));
+		return 1;
+	}
+	{
+		struct wrec r = {h->loc, h->stack, h->task,
+				 wide ? WREC_WIDE : (uint16_t)(h->hits - 1),
+				 wide ? 0 : (uint16_t)h->ctx};
+
+		memcpy(at, &r, sizeof(r));
+	}
+	if (wide) {
+		struct wrec_wide x = {h->cpu, h->ctx, h->hits};
+
+		memcpy(at + 2, &x, sizeof(x));
+		return 4;
+	}
+	return 2;
+}
+
 /* An index of the newest slice's records of one log: slot = record + 1, 0 empty. */
 struct wlogidx {
 	uint32_t *slot;
@@ -194,11 +224,15 @@ struct kt_window {
 	uint64_t total, lost;
 	int no_cum; /* no since-start totals (kt_window_opts.no_since_start) */
 
-	/* since-start totals of the expired slices: never shrink (folded past max_cum); the
-	 * since-start view adds the rolling totals on top */
-	struct kt_hit *cum;
-	uint32_t ncum, cumcap;
-	struct kt_idx cumidx;
+	/* since-start totals of the expired slices (window_cum.c): never shrink (folded past
+	 * max_cum); the since-start view adds the rolling totals on top. One sorted run of
+	 * records per log index, ncum records in all; scratch: decoded records, a merged run */
+	struct wlog *cumrun;
+	uint32_t ncumrun, ncum;
+	struct kt_hit *cumtmp, *cumtmp2;
+	uint32_t cumtmpcap, cumtmp2cap;
+	uint64_t *cumscr;
+	uint32_t cumscrcap;
 	uint64_t base_total, base_lost;
 	uint32_t other_task; /* group "[other]"; UINT32_MAX until first needed */
 
@@ -268,9 +302,15 @@ size_t kt_window_tasks_mem(const struct kt_window *w);
 /* window_retire.c: past the caps, retires tasks and stacks only the since-start totals hold */
 void kt_window_retire(struct kt_window *w);
 
-/* window.c: re-keys the since-start totals by task_map (NULL: none) and drops the stacks
- * marked drop, merging what meets */
+/* window_cum.c: the since-start totals. fold: takes an expiring slice in; remap: re-keys
+ * them by task_map (NULL: none) and drops the stacks marked drop, merging what meets; merge:
+ * the since-start tuples with the rolling ones t[0, nt) into out (room for ncum + nt) */
+void kt_window_cum_fold(struct kt_window *w, const struct slice *s);
 void kt_window_cum_remap(struct kt_window *w, const uint32_t *task_map);
+size_t kt_window_cum_merge(struct kt_window *w, struct kt_hit *out, const struct kt_hit *t,
+			   size_t nt, size_t stride);
+size_t kt_window_cum_mem(const struct kt_window *w);
+void kt_window_cum_free(struct kt_window *w);
 
 /* window_logidx.c: 1 when narrow record r was merged into its key's record of log li of the
  * newest slice; else 0 and, when *slotp is set, kt_window_log_added is to be called with it
