@@ -780,7 +780,7 @@ size_t kt_window_mem(const struct kt_window *w)
 	m += kt_window_cum_mem(w);
 	m += (size_t)w->outcap * sizeof(*w->out) + (size_t)w->recentcap * sizeof(*w->recent) +
 	     kt_idx_mem(&w->recentidx) + kt_window_logidx_mem(w);
-	return m + kt_window_stacks_mem(w) + kt_window_tasks_mem(w);
+	return m + kt_window_stacks_mem(w) + kt_window_tasks_mem(w) + kt_window_addr_mem(w);
 }
 
 uint64_t kt_window_gen(const struct kt_window *w)

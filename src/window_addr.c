@@ -1,7 +1,12 @@
-/* Exact-address hit counts for annotate: one open-addressing table of kernel IPs since
- * start, filled at ingest beside the window's tuples. The tuples keep one location per
- * --bucket slice (bounded by the code the kernel runs); this table holds one 16-byte slot
- * per distinct sampled instruction, capped at KT_WINDOW_ADDR_MAX. */
+/* Exact-address hit counts for annotate: open-addressing tables of kernel IPs since start,
+ * filled at ingest beside the window's tuples. The tuples keep one location per --bucket
+ * slice (bounded by the code the kernel runs); these hold one 8-byte slot per distinct
+ * sampled instruction (at most 3/4 full), capped at KT_WINDOW_ADDR_MAX. A slot keeps the low
+ * half of its address: addresses are grouped by their high half (the kernel's text and
+ * modules share one), one table per group. A count that would pass 2^32 (an idle loop's one
+ * instruction on a big machine at a high rate, in minutes) moves to a short list of the
+ * addresses that did. At 256 CPUs these tables were a sixth of the viewer's memory at 16
+ * bytes a slot, half full. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,90 +16,188 @@
 #include "window_impl.h"
 
 struct addr_slot {
-	uint64_t addr; /* 0: empty (address 0 is never kernel text) */
-	uint64_t hits;
+	uint32_t lo;   /* the address's low half */
+	uint32_t hits; /* 0: empty */
+};
+
+struct addr_group {
+	uint32_t hi; /* the addresses' high half */
+	uint32_t mask, n;
+	struct addr_slot *slot;
+};
+
+struct addr_big {
+	uint64_t addr, hits; /* hits moved out of a slot, 2^32 at a time at most */
 };
 
 struct addr_hits {
-	struct addr_slot *slot;
-	uint32_t mask, n;
+	struct addr_group *g;
+	uint32_t ng, last; /* last: the group of the previous add */
+	uint32_t n;	   /* addresses in all groups */
+	struct addr_big *big;
+	uint32_t nbig;
 	uint64_t dropped; /* hits on new addresses past the cap */
 };
 
-static inline uint32_t hash64(uint64_t x, uint32_t mask)
+static inline uint32_t hash32(uint32_t x, uint32_t mask)
 {
-	x ^= x >> 29;
-	x *= 0x9E3779B97F4A7C15ull;
-	return (uint32_t)(x >> 32) & mask;
+	return (uint32_t)(((uint64_t)x * 0x9E3779B97F4A7C15ull) >> 32) & mask;
 }
 
-static int grow(struct addr_hits *t)
+static int grow(struct addr_group *g)
 {
-	uint32_t ncap = t->slot ? (t->mask + 1) * 2 : 4096;
+	uint32_t ncap = g->slot ? (g->mask + 1) * 2 : 4096;
 	struct addr_slot *ns = calloc(ncap, sizeof(*ns));
 
 	if (!ns)
 		return -ENOMEM;
-	for (uint32_t i = 0; t->slot && i <= t->mask; i++) {
+	for (uint32_t i = 0; g->slot && i <= g->mask; i++) {
 		uint32_t h;
 
-		if (!t->slot[i].addr)
+		if (!g->slot[i].hits)
 			continue;
-		h = hash64(t->slot[i].addr, ncap - 1);
-		while (ns[h].addr)
+		h = hash32(g->slot[i].lo, ncap - 1);
+		while (ns[h].hits)
 			h = (h + 1) & (ncap - 1);
-		ns[h] = t->slot[i];
+		ns[h] = g->slot[i];
 	}
-	free(t->slot);
-	t->slot = ns;
-	t->mask = ncap - 1;
+	free(g->slot);
+	g->slot = ns;
+	g->mask = ncap - 1;
 	return 0;
+}
+
+static const struct addr_group *group_find(const struct addr_hits *t, uint32_t hi)
+{
+	if (t->ng && t->g[t->last].hi == hi)
+		return &t->g[t->last];
+	for (uint32_t i = 0; i < t->ng; i++)
+		if (t->g[i].hi == hi)
+			return &t->g[i];
+	return NULL;
+}
+
+/* The group of high half hi, made when new; NULL out of memory. */
+static struct addr_group *group_of(struct addr_hits *t, uint32_t hi)
+{
+	struct addr_group *g = (struct addr_group *)group_find(t, hi), *ng;
+
+	if (g) {
+		t->last = (uint32_t)(g - t->g);
+		return g;
+	}
+	ng = realloc(t->g, ((size_t)t->ng + 1) * sizeof(*ng));
+	if (!ng)
+		return NULL;
+	t->g = ng;
+	g = &t->g[t->ng];
+	*g = (struct addr_group){hi, 0, 0, NULL};
+	if (grow(g) < 0)
+		return NULL;
+	t->last = t->ng++;
+	return g;
+}
+
+/* The hits moved out of addr's slot so far. */
+static uint64_t big_hits(const struct addr_hits *t, uint64_t addr)
+{
+	for (uint32_t i = 0; i < t->nbig; i++)
+		if (t->big[i].addr == addr)
+			return t->big[i].hits;
+	return 0;
+}
+
+/* Moves hits of addr out of its slot; -ENOMEM when they could not be kept. */
+static int big_add(struct addr_hits *t, uint64_t addr, uint64_t hits)
+{
+	struct addr_big *nb;
+
+	for (uint32_t i = 0; i < t->nbig; i++)
+		if (t->big[i].addr == addr) {
+			t->big[i].hits += hits;
+			return 0;
+		}
+	nb = realloc(t->big, ((size_t)t->nbig + 1) * sizeof(*nb));
+	if (!nb)
+		return -ENOMEM;
+	t->big = nb;
+	t->big[t->nbig++] = (struct addr_big){addr, hits};
+	return 0;
+}
+
+/* Adds hits (below 2^32) to the slot at h, moving its count out first when the sum would
+ * not fit. */
+static void slot_add(struct kt_window *w, struct addr_hits *t, struct addr_slot *s, uint64_t addr,
+		     uint32_t hits)
+{
+	if (s->hits > UINT32_MAX - hits) {
+		if (big_add(t, addr, s->hits) < 0) {
+			w->nomem++;
+			return;
+		}
+		s->hits = 0;
+	}
+	s->hits += hits;
 }
 
 void kt_window_addr_add(struct kt_window *w, uint64_t addr, uint64_t hits)
 {
 	struct addr_hits *t = w->addr;
-	uint32_t h;
+	struct addr_group *g;
+	uint32_t lo = (uint32_t)addr, h;
 
-	if (!addr)
+	if (!addr || !hits)
 		return;
+	if (hits > UINT32_MAX) { /* a recording's weighted sample: the rest in the slot */
+		kt_window_addr_add(w, addr, hits - UINT32_MAX);
+		hits = UINT32_MAX;
+	}
 	if (!t) {
 		t = calloc(1, sizeof(*t));
-		if (!t || grow(t) < 0) {
-			free(t); /* a table without slots would be read as one */
+		if (!t) {
 			w->nomem++;
 			return;
 		}
 		w->addr = t;
 	}
-	for (h = hash64(addr, t->mask); t->slot[h].addr; h = (h + 1) & t->mask)
-		if (t->slot[h].addr == addr) {
-			t->slot[h].hits += hits;
+	g = group_of(t, (uint32_t)(addr >> 32));
+	if (!g) {
+		w->nomem++;
+		return;
+	}
+	for (h = hash32(lo, g->mask); g->slot[h].hits; h = (h + 1) & g->mask)
+		if (g->slot[h].lo == lo) {
+			slot_add(w, t, &g->slot[h], addr, (uint32_t)hits);
 			return;
 		}
 	if (t->n >= KT_WINDOW_ADDR_MAX) {
 		t->dropped += hits;
 		return;
 	}
-	if ((t->n + 1) * 2 > t->mask + 1 && grow(t) < 0) {
-		w->nomem++;
-		return;
+	if ((g->n + 1) * 4 > (g->mask + 1) * 3) {
+		if (grow(g) < 0) {
+			w->nomem++;
+			return;
+		}
+		for (h = hash32(lo, g->mask); g->slot[h].hits;)
+			h = (h + 1) & g->mask;
 	}
-	for (h = hash64(addr, t->mask); t->slot[h].addr;)
-		h = (h + 1) & t->mask;
-	t->slot[h] = (struct addr_slot){addr, hits};
+	g->slot[h] = (struct addr_slot){lo, (uint32_t)hits};
+	g->n++;
 	t->n++;
 }
 
 uint64_t kt_window_addr_hits(const struct kt_window *w, uint64_t addr)
 {
 	const struct addr_hits *t = w->addr;
+	const struct addr_group *g;
+	uint32_t lo = (uint32_t)addr;
 
-	if (!t || !addr)
+	if (!t || !addr || !(g = group_find(t, (uint32_t)(addr >> 32))))
 		return 0;
-	for (uint32_t h = hash64(addr, t->mask); t->slot[h].addr; h = (h + 1) & t->mask)
-		if (t->slot[h].addr == addr)
-			return t->slot[h].hits;
+	for (uint32_t h = hash32(lo, g->mask); g->slot[h].hits; h = (h + 1) & g->mask)
+		if (g->slot[h].lo == lo)
+			return g->slot[h].hits + (t->nbig ? big_hits(t, addr) : 0);
 	return 0;
 }
 
@@ -103,24 +206,55 @@ uint64_t kt_window_addr_range(const struct kt_window *w, uint64_t lo, uint64_t h
 	const struct addr_hits *t = w->addr;
 	uint64_t sum = 0;
 
-	if (!t)
+	if (!t || hi <= lo)
 		return 0;
 	if (hi - lo <= (uint64_t)t->n) {
 		for (uint64_t a = lo; a < hi; a++)
 			sum += kt_window_addr_hits(w, a);
 		return sum;
 	}
-	for (uint32_t i = 0; i <= t->mask; i++)
-		if (t->slot[i].addr >= lo && t->slot[i].addr < hi)
-			sum += t->slot[i].hits;
+	for (uint32_t k = 0; k < t->ng; k++) {
+		const struct addr_group *g = &t->g[k];
+		uint64_t base = (uint64_t)g->hi << 32;
+
+		if (base + UINT32_MAX < lo || base >= hi)
+			continue;
+		for (uint32_t i = 0; i <= g->mask; i++) {
+			uint64_t a = base | g->slot[i].lo;
+
+			if (g->slot[i].hits && a >= lo && a < hi)
+				sum += g->slot[i].hits;
+		}
+	}
+	for (uint32_t i = 0; i < t->nbig; i++)
+		if (t->big[i].addr >= lo && t->big[i].addr < hi)
+			sum += t->big[i].hits;
 	return sum;
+}
+
+size_t kt_window_addr_mem(const struct kt_window *w)
+{
+	const struct addr_hits *t = w->addr;
+	size_t m;
+
+	if (!t)
+		return 0;
+	m = sizeof(*t) + (size_t)t->ng * sizeof(*t->g) + (size_t)t->nbig * sizeof(*t->big);
+	for (uint32_t i = 0; i < t->ng; i++)
+		m += ((size_t)t->g[i].mask + 1) * sizeof(*t->g[i].slot);
+	return m;
 }
 
 void kt_window_addr_free(struct kt_window *w)
 {
-	if (!w->addr)
+	struct addr_hits *t = w->addr;
+
+	if (!t)
 		return;
-	free(w->addr->slot);
-	free(w->addr);
+	for (uint32_t i = 0; i < t->ng; i++)
+		free(t->g[i].slot);
+	free(t->g);
+	free(t->big);
+	free(t);
 	w->addr = NULL;
 }

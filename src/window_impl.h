@@ -323,6 +323,7 @@ size_t kt_window_logidx_mem(const struct kt_window *w);
 void kt_window_logidx_free(struct kt_window *w);
 
 /* window_addr.c */
+size_t kt_window_addr_mem(const struct kt_window *w);
 void kt_window_addr_free(struct kt_window *w);
 
 #endif
