@@ -169,4 +169,23 @@ static inline int kt_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
+/* As kt_grow, to need and a quarter more: for arrays that are many and kept (the window's
+ * logs, one per CPU and slice), where doubling's slack, a third on average, adds up. */
+static inline int kt_grow_snug(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+	uint64_t ncap = (uint64_t)need + need / 4 + 16;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	if (ncap > UINT32_MAX)
+		ncap = need;
+	np = realloc(*p, (size_t)ncap * elem);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = (uint32_t)ncap;
+	return 0;
+}
+
 #endif

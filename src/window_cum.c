@@ -198,7 +198,7 @@ static int merge_run(struct kt_window *w, uint32_t li, const struct kt_hit *a, u
 		}
 		out += wlog_encode(&w->cumscr[out], li, &y, 0);
 	}
-	if (kt_grow((void **)&r->u, &r->cap, out, sizeof(*r->u)) < 0)
+	if (kt_grow_snug((void **)&r->u, &r->cap, out, sizeof(*r->u)) < 0)
 		return -1;
 	memcpy(r->u, w->cumscr, (size_t)out * sizeof(*r->u));
 	r->n = out;
