@@ -225,7 +225,9 @@ static int build_log(struct kt_agg *a, struct kt_proj *p, const struct kt_window
 	return 0;
 }
 
-/* The least recently used projection slot, filled with which and need. */
+/* The slot of an older projection of the same which and need, else the least recently used
+ * one, filled with which and need. The same kind goes back to its slot at each refresh: going
+ * round the slots, each grew to the largest kind's size (four copies of the narrow totals). */
 static struct kt_proj *proj_slot(struct kt_agg *a, enum kt_proj_src which, unsigned need,
 				 uint64_t gen, uint64_t rlen)
 {
@@ -234,6 +236,11 @@ static struct kt_proj *proj_slot(struct kt_agg *a, enum kt_proj_src which, unsig
 	for (uint32_t i = 0; i < KT_AGG_NPROJ; i++) {
 		struct kt_proj *c = &a->proj[i];
 
+		if (c->valid && c->which == which && c->need == need &&
+		    c->owner == a->irq_owner) {
+			p = c;
+			break;
+		}
 		if (!p || !c->valid || (p->valid && c->used < p->used))
 			p = c;
 	}
