@@ -152,7 +152,9 @@ int kt_window_narrow_stacks(const struct kt_window *w, const struct kt_hit **out
  * each count saturating at 2^32 - 1: kept for the newest complete slice only, made from the
  * narrow totals as it completed. NULL when it is not that slice (or was not kept). */
 struct kt_window_locent {
-	uint32_t loc, hits, ctx, chain;
+	uint32_t loc, hits;
+	uint32_t ctx : 31; /* context ids are interned, dense: far below 2^31 */
+	uint32_t chain : 1;
 };
 const struct kt_window_locent *kt_window_slice_locs(const struct kt_window *w, uint64_t slice,
 						    uint32_t *n);
