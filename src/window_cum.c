@@ -106,17 +106,30 @@ static uint32_t decode_all(struct kt_window *w, const struct wlog *l, uint32_t l
 	return n;
 }
 
-/* Encodes h[0, n) (sorted, each key once) as run li, over its old records. */
-static int encode_run(struct kt_window *w, uint32_t li, const struct kt_hit *h, uint32_t n)
+/* Makes the first out units of the scratch run run li's records. */
+static int run_store(struct kt_window *w, uint32_t li, uint32_t out)
 {
 	struct wlog *r = &w->cumrun[li];
 
-	if (n && kt_grow((void **)&r->u, &r->cap, 4 * n, sizeof(*r->u)) < 0)
+	if (kt_grow_snug((void **)&r->u, &r->cap, out, sizeof(*r->u)) < 0)
 		return -1;
-	r->n = 0;
-	for (uint32_t i = 0; i < n; i++)
-		r->n += wlog_encode(&r->u[r->n], li, &h[i], 0);
+	if (out)
+		memcpy(r->u, w->cumscr, (size_t)out * sizeof(*r->u));
+	r->n = out;
 	return 0;
+}
+
+/* Encodes h[0, n) (sorted, each key once) as run li, through the scratch run (a record takes
+ * one to four units: the run is sized to what they took). */
+static int encode_run(struct kt_window *w, uint32_t li, const struct kt_hit *h, uint32_t n)
+{
+	uint32_t out = 0;
+
+	if (kt_grow((void **)&w->cumscr, &w->cumscrcap, 4 * n, sizeof(*w->cumscr)) < 0)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		out += wlog_encode(&w->cumscr[out], li, &h[i], 0);
+	return run_store(w, li, out);
 }
 
 /* Whether a new key may have a record of its own: past max_cum only "no stack, task [other]"
@@ -198,11 +211,7 @@ static int merge_run(struct kt_window *w, uint32_t li, const struct kt_hit *a, u
 		}
 		out += wlog_encode(&w->cumscr[out], li, &y, 0);
 	}
-	if (kt_grow_snug((void **)&r->u, &r->cap, out, sizeof(*r->u)) < 0)
-		return -1;
-	memcpy(r->u, w->cumscr, (size_t)out * sizeof(*r->u));
-	r->n = out;
-	return 0;
+	return run_store(w, li, out);
 }
 
 static void scratch_trim(struct kt_window *w)
