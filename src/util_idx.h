@@ -169,8 +169,9 @@ static inline int kt_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
-/* As kt_grow, to need and a quarter more: for arrays that are many and kept (the window's
- * logs, one per CPU and slice), where doubling's slack, a third on average, adds up. */
+/* As kt_grow, to need and a quarter more: for arrays that grow for the whole run and are
+ * many (the since-start runs, one per CPU), where doubling's slack, a third on average, adds
+ * up. */
 static inline int kt_grow_snug(void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
 	uint64_t ncap = (uint64_t)need + need / 4 + 16;

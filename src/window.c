@@ -437,8 +437,9 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 {
 	struct slice *s;
 	struct wlog *l;
+	struct kt_hit h = {loc, stack, cpu, task, ctx, count};
 	uint32_t id, sid = 0, nrec, li, *slot = NULL;
-	int wide, compact;
+	int wide;
 
 	if (!count)
 		return;
@@ -458,8 +459,7 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 		w->nomem++; /* cannot happen: 2^31 stacks would not fit in memory */
 		return;
 	}
-	compact = !wide && WREC_FITS(loc, stack, task, ctx);
-	nrec = wide ? 4 : compact ? 1 : 2;
+	nrec = wlog_units(li, &h, wide);
 	if (li >= s->nlog) {
 		uint32_t old = s->nlog;
 
@@ -495,11 +495,7 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 	}
 	w->nar.t[id].h.hits += count;
 	narrow_open(w, id, count);
-	{
-		struct kt_hit h = {loc, stack, cpu, task, ctx, count};
-
-		l->n += wlog_encode(&l->u[l->n], li, &h, wide);
-	}
+	l->n += wlog_encode(&l->u[l->n], li, &h, wide);
 	if (slot)
 		kt_window_log_added(w, l, li, slot, l->n - nrec);
 	kt_window_stack_ref(w, stack, 1);

@@ -125,7 +125,7 @@ static int big_add(struct addr_hits *t, uint64_t addr, uint64_t hits)
 	return 0;
 }
 
-/* Adds hits (below 2^32) to the slot at h, moving its count out first when the sum would
+/* Adds hits (below 2^32) to addr's slot s, moving its count out first when the sum would
  * not fit. */
 static void slot_add(struct kt_window *w, struct addr_hits *t, struct addr_slot *s, uint64_t addr,
 		     uint32_t hits)

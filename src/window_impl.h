@@ -84,13 +84,23 @@ static inline uint32_t wlog_decode(const struct wlog *l, uint32_t li, uint32_t i
 	return 4;
 }
 
-/* Encodes h as a record of log li at at (room for four units); returns its units. The
- * narrowest form that holds it, or the wide one when wide is set. */
+/* The units of h's record in log li: the narrowest form that holds it (1: compact, 2: a
+ * wrec, 4: a wide one), or the wide one when wide is set. */
+static inline uint32_t wlog_units(uint32_t li, const struct kt_hit *h, int wide)
+{
+	if (wide || !li || h->ctx >= WREC_WIDE || !h->hits || h->hits - 1 > WREC_NARROW_MAX)
+		return 4;
+	return WREC_FITS(h->loc, h->stack, h->task, h->ctx) && h->hits - 1 <= WREC_COMPACT_MAX ? 1
+												: 2;
+}
+
+/* Encodes h as a record of log li at at (room for its units); returns them (wlog_units). */
 static inline uint32_t wlog_encode(uint64_t *at, uint32_t li, const struct kt_hit *h, int wide)
 {
-	wide |= !li || h->ctx >= WREC_WIDE || !h->hits || h->hits - 1 > WREC_NARROW_MAX;
-	if (!wide && WREC_FITS(h->loc, h->stack, h->task, h->ctx) &&
-	    h->hits - 1 <= WREC_COMPACT_MAX) {
+	uint32_t units = wlog_units(li, h, wide);
+
+	wide = units == 4;
+	if (units == 1) {
 		uint64_t u = WREC_COMPACT | h->loc | (uint64_t)h->task << WREC_TASK_SHIFT |
 			     (uint64_t)h->ctx << WREC_CTX_SHIFT |
 			     (h->hits - 1) << WREC_CNT_SHIFT;
@@ -109,9 +119,8 @@ static inline uint32_t wlog_encode(uint64_t *at, uint32_t li, const struct kt_hi
 		struct wrec_wide x = {h->cpu, h->ctx, h->hits};
 
 		memcpy(at + 2, &x, sizeof(x));
-		return 4;
 	}
-	return 2;
+	return units;
 }
 
 /* An index of the newest slice's records of one log: slot = record + 1, 0 empty. */
