@@ -31,6 +31,7 @@
 #include "kerntop/window.h"
 
 #define MAX_POLLFDS 1100
+#define SAMPLE_BATCH 16 /* samples without chains ingested together (ingest_batch) */
 /* Seconds the push queue gets to drain at exit. */
 #define KT_PUSH_GRACE_S 2.0
 
@@ -51,6 +52,10 @@ struct app {
 	int want_addr;
 	struct kt_push_feed *feed; /* --push */
 	uint32_t locs[KT_MAX_STACK];
+	/* samples wait here for a few more (see ingest_batch), their chains copied */
+	struct kt_sample pend[SAMPLE_BATCH];
+	uint64_t pendfr[SAMPLE_BATCH][KT_WINDOW_CHAIN_DEPTH];
+	uint32_t npend;
 	/* --record: function texts written so far (TEXT blocks), by function id */
 	uint8_t *text_done;
 	uint32_t text_cap, text_next_loc, text_funcs;
@@ -68,7 +73,7 @@ static uint32_t sample_ctx(struct app *a, uint32_t loc, uint32_t stack, uint32_t
 
 	if (user)
 		return KT_CTXID_USER;
-	if (kt_sym_loc(a->sym, loc)->idle)
+	if (kt_sym_loc_idle(a->sym, loc))
 		return KT_CTXID_IDLE;
 	if (!stack)
 		return KT_CTXID_UNKNOWN;
@@ -93,23 +98,28 @@ static uint32_t sample_ctx(struct app *a, uint32_t loc, uint32_t stack, uint32_t
 	return tag - 1;
 }
 
-static void on_sample(void *ctx, const struct kt_sample *s)
+/* The location of a sample's address, or of its chain's leaf. */
+static uint32_t sample_loc(struct app *a, const struct kt_sample *s)
 {
-	struct app *a = ctx;
-	uint32_t loc, stack = 0, task, n = 0, cid;
+	return s->flags & KT_SAMPLE_USER ? KT_LOC_USER : kt_sym_lookup(a->sym, s->ip);
+}
 
-	if (s->flags & KT_SAMPLE_USER)
-		loc = KT_LOC_USER;
-	else {
-		loc = kt_sym_lookup(a->sym, s->ip);
-		if (a->want_addr)
-			kt_window_addr_add(a->win, s->ip, 1);
-	}
+static uint32_t sample_leaf(struct app *a, const struct kt_sample *s)
+{
+	return s->nr_frames ? kt_sym_lookup(a->sym, s->frames[0]) : 0;
+}
+
+/* One sample into the window, the locations of its address and its leaf looked up already. */
+static void ingest(struct app *a, const struct kt_sample *s, uint32_t loc, uint32_t leaf)
+{
+	uint32_t stack = 0, task, n = 0, cid;
+
+	if (!(s->flags & KT_SAMPLE_USER) && a->want_addr)
+		kt_window_addr_add(a->win, s->ip, 1);
 	if (s->nr_frames) {
-		uint32_t leaf, slot;
+		uint32_t slot;
 
 		n = s->nr_frames < KT_MAX_STACK ? s->nr_frames : KT_MAX_STACK;
-		leaf = kt_sym_lookup(a->sym, s->frames[0]);
 		stack = kt_window_stack_cached(a->win, s->frames, n, leaf, &slot);
 		if (stack && a->feed) {
 			uint32_t m;
@@ -132,9 +142,62 @@ static void on_sample(void *ctx, const struct kt_sample *s)
 				    cid);
 }
 
+/* Ingests the waiting samples in their order, in three passes so that the cache misses of
+ * one sample overlap those of the others (issue 14: on a big machine each sample's symbol,
+ * task and window entries are misses, and one sample at a time they were most of its cost):
+ * fetch their symbol cache and task index lines; look up their locations (symbols do not
+ * depend on the window, so taking them first changes nothing) and fetch their task and
+ * window entries; then add them one by one, as they came. Fetching the chain cache's slots
+ * too made no difference that could be measured: it is not done. */
+static void ingest_batch(struct app *a)
+{
+	uint32_t loc[SAMPLE_BATCH], leaf[SAMPLE_BATCH], n = a->npend;
+	const struct kt_sample *p = a->pend;
+
+	a->npend = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		kt_sym_prefetch(a->sym, p[i].ip);
+		if (p[i].nr_frames && p[i].frames[0] != p[i].ip)
+			kt_sym_prefetch(a->sym, p[i].frames[0]);
+		kt_window_task_prefetch(a->win, p[i].pid, p[i].tid, 0);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		loc[i] = sample_loc(a, &p[i]);
+		leaf[i] = sample_leaf(a, &p[i]);
+		kt_window_loc_prefetch(a->win, loc[i]);
+		kt_window_task_prefetch(a->win, p[i].pid, p[i].tid, 1);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		ingest(a, &p[i], loc[i], leaf[i]);
+}
+
+static void on_sample(void *ctx, const struct kt_sample *s)
+{
+	struct app *a = ctx;
+	struct kt_sample *p;
+
+	if (s->nr_frames > KT_WINDOW_CHAIN_DEPTH) { /* its frames are valid only now */
+		if (a->npend)
+			ingest_batch(a);
+		ingest(a, s, sample_loc(a, s), sample_leaf(a, s));
+		return;
+	}
+	p = &a->pend[a->npend];
+	*p = *s;
+	if (s->nr_frames) {
+		memcpy(a->pendfr[a->npend], s->frames, s->nr_frames * sizeof(*s->frames));
+		p->frames = a->pendfr[a->npend];
+	}
+	if (++a->npend == SAMPLE_BATCH)
+		ingest_batch(a);
+}
+
 static void on_comm(void *ctx, int32_t pid, int32_t tid, const char *comm, uint64_t t)
 {
 	struct app *a = ctx;
+
+	if (a->npend)
+		ingest_batch(a);
 
 	kt_window_comm(a->win, pid, tid, comm);
 	if (a->feed)
@@ -145,12 +208,18 @@ static void on_procstat(void *ctx, const struct kt_ps_snap *snap)
 {
 	struct app *a = ctx;
 
+	if (a->npend)
+		ingest_batch(a);
+
 	kt_procstat_feed(a->proc, snap);
 }
 
 static void on_lost(void *ctx, uint32_t cpu, uint64_t count, uint64_t t)
 {
 	struct app *a = ctx;
+
+	if (a->npend)
+		ingest_batch(a);
 
 	kt_window_add_lost(a->win, t, cpu, count);
 }
@@ -599,6 +668,8 @@ static int drain(struct app *a, const struct kt_sink *sink, int *src_timeout)
 {
 	int r = kt_source_read(a->src, sink, src_timeout, a->err, sizeof(a->err));
 
+	if (a->npend)
+		ingest_batch(a);
 	if (r < 0 || out_of_memory(a))
 		return -1;
 	if (r == KT_SOURCE_EOF) {
@@ -773,6 +844,8 @@ static int load_baseline(const struct kt_options *o, const char *path, struct kt
 		int timeout = -1;
 
 		r = kt_source_read(b.src, &sink, &timeout, b.err, sizeof(b.err));
+		if (b.npend)
+			ingest_batch(&b);
 		if (r == KT_SOURCE_EOF)
 			break;
 	}

@@ -378,6 +378,7 @@ void kt_sym_free(struct kt_symbols *s)
 	free(s->mpriv);
 	free(s->funcs);
 	free(s->locs);
+	free(s->idlemap);
 	free(s->lhash.slot);
 	free(s->rcache);
 	free(s->slices.slot);
@@ -418,6 +419,11 @@ uint32_t kt_sym_nmodules(const struct kt_symbols *s)
 const struct kt_sym_loc *kt_sym_loc(const struct kt_symbols *s, uint32_t loc)
 {
 	return loc < s->nlocs ? &s->locs[loc] : NULL;
+}
+
+int kt_sym_loc_idle(const struct kt_symbols *s, uint32_t loc)
+{
+	return loc / 64 < s->idlewords && (s->idlemap[loc / 64] >> (loc % 64) & 1);
 }
 
 const struct kt_sym_func *kt_sym_func(const struct kt_symbols *s, uint32_t func)

@@ -134,6 +134,10 @@ struct kt_symbols {
 
 	struct kt_sym_loc *locs;
 	uint32_t nlocs, caplocs;
+	/* bit per location: idle, read per sample (kt_sym_loc_idle) where locs[] would be a
+	 * cache miss on a big machine; as many words as the highest idle location needs */
+	uint64_t *idlemap;
+	uint32_t idlewords;
 
 	struct loc_table lhash;	 /* every sampled address seen: the hot path */
 	struct loc_table slices; /* start of a --bucket slice -> its location (see loc_key) */

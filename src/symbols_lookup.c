@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kerntop/symbols.h"
+#include "kerntop/util.h"
 #include "symbols_impl.h"
 
 static inline uint32_t hash64(uint64_t x, uint32_t mask)
@@ -187,6 +188,26 @@ static uint64_t loc_key(const struct kt_symbols *s, uint32_t f, uint64_t addr)
 	return fn->start + (addr - fn->start) / b * b;
 }
 
+/* Sets location loc's bit in the idle map, growing it: -ENOMEM when it cannot. */
+static int idle_mark(struct kt_symbols *s, uint32_t loc)
+{
+	if (loc / 64 >= s->idlewords) {
+		uint32_t n = s->idlewords ? s->idlewords : 16;
+		uint64_t *m;
+
+		while (loc / 64 >= n)
+			n *= 2;
+		m = realloc(s->idlemap, (size_t)n * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		memset(m + s->idlewords, 0, (size_t)(n - s->idlewords) * sizeof(*m));
+		s->idlemap = m;
+		s->idlewords = n;
+	}
+	s->idlemap[loc / 64] |= 1ull << (loc % 64);
+	return 0;
+}
+
 /* The end of a period of SYM_RCACHE_PERIOD lookups: a cache that had to be filled too often
  * doubles (empty: it fills again from the tables). */
 static void rcache_period(struct kt_symbols *s)
@@ -204,6 +225,12 @@ static void rcache_period(struct kt_symbols *s)
 		}
 	}
 	s->rclookups = s->rcfills = 0;
+}
+
+void kt_sym_prefetch(const struct kt_symbols *s, uint64_t addr)
+{
+	if (s->rcache)
+		KT_PREFETCH(&s->rcache[(addr >> 6) & s->rcmask]);
 }
 
 uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr)
@@ -230,7 +257,10 @@ uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr)
 	loc = loc_table_find(s, &s->slices, key, f, &pos);
 	if (!loc) {
 		if (sym_grow((void **)&s->locs, &s->caplocs, s->nlocs + 1, sizeof(*s->locs)) < 0 ||
+		    (s->funcs[f].idle && idle_mark(s, s->nlocs) < 0) ||
 		    loc_table_put(&s->slices, key, s->nlocs) < 0) {
+			if (s->nlocs / 64 < s->idlewords) /* the next location is not this one */
+				s->idlemap[s->nlocs / 64] &= ~(1ull << (s->nlocs % 64));
 			s->nomem++; /* location 1 is [user]: the caller must not report it */
 			return 1;
 		}

@@ -189,6 +189,12 @@ static uint32_t narrow_entry(struct kt_window *w, uint32_t loc, uint32_t chain, 
 			  create);
 }
 
+void kt_window_loc_prefetch(const struct kt_window *w, uint32_t loc)
+{
+	if (loc < w->narloccap && w->narloc[loc])
+		KT_PREFETCH(&w->nar.t[w->narloc[loc] - 1]);
+}
+
 /* The entry of a chained hit's (loc, stack, ctx) in the stacks' totals, through the stack's
  * slot (a stack's first frame is its location). */
 static uint32_t nars_entry(struct kt_window *w, uint32_t loc, uint32_t stack, uint32_t ctx,
@@ -285,30 +291,40 @@ const struct kt_window_locent *kt_window_slice_locs(const struct kt_window *w, u
 static void slice_expire(struct kt_window *w, struct slice *s)
 {
 	uint32_t li = 0, pos = 0;
-	struct kt_hit h;
+	struct kt_hit buf[16];
+	size_t n;
 
 	w->expiring = ++w->stamp;
 	if (!w->no_cum)
 		kt_window_cum_fold(w, s); /* first: its stacks stay referenced throughout */
-	while (slice_read(s, &li, &pos, UINT32_MAX, &h, 1)) {
-		uint32_t id;
+	while ((n = slice_read(s, &li, &pos, UINT32_MAX, buf, sizeof(buf) / sizeof(buf[0])))) {
+		/* a few records at a time: their entries are fetched together (see ingest) */
+		for (size_t i = 0; i < n; i++) {
+			kt_window_loc_prefetch(w, buf[i].loc);
+			if (buf[i].task < w->ntask)
+				KT_PREFETCH(&w->task[buf[i].task]);
+		}
+		for (size_t i = 0; i < n; i++) {
+			const struct kt_hit *h = &buf[i];
+			uint32_t id;
 
-		if (w->on_expire && s->no)
-			w->on_expire(w->on_expire_ctx, s->no - 1, &h);
-		id = narrow_entry(w, h.loc, h.stack != 0, h.ctx, 0);
-		if (id != UINT32_MAX) {
-			w->nar.t[id].h.hits -= h.hits;
-			if (!w->nar.t[id].h.hits)
-				table_release(&w->nar, id);
+			if (w->on_expire && s->no)
+				w->on_expire(w->on_expire_ctx, s->no - 1, h);
+			id = narrow_entry(w, h->loc, h->stack != 0, h->ctx, 0);
+			if (id != UINT32_MAX) {
+				w->nar.t[id].h.hits -= h->hits;
+				if (!w->nar.t[id].h.hits)
+					table_release(&w->nar, id);
+			}
+			if (h->stack && w->nars_on &&
+			    (id = nars_entry(w, h->loc, h->stack, h->ctx, 0)) != UINT32_MAX) {
+				w->nars.t[id].h.hits -= h->hits;
+				if (!w->nars.t[id].h.hits)
+					table_release(&w->nars, id);
+			}
+			kt_window_stack_unref(w, h->stack, 1);
+			kt_window_task_unref(w, h->task);
 		}
-		if (h.stack && w->nars_on &&
-		    (id = nars_entry(w, h.loc, h.stack, h.ctx, 0)) != UINT32_MAX) {
-			w->nars.t[id].h.hits -= h.hits;
-			if (!w->nars.t[id].h.hits)
-				table_release(&w->nars, id);
-		}
-		kt_window_stack_unref(w, h.stack, 1);
-		kt_window_task_unref(w, h.task);
 	}
 	w->expiring = 0;
 	w->total -= s->hits;

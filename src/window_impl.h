@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "kerntop/util.h"
 #include "kerntop/window.h"
 #include "util_idx.h"
 

@@ -154,6 +154,20 @@ static uint32_t task_intern(struct kt_window *w, int32_t pid, int32_t tid, uint8
 	return id;
 }
 
+void kt_window_task_prefetch(const struct kt_window *w, int32_t pid, int32_t tid, int fetched)
+{
+	uint32_t h = task_hash(pid, tid);
+	const struct kt_idx_slot *x;
+
+	if (!w->taskidx.slot)
+		return;
+	x = &w->taskidx.slot[h & w->taskidx.mask];
+	if (!fetched)
+		KT_PREFETCH(x);
+	else if (x->id1 && x->hash == h)
+		KT_PREFETCH(&w->task[x->id1 - 1]);
+}
+
 uint32_t kt_window_task(struct kt_window *w, int32_t pid, int32_t tid)
 {
 	return task_intern(w, pid, tid, WTASK_LIVE);

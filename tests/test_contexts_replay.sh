@@ -104,4 +104,21 @@ like "$(cat "$TMP/fo")" ';tcp_sendmsg_\[k\];tcp_write_xmit_\[k\] 6$' "folded: th
 is "$(grep -c 'irq_enable\|bh_enable' "$TMP/fo")" 0 "folded: no helper frame left at a leaf"
 is "$(awk '{ n += $NF } END { print n }' "$TMP/fo")" 86 "folded under --irq-owner still counts 86"
 
+# A task renamed mid-stream: its samples before the rename count under the old command,
+# those after under the new, although kerntop takes samples in a few at a time (a rename
+# ends such a batch first).
+{
+	for i in 0 1 2 3 4; do
+		[ "$i" -lt 3 ] && c=kswapd0 || c=reclaimer
+		printf '%s 60/60 [000] 70.0%d0000:    1003009 cpu-clock:pppH: \n' "$c" "$i"
+		printf '\tffffffff81002d10 shrink_node+0x10 ([kernel.kallsyms])\n'
+		printf '\tffffffff81002c20 kswapd+0x20 ([kernel.kallsyms])\n'
+		printf '\tffffffff81001420 kthread+0x20 ([kernel.kallsyms])\n'
+		printf '\tffffffff81001520 ret_from_fork+0x20 ([kernel.kallsyms])\n\n'
+	done
+} >"$TMP/rename.perf"
+kt --replay "$TMP/rename.perf" --format json >"$TMP/jr" 2>"$TMP/err"
+is "$(ctxs <"$TMP/jr" | tr '\n' ' ')" "kthread kswapd0 3 kthread reclaimer 2 " \
+	"a renamed kernel thread: 3 samples under its old command, 2 under its new"
+
 done_testing

@@ -108,6 +108,8 @@ void kt_sym_free(struct kt_symbols *s);
 /* Hot path: the location id of a kernel address (interned on first sight, cached).
  * Never fails: unknown addresses land in [unknown] buckets. */
 uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr);
+/* A hint: addr will be looked up soon (its cache line is fetched now). */
+void kt_sym_prefetch(const struct kt_symbols *s, uint64_t addr);
 
 /* Tables by id; ids are dense from 0 to the count - 1. Ids and names stay valid until
  * kt_sym_free; a returned struct pointer only until the next kt_sym_lookup or
@@ -117,6 +119,8 @@ uint32_t kt_sym_nlocs(const struct kt_symbols *s);
 uint32_t kt_sym_nfuncs(const struct kt_symbols *s);
 uint32_t kt_sym_nmodules(const struct kt_symbols *s);
 const struct kt_sym_loc *kt_sym_loc(const struct kt_symbols *s, uint32_t loc);
+/* kt_sym_loc(s, loc)->idle from a bitmap (the per-sample question): 0 for an unknown loc. */
+int kt_sym_loc_idle(const struct kt_symbols *s, uint32_t loc);
 const struct kt_sym_func *kt_sym_func(const struct kt_symbols *s, uint32_t func);
 const struct kt_sym_module *kt_sym_module(const struct kt_symbols *s, uint32_t module);
 /* Module id by name, or -1. */

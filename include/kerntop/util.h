@@ -12,6 +12,14 @@
 
 #define KT_ERRLEN 512
 
+/* A hint that p will be read soon: GCC and Clang fetch its cache line now; elsewhere
+ * nothing. */
+#if defined(__GNUC__)
+#define KT_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define KT_PREFETCH(p) ((void)(p))
+#endif
+
 /* Case-insensitive substring test of the / and text filters: 1 when needle is empty, 0 for
  * a NULL hay. */
 int kt_contains_ci(const char *hay, const char *needle);

@@ -66,6 +66,10 @@ void kt_window_free(struct kt_window *w);
 
 /* Interns the task a sample ran in; ids are dense from 0. */
 uint32_t kt_window_task(struct kt_window *w, int32_t pid, int32_t tid);
+/* Hints: the task (pid, tid), or a sample at location loc, will be added soon: their lines
+ * are fetched now (the task's index line, or with fetched, the task's entry it points to). */
+void kt_window_task_prefetch(const struct kt_window *w, int32_t pid, int32_t tid, int fetched);
+void kt_window_loc_prefetch(const struct kt_window *w, uint32_t loc);
 /* Records a task's name (PERF_RECORD_COMM or /proc/PID/comm). */
 void kt_window_comm(struct kt_window *w, int32_t pid, int32_t tid, const char *comm);
 /* Tasks known now (real and groups); ids of retired tasks are reused. */
