@@ -4,8 +4,9 @@
  * from the window's logs on every refresh they were most of a 256-CPU batch report's cost.
  * Here per-CPU running sums by function and module, and by class, take each complete slice
  * in once, at the first query after it completes (a slice never changes once complete), and
- * give its hits back as it leaves the window, told hit by hit by the window's expire hook
- * (so no slice's table is kept: only its class counts, for the recent rate). A query reads
+ * give its hits back as it leaves the window, told by the window's expire hook and summed by
+ * key per run of a CPU's hits the same way (so no slice's table is kept: only its class
+ * counts, for the recent rate). A query reads
  * the open slice into a table of its own, whose keys' totals join the running sums as
  * candidates for each CPU's tops. Exact: the same rows as the projection path (test_agg_proj
  * compares them refresh after refresh while slices expire). */
@@ -66,9 +67,12 @@ struct kt_cputop {
 	uint64_t *cls;		 /* running class sums, NCLS per CPU */
 	uint64_t *outcls;	 /* the answer's: with the open slice */
 	struct crun *run;	 /* per CPU */
-	/* dense scratch while a slice is read: by function rank (locinfo fseen), then module */
+	/* dense scratch while a slice is read or expires: by function rank (locinfo fseen),
+	 * then module; all zero between them */
 	uint32_t *cnt, *touched;
 	uint32_t cntcap;
+	/* the expiring slice's run: its CPU, keys touched, and the function ranks then */
+	uint32_t xcpu, xnt, xns;
 	struct cent *sorted; /* scratch: a slice sorted by CPU, or a run going into the sums */
 	uint32_t sortedcap;
 	/* the answer */
@@ -222,7 +226,7 @@ void kt_agg_cputop_free(struct kt_agg *a)
 }
 
 /* The state for ncpu CPUs and a ring of nring slices; a new one when either changed. */
-static void on_expire(void *ctx, uint64_t no, const struct kt_hit *h);
+static void on_expire(void *ctx, uint64_t no, const struct kt_hit *h, size_t n);
 
 static struct kt_cputop *state(struct kt_agg *a, uint32_t ncpu, uint32_t nring)
 {
@@ -254,15 +258,16 @@ static struct kt_cputop *state(struct kt_agg *a, uint32_t ncpu, uint32_t nring)
 
 static int run_apply(struct crun *r, const struct cent *e, uint32_t n, int sign);
 
-/* Takes the touched dense counts of one CPU's run: into CPU cpu's running sums (a complete
- * slice, direct), or appended to s (the open slice: a run that does not follow its CPU's
- * predecessors' may repeat a key of an earlier run of that CPU). */
+/* Takes the touched dense counts of one CPU's run: added to (sign 1: a complete slice) or
+ * taken from (-1: an expiring one) CPU cpu's running sums, or appended to s (0: the open
+ * slice; a run that does not follow its CPU's predecessors' may repeat a key of an earlier
+ * run of that CPU). */
 static int flush_run(const struct kt_agg *a, struct kt_cputop *t, struct cslice *s, uint32_t cpu,
-		     uint32_t nt, uint32_t ns, int direct)
+		     uint32_t nt, uint32_t ns, int sign)
 {
 	struct cent *e;
 
-	if (direct) {
+	if (sign) {
 		if (kt_grow((void **)&t->sorted, &t->sortedcap, nt, sizeof(*t->sorted)) < 0)
 			return -1;
 		e = t->sorted;
@@ -281,7 +286,23 @@ static int flush_run(const struct kt_agg *a, struct kt_cputop *t, struct cslice 
 		e[j] = (struct cent){cpu, key, t->cnt[k]};
 		t->cnt[k] = 0;
 	}
-	return direct ? run_apply(&t->run[cpu], e, nt, 1) : 0;
+	return sign ? run_apply(&t->run[cpu], e, nt, sign) : 0;
+}
+
+/* Sizes the dense scratch for ns function ranks, nm modules and the CPUs: -1 when it cannot. */
+static int scratch_fit(struct kt_cputop *t, uint32_t ns, uint32_t nm)
+{
+	uint32_t cap;
+
+	if (ns + nm + 1 <= t->cntcap && t->ncpu <= t->cntcap)
+		return 0;
+	cap = (ns + nm > t->ncpu ? ns + nm : t->ncpu) + 1024;
+	free(t->cnt);
+	free(t->touched);
+	t->cnt = calloc(cap, sizeof(*t->cnt));
+	t->touched = malloc(cap * sizeof(*t->touched));
+	t->cntcap = t->cnt && t->touched ? cap : 0;
+	return t->cntcap ? 0 : -1;
 }
 
 /* Orders s's entries by CPU (the logs are read a CPU at a time, so they nearly always are)
@@ -333,17 +354,8 @@ static int slice_make(struct kt_agg *a, struct kt_cputop *t, struct cslice *s,
 	if (nloc)
 		kt_agg_loc(a, nloc - 1);
 	ns = a->nseen;
-	if (ns + nm + 1 > t->cntcap || t->ncpu > t->cntcap) {
-		uint32_t cap = (ns + nm > t->ncpu ? ns + nm : t->ncpu) + 1024;
-
-		free(t->cnt);
-		free(t->touched);
-		t->cnt = calloc(cap, sizeof(*t->cnt));
-		t->touched = malloc(cap * sizeof(*t->touched));
-		t->cntcap = t->cnt && t->touched ? cap : 0;
-		if (!t->cntcap)
-			return -1;
-	}
+	if (scratch_fit(t, ns, nm) < 0)
+		return -1;
 	while ((n = kt_window_read(a->w, c, buf, sizeof(buf) / sizeof(buf[0])))) {
 		for (size_t i = 0; i < n; i++) {
 			const struct locinfo *li;
@@ -544,30 +556,76 @@ static int add_slice(struct kt_agg *a, struct kt_cputop *t, uint64_t no)
 	return s->odd;
 }
 
-/* The window's expire hook: a hit of slice no leaves the window; one of the running sums'
- * slices gives it back. Its slice was read by add_slice, so its location's info is made. */
-static void on_expire(void *ctx, uint64_t no, const struct kt_hit *h)
+/* The expiring slice's run so far leaves CPU xcpu's running sums: 0, or -1 when the sums
+ * could not take it (they start over at the next query). */
+static int expire_flush(struct kt_agg *a, struct kt_cputop *t)
+{
+	int e = 0;
+
+	if (t->xnt && flush_run(a, t, NULL, t->xcpu, t->xnt, t->xns, -1) != 0)
+		e = -1;
+	t->xnt = 0;
+	return e;
+}
+
+/* The window's expire hook: n hits of slice no leave the window (n 0: the slice is done);
+ * one of the running sums' slices gives them back, by key per run of a CPU's hits (a run
+ * of a CPU's hits shares its functions and modules: one update a key, not one a hit). Their
+ * slice was read by add_slice, so their locations' info and ranks are made. */
+static void on_expire(void *ctx, uint64_t no, const struct kt_hit *h, size_t n)
 {
 	struct kt_agg *a = ctx;
 	struct kt_cputop *t = a->cputop;
-	const struct locinfo *li;
-	uint64_t *cls;
+	uint32_t nf, nm, ns;
 
-	if (!t || no < t->inc_lo || no >= t->inc_hi || h->cpu >= t->ncpu)
+	if (!t || no < t->inc_lo || no >= t->inc_hi)
 		return;
-	if (h->loc >= a->nli) {
-		running_reset(t); /* cannot happen; the next query starts over */
+	if (!n) {
+		if (expire_flush(a, t) < 0)
+			running_reset(t);
 		return;
 	}
-	li = &a->li[h->loc];
-	cls = t->cls + (size_t)h->cpu * NCLS;
-	cls[loc_class(li)] -= h->hits;
-	if (kt_agg_loc_keyed(li, kt_sym_nfuncs(a->s), kt_sym_nmodules(a->s))) {
-		struct cent e[2] = {{h->cpu, li->func, (uint32_t)h->hits},
-				    {h->cpu, KEY_MODULE | li->module, (uint32_t)h->hits}};
-
-		run_apply(&t->run[h->cpu], e, 2, -1);
+	nf = kt_sym_nfuncs(a->s);
+	nm = kt_sym_nmodules(a->s);
+	if (!t->xnt) { /* between runs: the scratch may move */
+		t->xns = a->nseen;
+		if (scratch_fit(t, t->xns, nm) < 0)
+			goto reset;
 	}
+	ns = t->xns;
+	for (size_t i = 0; i < n; i++) {
+		const struct locinfo *li;
+		uint32_t k[2];
+
+		if (h[i].cpu >= t->ncpu)
+			continue;
+		if (h[i].loc >= a->nli)
+			goto reset; /* cannot happen */
+		if (h[i].cpu != t->xcpu && expire_flush(a, t) < 0)
+			goto reset;
+		t->xcpu = h[i].cpu;
+		li = &a->li[h[i].loc];
+		t->cls[(size_t)h[i].cpu * NCLS + loc_class(li)] -= h[i].hits;
+		if (!kt_agg_loc_keyed(li, nf, nm))
+			continue;
+		if (li->fseen >= ns || ns + li->module >= t->cntcap)
+			goto reset; /* cannot happen: add_slice ranked it */
+		k[0] = li->fseen;
+		k[1] = ns + li->module;
+		for (int m = 0; m < 2; m++) {
+			if (h[i].hits > UINT32_MAX - t->cnt[k[m]])
+				goto reset; /* cannot happen: it came in as a sum below 2^32 */
+			if (!t->cnt[k[m]])
+				t->touched[t->xnt++] = k[m];
+			t->cnt[k[m]] += (uint32_t)h[i].hits;
+		}
+	}
+	return;
+reset:
+	for (uint32_t j = 0; j < t->xnt; j++)
+		t->cnt[t->touched[j]] = 0;
+	t->xnt = 0;
+	running_reset(t);
 }
 
 /* Whether the kept tables can answer this CPU view: a filter on CPUs only, the rolling

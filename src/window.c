@@ -304,12 +304,12 @@ static void slice_expire(struct kt_window *w, struct slice *s)
 			if (buf[i].task < w->ntask)
 				KT_PREFETCH(&w->task[buf[i].task]);
 		}
+		if (w->on_expire && s->no)
+			w->on_expire(w->on_expire_ctx, s->no - 1, buf, n);
 		for (size_t i = 0; i < n; i++) {
 			const struct kt_hit *h = &buf[i];
 			uint32_t id;
 
-			if (w->on_expire && s->no)
-				w->on_expire(w->on_expire_ctx, s->no - 1, h);
 			id = narrow_entry(w, h->loc, h->stack != 0, h->ctx, 0);
 			if (id != UINT32_MAX) {
 				w->nar.t[id].h.hits -= h->hits;
@@ -326,6 +326,8 @@ static void slice_expire(struct kt_window *w, struct slice *s)
 			kt_window_task_unref(w, h->task);
 		}
 	}
+	if (w->on_expire && s->no)
+		w->on_expire(w->on_expire_ctx, s->no - 1, NULL, 0);
 	w->expiring = 0;
 	w->total -= s->hits;
 	w->lost -= s->lost;

@@ -122,10 +122,11 @@ void kt_window_add_lost(struct kt_window *w, uint64_t time_ns, uint32_t cpu, uin
 /* Moves the window's end to now_ns, expiring slices older than the span. */
 void kt_window_advance(struct kt_window *w, uint64_t now_ns);
 
-/* One observer of the slices leaving the window (NULL: none): fn is called with each hit of
- * a slice as it expires (slice: its number, as kt_window_newest counts them), before its logs
+/* One observer of the slices leaving the window (NULL: none): fn is called with the hits of
+ * a slice as it expires, n at a time in the order of its logs (slice: its number, as
+ * kt_window_newest counts them), then once with n 0 when the slice is done, before its logs
  * are cleared. The CPU view's running sums take a slice out through it (agg_cputop.c). */
-typedef void (*kt_window_expire_fn)(void *ctx, uint64_t slice, const struct kt_hit *h);
+typedef void (*kt_window_expire_fn)(void *ctx, uint64_t slice, const struct kt_hit *h, size_t n);
 void kt_window_set_expire_hook(struct kt_window *w, kt_window_expire_fn fn, void *ctx);
 void kt_window_set_span(struct kt_window *w, uint64_t span_ns);
 uint64_t kt_window_span(const struct kt_window *w);
