@@ -413,6 +413,8 @@ static void rotate_to(struct kt_window *w, uint64_t k)
 	/* samples go to the newest slice only, so only it needs its number (for the expire
 	 * hook); the slices skipped on the way stay empty */
 	w->ring[k % w->nslices].no = k + 1;
+	if (w->on_move)
+		w->on_move(w->on_move_ctx);
 }
 
 static void start_at(struct kt_window *w, uint64_t t)
@@ -428,6 +430,12 @@ void kt_window_set_expire_hook(struct kt_window *w, kt_window_expire_fn fn, void
 {
 	w->on_expire = fn;
 	w->on_expire_ctx = ctx;
+}
+
+void kt_window_set_move_hook(struct kt_window *w, kt_window_move_fn fn, void *ctx)
+{
+	w->on_move = fn;
+	w->on_move_ctx = ctx;
 }
 
 void kt_window_advance(struct kt_window *w, uint64_t now_ns)

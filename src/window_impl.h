@@ -210,6 +210,8 @@ struct kt_window {
 	struct slice *ring; /* nslices entries, slot k % nslices */
 	kt_window_expire_fn on_expire; /* told of each hit of a slice as it leaves */
 	void *on_expire_ctx;
+	kt_window_move_fn on_move; /* told when the newest slice has moved on */
+	void *on_move_ctx;
 
 	/* rolling totals: the narrow ones, (location, context, whether a chain was sampled), kept
 	 * incrementally; the full tuples are materialized from the slices' logs on demand */

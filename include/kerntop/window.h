@@ -128,6 +128,11 @@ void kt_window_advance(struct kt_window *w, uint64_t now_ns);
  * are cleared. The CPU view's running sums take a slice out through it (agg_cputop.c). */
 typedef void (*kt_window_expire_fn)(void *ctx, uint64_t slice, const struct kt_hit *h, size_t n);
 void kt_window_set_expire_hook(struct kt_window *w, kt_window_expire_fn fn, void *ctx);
+/* One observer of the window moving on (NULL: none): fn is called once the newest slice has
+ * moved to a later one (the slices before it complete, the oldest expired), the window
+ * consistent again. The CPU view's running sums take a completed slice in through it. */
+typedef void (*kt_window_move_fn)(void *ctx);
+void kt_window_set_move_hook(struct kt_window *w, kt_window_move_fn fn, void *ctx);
 void kt_window_set_span(struct kt_window *w, uint64_t span_ns);
 uint64_t kt_window_span(const struct kt_window *w);
 void kt_window_set_cumulative(struct kt_window *w, int on);
