@@ -187,6 +187,15 @@ void kt_window_addr_add(struct kt_window *w, uint64_t addr, uint64_t hits)
 	t->n++;
 }
 
+void kt_window_addr_prefetch(const struct kt_window *w, uint64_t addr)
+{
+	const struct addr_hits *t = w->addr;
+
+	/* the last group only: a search of the others is not worth a hint */
+	if (t && t->ng && t->g[t->last].hi == (uint32_t)(addr >> 32))
+		KT_PREFETCH(&t->g[t->last].slot[hash32((uint32_t)addr, t->g[t->last].mask)]);
+}
+
 uint64_t kt_window_addr_hits(const struct kt_window *w, uint64_t addr)
 {
 	const struct addr_hits *t = w->addr;
