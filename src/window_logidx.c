@@ -9,7 +9,11 @@
  * the newest slice moves on: complete slices are only read. Where a CPU's samples hardly
  * repeat (a big machine at 997 Hz: ~1000 samples a slice over thousands of functions and
  * tasks), the probe would only cost: a CPU whose last measured slice merged fewer than one
- * sample in LOG_MERGE_MIN appends unmerged, and is measured again every LOG_REMEASURE slices. */
+ * sample in LOG_MERGE_MIN appends unmerged, and is measured again every LOG_REMEASURE slices,
+ * or from its LOG_OFF_MAX-th record in a slice on (a CPU that got busy does not wait for the
+ * period to merge: its log in a slice stays near LOG_OFF_MAX records until it is measured).
+ * At 256 CPUs the probes of the measured slices (two cache misses each) were 7 % of the
+ * replay's CPU with a period of 8 slices. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -19,7 +23,8 @@
 #include "window_impl.h"
 
 #define LOG_MERGE_MIN 4
-#define LOG_REMEASURE 8
+#define LOG_REMEASURE 32
+#define LOG_OFF_MAX 4096 /* records */
 #define LOG_IDX_KEEP (1u << 16) /* slots */
 
 static inline int same_key(const struct wlog *l, uint32_t at, const struct kt_hit *k)
@@ -100,9 +105,16 @@ static struct wlogidx *idx_for(struct kt_window *w, const struct wlog *l, uint32
 		memset(w->lidx + old, 0, (w->nlidx - old) * sizeof(*w->lidx));
 	}
 	x = &w->lidx[li];
-	if (x->slice == w->newest + 1 && x->slot)
-		return x->off ? NULL : x;
-	if (x->slice != w->newest + 1) { /* a new slice: merge in it or not */
+	if (x->slice == w->newest + 1) {
+		if (x->off && l->n < LOG_OFF_MAX)
+			return NULL;
+		if (x->off) { /* this busy: measured from here on, its records so far indexed */
+			x->off = 0;
+			x->seen = x->merged = 0;
+		} else if (x->slot) {
+			return x;
+		}
+	} else { /* a new slice: merge in it or not */
 		if (!x->off)
 			x->off = x->seen > 64 && x->merged * LOG_MERGE_MIN < x->seen &&
 				 w->newest % LOG_REMEASURE;

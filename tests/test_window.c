@@ -891,6 +891,20 @@ static void test_log_merge(void)
 		recs += got;
 	is_int(recs, 400, "after a slice without repeats the next is logged unmerged");
 	is_int(hits_of(w, 7, 0, 2, 4), 200, "and counted the same");
+	/* unless it gets busy: from its 4096th record in a slice on, a CPU merges again */
+	for (uint32_t i = 0; i < 200; i++)
+		kt_window_add_ctx(w, 43 * S + i, 100 + i, 0, 2, 4, 2, 1);
+	for (uint32_t i = 0; i < 30000; i++)
+		kt_window_add_ctx(w, 44 * S + i, 7 + i % 3, 0, 2, 4, 2, 1);
+	kt_window_cursor_rolling(w, &c);
+	c.slice = c.last = kt_window_newest(w); /* the open slice */
+	recs = 0;
+	while ((got = kt_window_read(w, &c, buf, 8)))
+		recs += got;
+	ok(recs >= 4096 && recs <= 4096 + 3, "a busy CPU's unmerged slice stops growing at 4096");
+	if (recs < 4096 || recs > 4096 + 3)
+		printf("# %zu records\n", recs);
+	is_int(hits_of(w, 8, 0, 2, 4), 10000, "and counts the same");
 	kt_window_free(w);
 
 	/* a sample without a chain takes an 8-byte compact record, which counts up to 8192 and
