@@ -105,17 +105,20 @@ struct str_chunk {
 	char data[];
 };
 
-/* The bucket-range cache starts at SYM_RCACHE_MIN entries (24 bytes each) and doubles, up to
+/* The bucket-range cache starts at SYM_RCACHE_MIN entries (16 bytes each) and doubles, up to
  * SYM_RCACHE_MAX, while more than 1 lookup in SYM_RCACHE_GROW_RATIO of the last
  * SYM_RCACHE_PERIOD had to fill it: a small machine's kernel working set fits the smallest,
- * a big machine's spread of functions (issue 14) gets the room it needs. */
+ * a big machine's spread of functions (issue 14) gets the room it needs. Sets of
+ * SYM_RCACHE_WAYS entries, one 64-byte line each, the oldest entry of a full set giving way. */
 #define SYM_RCACHE_MIN 2048u
 #define SYM_RCACHE_MAX 65536u
 #define SYM_RCACHE_PERIOD 16384u
 #define SYM_RCACHE_GROW_RATIO 16u
+#define SYM_RCACHE_WAYS 4u
 struct sym_rcache {
-	uint64_t lo, hi;
-	uint32_t loc;
+	uint64_t lo;
+	uint32_t len; /* the range [lo, lo + len) */
+	uint32_t loc; /* 0: empty */
 };
 
 struct kt_symbols {
