@@ -432,6 +432,9 @@ static int run_apply(struct crun *r, const struct cent *e, uint32_t n, int sign)
 		struct cslot *x;
 		uint32_t at;
 
+		/* a few keys ahead: a CPU's table is not in the cache since its last slice */
+		if (i + 8 < n && r->slot)
+			KT_PREFETCH(&r->slot[key_hash(e[i + 8].key) & r->mask]);
 		if (sign > 0 && (!r->slot || (r->n + 1) * 4 > (r->mask + 1) * 3) &&
 		    crun_rebuild(r, r->n + 1) < 0)
 			return -1;
