@@ -31,7 +31,7 @@
 #include "kerntop/window.h"
 
 #define MAX_POLLFDS 1100
-#define SAMPLE_BATCH 16 /* samples without chains ingested together (ingest_batch) */
+#define SAMPLE_BATCH 16 /* samples ingested together (ingest_batch) */
 /* Seconds the push queue gets to drain at exit. */
 #define KT_PUSH_GRACE_S 2.0
 
