@@ -261,16 +261,40 @@ static uint32_t filter_ncpus(const struct kt_agg *a, const struct kt_filter *f)
 	return n < a->p.ncpus ? n : a->p.ncpus;
 }
 
-void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum,
+/* Whether the memo holds the sums of filter f now (a CPU set may change behind its pointer:
+ * never kept). */
+static int memo_fits(const struct kt_agg *a, const struct kt_filter *f)
+{
+	const struct sum_memo *m = &a->memo;
+
+	return m->ok && !f->cpuset && m->gen == kt_window_gen(a->w) && m->nomem == a->nomem &&
+	       m->irq_owner == a->irq_owner && m->project == a->project && m->f.cpu == f->cpu &&
+	       m->f.task == f->task && m->f.module == f->module && m->f.hide_idle == f->hide_idle &&
+	       m->f.ctx == f->ctx;
+}
+
+/* The sums of the hits filter f passes, into sum and *denom (made once per window generation
+ * and filter: memo). */
+static void summary_sums(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum,
 			 uint64_t *denom)
 {
+	struct sum_memo *m = &a->memo;
 	struct kt_filter nf = *f;
 	unsigned need = kt_agg_filter_needs(f);
 	size_t n;
-	const struct kt_hit *h = kt_agg_proj(a, KT_PROJ_RAW, need, &n, NULL);
-	double cap;
+	const struct kt_hit *h;
+	uint64_t nomem = a->nomem;
 
-	memset(sum, 0, sizeof(*sum));
+	if (memo_fits(a, f)) {
+		sum->irq_helper = m->irq_helper;
+		sum->stacked = m->stacked;
+		sum->user = m->user;
+		sum->idle = m->idle;
+		sum->kernel = m->kernel;
+		*denom = m->denom;
+		return;
+	}
+	h = kt_agg_proj(a, KT_PROJ_RAW, need, &n, NULL);
 	nf.hide_idle = 0;
 	*denom = 0;
 	/* the helpers' raw share, which the IRQ-off notice is about, whatever the mode */
@@ -284,7 +308,6 @@ void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_
 				sum->stacked += h[i].hits;
 		}
 	}
-	sum->irq_owner = a->irq_owner;
 	h = kt_agg_proj(a, KT_PROJ_TOTALS, need, &n, NULL);
 	for (size_t i = 0; i < n; i++) {
 		const struct locinfo *li = kt_agg_loc(a, h[i].loc);
@@ -300,6 +323,29 @@ void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_
 		if (!(f->hide_idle && li->idle))
 			*denom += h[i].hits;
 	}
+	/* kept unless a CPU set or a failure to allocate made it */
+	m->ok = !f->cpuset && a->nomem == nomem;
+	m->irq_owner = a->irq_owner;
+	m->project = a->project;
+	m->gen = kt_window_gen(a->w);
+	m->nomem = a->nomem;
+	m->f = *f;
+	m->irq_helper = sum->irq_helper;
+	m->stacked = sum->stacked;
+	m->user = sum->user;
+	m->idle = sum->idle;
+	m->kernel = sum->kernel;
+	m->denom = *denom;
+}
+
+void kt_agg_base_summary(struct kt_agg *a, const struct kt_filter *f, struct kt_summary *sum,
+			 uint64_t *denom)
+{
+	double cap;
+
+	memset(sum, 0, sizeof(*sum));
+	summary_sums(a, f, sum, denom);
+	sum->irq_owner = a->irq_owner;
 	sum->samples = sum->kernel + sum->user + sum->idle;
 	sum->lost = kt_window_lost(a->w);
 	sum->covered_s = (double)kt_window_covered(a->w) / 1e9;

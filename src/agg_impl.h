@@ -119,6 +119,14 @@ struct kt_agg {
 	struct kt_hit *own, *ownrec;
 	uint32_t owncap, ownreccap;
 	struct kt_baseline *base; /* agg_baseline.c: owned */
+	/* the last base summary's sums (kt_agg_base_summary): every query of a refresh asks for
+	 * the same ones; valid for its window generation and filter (one without a CPU set) */
+	struct sum_memo {
+		int ok, irq_owner, project;
+		uint64_t gen, nomem;
+		struct kt_filter f;
+		uint64_t irq_helper, stacked, user, idle, kernel, denom;
+	} memo;
 	/* projections of this window generation (agg_proj.c) */
 	int project;
 	struct kt_proj proj[KT_AGG_NPROJ];

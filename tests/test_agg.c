@@ -372,6 +372,17 @@ static void test_empty(void)
 	}
 	is_int(bad, 0, "every view of an empty window: no rows (trees: the root alone)");
 	is_int(r.sum.samples, 0, "no samples");
+	{
+		struct kt_query q = qv(KT_VIEW_MODULES);
+
+		/* the summary is kept between queries: a new sample must renew it */
+		kt_window_add(w, 1 * S, kt_sym_lookup(sym, addr[0]), 0, 1, 0, 3);
+		kt_agg_query(a, &q, &r);
+		is_int(r.sum.kernel, 3, "a sample added after a query is in the next summary");
+		q.filter.cpu = 0;
+		kt_agg_query(a, &q, &r);
+		is_int(r.sum.samples, 0, "the same summary under a CPU filter it fails");
+	}
 	kt_result_free(&r);
 	kt_agg_free(a);
 	kt_window_free(w);
