@@ -292,7 +292,7 @@ struct kt_window {
 /* window_intern.c: stacks */
 /* the chain cache's slots: a power of two from WCHAIN_MIN, doubled while the live stacks are
  * more than twice as many, up to WCHAIN_MAX (268 bytes each) */
-#define WCHAIN_MIN 1024u
+#define WCHAIN_MIN 256u
 #define WCHAIN_MAX 32768u
 struct chain_slot {
 	uint32_t hash, n, leaf, stack, serial; /* serial 0: empty */
