@@ -109,8 +109,15 @@ static uint32_t sample_leaf(struct app *a, const struct kt_sample *s)
 	return s->nr_frames ? kt_sym_lookup(a->sym, s->frames[0]) : 0;
 }
 
-/* One sample into the window, the locations of its address and its leaf looked up already. */
-static void ingest(struct app *a, const struct kt_sample *s, uint32_t loc, uint32_t leaf)
+static uint32_t sample_depth(const struct kt_sample *s)
+{
+	return s->nr_frames < KT_MAX_STACK ? s->nr_frames : KT_MAX_STACK;
+}
+
+/* One sample into the window, the locations of its address and its leaf looked up already,
+ * and with a chain, its key in the chain cache (NULL: made here). */
+static void ingest(struct app *a, const struct kt_sample *s, uint32_t loc, uint32_t leaf,
+		   const struct kt_chain_key *key)
 {
 	uint32_t stack = 0, task, n = 0, cid;
 
@@ -119,8 +126,9 @@ static void ingest(struct app *a, const struct kt_sample *s, uint32_t loc, uint3
 	if (s->nr_frames) {
 		uint32_t slot;
 
-		n = s->nr_frames < KT_MAX_STACK ? s->nr_frames : KT_MAX_STACK;
-		stack = kt_window_stack_cached(a->win, s->frames, n, leaf, &slot);
+		n = sample_depth(s);
+		stack = key ? kt_window_stack_cached_key(a->win, key, n, leaf, &slot)
+			    : kt_window_stack_cached(a->win, s->frames, n, leaf, &slot);
 		if (stack && a->feed) {
 			uint32_t m;
 			const uint32_t *fr = kt_window_stack_frames(a->win, stack, &m);
@@ -152,6 +160,8 @@ static void ingest(struct app *a, const struct kt_sample *s, uint32_t loc, uint3
 static void ingest_batch(struct app *a)
 {
 	uint32_t loc[SAMPLE_BATCH], leaf[SAMPLE_BATCH], n = a->npend;
+	struct kt_chain_key key[SAMPLE_BATCH];
+	int chains = 0;
 	const struct kt_sample *p = a->pend;
 
 	a->npend = 0;
@@ -168,9 +178,17 @@ static void ingest_batch(struct app *a)
 		leaf[i] = sample_leaf(a, &p[i]);
 		kt_window_loc_prefetch(a->win, loc[i]);
 		kt_window_task_prefetch(a->win, p[i].pid, p[i].tid, 1);
+		if (p[i].nr_frames) {
+			key[i] = kt_window_chain_key(p[i].frames, sample_depth(&p[i]), leaf[i]);
+			kt_window_chain_prefetch(a->win, &key[i], 0);
+			chains = 1;
+		}
 	}
+	for (uint32_t i = 0; chains && i < n; i++)
+		if (p[i].nr_frames)
+			kt_window_chain_prefetch(a->win, &key[i], 1);
 	for (uint32_t i = 0; i < n; i++)
-		ingest(a, &p[i], loc[i], leaf[i]);
+		ingest(a, &p[i], loc[i], leaf[i], p[i].nr_frames ? &key[i] : NULL);
 }
 
 static void on_sample(void *ctx, const struct kt_sample *s)
@@ -181,7 +199,7 @@ static void on_sample(void *ctx, const struct kt_sample *s)
 	if (s->nr_frames > KT_WINDOW_CHAIN_DEPTH) { /* its frames are valid only now */
 		if (a->npend)
 			ingest_batch(a);
-		ingest(a, s, sample_loc(a, s), sample_leaf(a, s));
+		ingest(a, s, sample_loc(a, s), sample_leaf(a, s), NULL);
 		return;
 	}
 	p = &a->pend[a->npend];

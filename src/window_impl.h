@@ -265,7 +265,6 @@ struct kt_window {
 	uint32_t nstk, stkcap, stkfree, stklive, stkpending;
 	uint32_t stkserial;    /* the last serial given to an interned stack */
 	struct chain_slot *chains; /* kt_window_stack_cached: nchains, NULL until the first */
-	uint64_t *chainfr;	   /* their callers' addresses, KT_WINDOW_CHAIN_DEPTH - 1 each */
 	uint32_t nchains, maxchains; /* slots, and the most they may grow to (0: not made yet) */
 	uint32_t stkidle, max_idle_stk; /* stacks only the since-start totals hold, and the cap */
 	struct kt_idx stkidx;
@@ -291,11 +290,14 @@ struct kt_window {
 
 /* window_intern.c: stacks */
 /* the chain cache's slots: a power of two from WCHAIN_MIN, doubled while the live stacks are
- * more than twice as many, up to WCHAIN_MAX (268 bytes each) */
+ * more than half as many, up to WCHAIN_MAX (32 bytes each: 8 MiB) */
 #define WCHAIN_MIN 256u
-#define WCHAIN_MAX 32768u
+#define WCHAIN_MAX 262144u
+/* A slot holds the chain's 128-bit key (kt_window_chain_key) instead of its 31 addresses, so
+ * that a lookup reads one cache line (two chains share a key with odds of 2^-64 a lookup). */
 struct chain_slot {
-	uint32_t hash, n, leaf, stack, serial; /* serial 0: empty */
+	struct kt_chain_key key;
+	uint32_t n, leaf, stack, serial; /* serial 0: empty */
 };
 void kt_window_stack_ref(struct kt_window *w, uint32_t stack, int rolling);
 void kt_window_stack_unref(struct kt_window *w, uint32_t stack, int rolling);

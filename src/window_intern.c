@@ -49,13 +49,41 @@ static uint32_t chain_flush(struct kt_window *w)
 	return 1;
 }
 
-static uint32_t chain_hash(const uint64_t *frames, uint32_t n, uint32_t leaf)
+/* One lane's step of the chain key: every bit of the frame reaches every bit of the lane. */
+static inline uint64_t chain_round(uint64_t acc, uint64_t frame)
 {
-	uint64_t x = (uint64_t)leaf << 32 | n;
+	acc += frame * 0xc2b2ae3d27d4eb4full;
+	acc = acc << 31 | acc >> 33;
+	return acc * 0x9e3779b97f4a7c15ull;
+}
 
-	for (uint32_t i = 1; i < n; i++)
-		x = (x ^ frames[i]) * 0x9e3779b97f4a7c15ull;
-	return kt_hash64(x);
+static inline uint64_t chain_fmix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ x >> 33;
+}
+
+/* The chain's key: 128 bits of hash of its leaf location, length and callers' addresses,
+ * four lanes apart so that the frames' multiplies overlap (issue 14: one chain of 31 serial
+ * multiplies per sample was a sixth of the -g ingest). */
+struct kt_chain_key kt_window_chain_key(const uint64_t *frames, uint32_t n, uint32_t leaf)
+{
+	uint64_t v[4] = {0x60ea27eeadc0b5d6ull ^ leaf, 0xc2b2ae3d27d4eb4full ^ n,
+			 0x165667b19e3779f9ull, 0x61c8864e7a143579ull};
+	uint32_t i = 1;
+
+	for (; i + 4 <= n; i += 4)
+		for (uint32_t j = 0; j < 4; j++)
+			v[j] = chain_round(v[j], frames[i + j]);
+	for (uint32_t j = 0; i < n; i++, j++)
+		v[j] = chain_round(v[j], frames[i]);
+	return (struct kt_chain_key){
+	    chain_fmix(v[0] + (v[1] << 7 | v[1] >> 57) + (v[2] << 12 | v[2] >> 52) +
+		       (v[3] << 18 | v[3] >> 46)),
+	    chain_fmix((v[0] ^ v[2]) * 0x9fb21c651e98df25ull + (v[1] ^ v[3]))};
 }
 
 /* A new, empty cache of twice the slots (WCHAIN_MIN for the first); when that fails, the
@@ -63,66 +91,80 @@ static uint32_t chain_hash(const uint64_t *frames, uint32_t n, uint32_t leaf)
 static int chain_grow(struct kt_window *w)
 {
 	uint32_t want = w->chains ? 2 * w->nchains : WCHAIN_MIN;
-	size_t frlen = (size_t)want * (KT_WINDOW_CHAIN_DEPTH - 1) * sizeof(uint64_t);
-	struct chain_slot *c = malloc(want * sizeof(*c));
-	uint64_t *fr = malloc(frlen);
+	struct chain_slot *c = aligned_alloc(64, want * sizeof(*c)); /* a slot in one line */
 
 	if (!w->maxchains)
 		w->maxchains = WCHAIN_MAX;
-	if (!c || !fr) {
-		free(c);
-		free(fr);
+	if (!c) {
 		w->maxchains = w->nchains ? w->nchains : 1; /* not 0: tried */
 		return -1;
 	}
 	/* every page written now: the cache's memory is all there from its growth on, rather
 	 * than creeping up as its slots fill over the next minutes */
 	memset(c, 0, want * sizeof(*c));
-	memset(fr, 0, frlen);
 	free(w->chains);
-	free(w->chainfr);
 	w->chains = c;
-	w->chainfr = fr;
 	w->nchains = want;
 	return 0;
+}
+
+uint32_t kt_window_stack_cached_key(struct kt_window *w, const struct kt_chain_key *k,
+				    uint32_t n, uint32_t leaf, uint32_t *slot)
+{
+	const struct chain_slot *c;
+	const struct wstack *s;
+
+	*slot = UINT32_MAX;
+	if (n < 2 || n > KT_WINDOW_CHAIN_DEPTH)
+		return 0;
+	if ((!w->maxchains || (w->stklive > w->nchains / 2 && w->nchains < w->maxchains)) &&
+	    chain_grow(w) < 0 && !w->chains)
+		return 0; /* no cache: every chain is resolved */
+	*slot = (uint32_t)k->hash & (w->nchains - 1);
+	c = &w->chains[*slot];
+	if (!c->serial || c->key.hash != k->hash || c->key.check != k->check || c->n != n ||
+	    c->leaf != leaf)
+		return 0;
+	s = stack_at(w, c->stack);
+	return s && s->serial == c->serial ? c->stack : 0;
 }
 
 uint32_t kt_window_stack_cached(struct kt_window *w, const uint64_t *frames, uint32_t n,
 				uint32_t leaf, uint32_t *slot)
 {
-	const struct chain_slot *c;
-	const struct wstack *s;
-	uint32_t h;
+	struct kt_chain_key k = {0, 0};
 
-	*slot = UINT32_MAX;
-	if (n < 2 || n > KT_WINDOW_CHAIN_DEPTH)
-		return 0;
-	if ((!w->maxchains || (w->stklive > 2 * w->nchains && w->nchains < w->maxchains)) &&
-	    chain_grow(w) < 0 && !w->chains)
-		return 0; /* no cache: every chain is resolved */
-	h = chain_hash(frames, n, leaf);
-	*slot = h & (w->nchains - 1);
-	c = &w->chains[*slot];
-	if (!c->serial || c->hash != h || c->n != n || c->leaf != leaf)
-		return 0;
-	s = stack_at(w, c->stack);
-	if (!s || s->serial != c->serial ||
-	    memcmp(w->chainfr + (size_t)*slot * (KT_WINDOW_CHAIN_DEPTH - 1), frames + 1,
-		   (n - 1) * sizeof(*frames)))
-		return 0;
-	return c->stack;
+	if (n >= 2 && n <= KT_WINDOW_CHAIN_DEPTH)
+		k = kt_window_chain_key(frames, n, leaf);
+	return kt_window_stack_cached_key(w, &k, n, leaf, slot);
+}
+
+void kt_window_chain_prefetch(const struct kt_window *w, const struct kt_chain_key *k,
+			      int fetched)
+{
+	const struct chain_slot *c;
+
+	if (!w->chains)
+		return;
+	c = &w->chains[(uint32_t)k->hash & (w->nchains - 1)];
+	if (!fetched)
+		KT_PREFETCH(c);
+	else if (c->serial && c->stack < w->nstk)
+		KT_PREFETCH(&w->stk[c->stack]);
 }
 
 void kt_window_stack_cache_put(struct kt_window *w, uint32_t slot, const uint64_t *frames,
 			       uint32_t n, uint32_t leaf, uint32_t stack)
 {
 	const struct wstack *s = stack_at(w, stack);
+	struct kt_chain_key k;
 
 	if (slot >= w->nchains || n < 2 || n > KT_WINDOW_CHAIN_DEPTH || !s)
 		return;
-	w->chains[slot] = (struct chain_slot){chain_hash(frames, n, leaf), n, leaf, stack, s->serial};
-	memcpy(w->chainfr + (size_t)slot * (KT_WINDOW_CHAIN_DEPTH - 1), frames + 1,
-	       (n - 1) * sizeof(*frames));
+	k = kt_window_chain_key(frames, n, leaf);
+	if (((uint32_t)k.hash & (w->nchains - 1)) != slot)
+		return; /* not the slot of this chain */
+	w->chains[slot] = (struct chain_slot){k, n, leaf, stack, s->serial};
 }
 
 uint32_t kt_window_stack(struct kt_window *w, const uint32_t *locs, uint32_t n)
@@ -288,12 +330,10 @@ void kt_window_stacks_free(struct kt_window *w)
 	free(w->stk);
 	kt_idx_free(&w->stkidx);
 	free(w->chains);
-	free(w->chainfr);
 }
 
 size_t kt_window_stacks_mem(const struct kt_window *w)
 {
 	return (size_t)w->stkcap * sizeof(*w->stk) + w->stkmem + kt_idx_mem(&w->stkidx) +
-	       (size_t)w->nchains *
-		   (sizeof(*w->chains) + (KT_WINDOW_CHAIN_DEPTH - 1) * sizeof(*w->chainfr));
+	       (size_t)w->nchains * sizeof(*w->chains);
 }

@@ -388,6 +388,35 @@ static void test_chain_cache(void)
 		hits += kt_window_stack_cached(w, c, 3, 10, &slot) == st;
 	}
 	is_int(hits, 6000, "6000 chains, each found right after it was kept");
+	{
+		/* a chain is known by its key: every frame and their order are in it */
+		uint64_t d[KT_WINDOW_CHAIN_DEPTH], t;
+		uint32_t l[KT_WINDOW_CHAIN_DEPTH], bad = 0;
+		struct kt_chain_key k;
+
+		for (uint32_t i = 0; i < KT_WINDOW_CHAIN_DEPTH; i++) {
+			d[i] = 0xffffffff81000000ull + 0x100 * i;
+			l[i] = 30000 + i;
+		}
+		st = kt_window_stack(w, l, KT_WINDOW_CHAIN_DEPTH);
+		kt_window_add(w, 12 * S, l[0], st, 0, 0, 1);
+		k = kt_window_chain_key(d, KT_WINDOW_CHAIN_DEPTH, l[0]);
+		kt_window_stack_cached_key(w, &k, KT_WINDOW_CHAIN_DEPTH, l[0], &slot);
+		kt_window_stack_cache_put(w, slot, d, KT_WINDOW_CHAIN_DEPTH, l[0], st);
+		is_int(kt_window_stack_cached(w, d, KT_WINDOW_CHAIN_DEPTH, l[0], &slot2), st,
+		       "a 32-frame chain put by its key is found by its frames");
+		for (uint32_t i = 1; i < KT_WINDOW_CHAIN_DEPTH; i++) {
+			d[i] ^= 1ull << (i * 2 % 64);
+			bad += kt_window_stack_cached(w, d, KT_WINDOW_CHAIN_DEPTH, l[0], &slot2) != 0;
+			d[i] ^= 1ull << (i * 2 % 64);
+			t = d[i], d[i] = d[i % 31 + 1], d[i % 31 + 1] = t;
+			bad += kt_window_stack_cached(w, d, KT_WINDOW_CHAIN_DEPTH, l[0], &slot2) != 0;
+			t = d[i], d[i] = d[i % 31 + 1], d[i % 31 + 1] = t;
+		}
+		is_int(bad, 0, "one bit of any frame, or two frames swapped: a miss");
+		is_int(kt_window_stack_cached(w, d, KT_WINDOW_CHAIN_DEPTH, l[0], &slot2), st,
+		       "and the chain put back is found again");
+	}
 	kt_window_free(w);
 }
 

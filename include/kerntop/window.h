@@ -93,6 +93,18 @@ uint32_t kt_window_stack_cached(struct kt_window *w, const uint64_t *frames, uin
 				uint32_t leaf, uint32_t *slot);
 void kt_window_stack_cache_put(struct kt_window *w, uint32_t slot, const uint64_t *frames,
 			       uint32_t n, uint32_t leaf, uint32_t stack);
+/* The same lookup in steps, for a caller that overlaps the cache misses of several chains:
+ * the chain's key (made once; meaningful for 2 to KT_WINDOW_CHAIN_DEPTH frames), a hint that
+ * fetches its slot's line (with fetched, the line of the stack the slot names), and the
+ * lookup by the key. */
+struct kt_chain_key {
+	uint64_t hash, check;
+};
+struct kt_chain_key kt_window_chain_key(const uint64_t *frames, uint32_t n, uint32_t leaf);
+void kt_window_chain_prefetch(const struct kt_window *w, const struct kt_chain_key *k,
+			      int fetched);
+uint32_t kt_window_stack_cached_key(struct kt_window *w, const struct kt_chain_key *k,
+				    uint32_t n, uint32_t leaf, uint32_t *slot);
 /* A caller's value cached per stack and per task (the context a stack or a kernel thread's
  * command classifies into): 0 until set; a reused id starts at 0 again, and so does a task
  * whose command changes. Setting an invalid id does nothing. A stack has KT_STACK_TAGS
