@@ -751,12 +751,39 @@ static void test_perf_script_fixtures(void)
 	s->ops->free(s);
 }
 
+/* Varints of every length, alone at the end of the data (read a byte at a time) and with
+ * more bytes after them (read 8 at a time): the same values, the same lengths. */
+static void test_varints(void)
+{
+	uint8_t buf[32];
+	uint64_t v, x = 1;
+	unsigned bad = 0, n = 0;
+
+	for (unsigned bits = 0; bits <= 64; bits++, x = x * 3 + 1) {
+		uint64_t want = bits == 64 ? x | 1ull << 63 : bits ? (x & ((1ull << bits) - 1)) |
+									  1ull << (bits - 1) : 0;
+		uint8_t *e = kt_put_var(buf, want);
+		size_t len = (size_t)(e - buf);
+
+		memset(e, 0xff, sizeof(buf) - len); /* continuation bits after it: must not count */
+		bad += kt_get_var(buf, buf + sizeof(buf), &v) != e || v != want;
+		bad += kt_get_var(buf, e, &v) != e || v != want;
+		bad += kt_get_var(buf, e - 1, &v) != NULL;
+		n++;
+	}
+	is_int(bad, 0, "varints of 0 to 64 bits: read back alike, with and without bytes after");
+	memset(buf, 0xff, sizeof(buf));
+	ok(kt_get_var(buf, buf + sizeof(buf), &v) == NULL && n == 65,
+	   "a varint of more than 10 bytes is refused");
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 1;
 	}
+	test_varints();
 	test_round_trip();
 	test_truncation();
 	test_bad_headers();
