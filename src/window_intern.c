@@ -246,6 +246,12 @@ uint32_t kt_window_stack_leaf(const struct kt_window *w, uint32_t stack)
 	return s ? s->leaf : 0;
 }
 
+void kt_window_stack_prefetch(const struct kt_window *w, uint32_t stack)
+{
+	if (stack && stack < w->nstk)
+		KT_PREFETCH(&w->stk[stack]);
+}
+
 void kt_window_stack_clear_tags(struct kt_window *w, unsigned which)
 {
 	for (uint32_t i = 1; i < w->nstk && which < KT_STACK_TAGS; i++)

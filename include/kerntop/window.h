@@ -114,6 +114,8 @@ uint32_t kt_window_stack_tag(const struct kt_window *w, uint32_t stack, unsigned
 void kt_window_stack_set_tag(struct kt_window *w, uint32_t stack, unsigned which, uint32_t tag);
 /* A stack's first frame (its leaf location) without reading its frames; 0 for no stack. */
 uint32_t kt_window_stack_leaf(const struct kt_window *w, uint32_t stack);
+/* Hint: stack's leaf and tags will be read soon (their line is fetched now). */
+void kt_window_stack_prefetch(const struct kt_window *w, uint32_t stack);
 /* Sets tag `which` of every stack back to 0. */
 void kt_window_stack_clear_tags(struct kt_window *w, unsigned which);
 uint32_t kt_window_task_tag(const struct kt_window *w, uint32_t task);
