@@ -365,6 +365,10 @@ static int slice_make(struct kt_agg *a, struct kt_cputop *t, struct cslice *s,
 			const struct locinfo *li;
 			uint32_t k[2];
 
+			/* a location's info is a miss at 256 CPUs: fetched 8 records ahead (the
+			 * infos made do not move while this runs) */
+			if (i + 8 < n && buf[i + 8].loc < a->nli)
+				KT_PREFETCH(&a->li[buf[i + 8].loc]);
 			if (buf[i].cpu != cpu && nt) {
 				int e = flush_run(a, t, s, cpu, nt, ns, direct);
 
@@ -600,6 +604,9 @@ static void on_expire(void *ctx, uint64_t no, const struct kt_hit *h, size_t n)
 			goto reset;
 	}
 	ns = t->xns;
+	for (size_t i = 0; i < n; i++) /* their location infos are misses: fetched together */
+		if (h[i].loc < a->nli)
+			KT_PREFETCH(&a->li[h[i].loc]);
 	for (size_t i = 0; i < n; i++) {
 		const struct locinfo *li;
 		uint32_t k[2];
