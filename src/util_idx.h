@@ -20,14 +20,19 @@ struct kt_idx {
 	uint32_t count;
 };
 
-static inline uint32_t kt_hash64(uint64_t x)
+/* A 64-bit finalizer: every input bit changes each output bit with odds near one half. */
+static inline uint64_t kt_mix64(uint64_t x)
 {
 	x ^= x >> 33;
 	x *= 0xff51afd7ed558ccdull;
 	x ^= x >> 33;
 	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return (uint32_t)x;
+	return x ^ x >> 33;
+}
+
+static inline uint32_t kt_hash64(uint64_t x)
+{
+	return (uint32_t)kt_mix64(x);
 }
 
 static inline uint32_t kt_hash4(uint32_t a, uint32_t b, uint32_t c, uint32_t d)

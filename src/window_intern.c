@@ -57,15 +57,6 @@ static inline uint64_t chain_round(uint64_t acc, uint64_t frame)
 	return acc * 0x9e3779b97f4a7c15ull;
 }
 
-static inline uint64_t chain_fmix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	return x ^ x >> 33;
-}
-
 /* The chain's key: 128 bits of hash of its leaf location, length and callers' addresses,
  * four lanes apart so that the frames' multiplies overlap (issue 14: one chain of 31 serial
  * multiplies per sample was a sixth of the -g ingest). */
@@ -81,9 +72,9 @@ struct kt_chain_key kt_window_chain_key(const uint64_t *frames, uint32_t n, uint
 	for (uint32_t j = 0; i < n; i++, j++)
 		v[j] = chain_round(v[j], frames[i]);
 	return (struct kt_chain_key){
-	    chain_fmix(v[0] + (v[1] << 7 | v[1] >> 57) + (v[2] << 12 | v[2] >> 52) +
+	    kt_mix64(v[0] + (v[1] << 7 | v[1] >> 57) + (v[2] << 12 | v[2] >> 52) +
 		       (v[3] << 18 | v[3] >> 46)),
-	    chain_fmix((v[0] ^ v[2]) * 0x9fb21c651e98df25ull + (v[1] ^ v[3]))};
+	    kt_mix64((v[0] ^ v[2]) * 0x9fb21c651e98df25ull + (v[1] ^ v[3]))};
 }
 
 /* A new, empty cache of twice the slots (WCHAIN_MIN for the first); when that fails, the
