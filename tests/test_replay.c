@@ -756,7 +756,7 @@ static void test_perf_script_fixtures(void)
 static void test_varints(void)
 {
 	uint8_t buf[32];
-	uint64_t v, x = 1;
+	uint64_t v = 0, x = 1;
 	unsigned bad = 0, n = 0;
 
 	for (unsigned bits = 0; bits <= 64; bits++, x = x * 3 + 1) {
