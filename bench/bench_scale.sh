@@ -11,7 +11,8 @@
 # 2. bench_bigmachine writes SCALE_CPUS CPUs x 997 Hz x SCALE_SECS s (8 tasks per CPU, 5000
 #    functions with a Zipf spread), without chains and with SCALE_DEPTH-frame chains;
 # 3. each build replays each input: kerntop -b --replay FILE -d 1 --log LOG (recorded speed);
-#    own CPU = (user + system) / seconds of samples, peak RSS = getrusage's maxrss, refresh =
+#    own CPU = (user + system) / seconds of samples (and the same from 11 s to the end, once
+#    the window is full: a long run's cost), peak RSS = getrusage's maxrss, refresh =
 #    the tick lines' refresh_ms (p50, p99, max), lost = generated - delivered samples; then
 #    the viewer replaying it in a 200x50 tmux pane (kerntop --replay FILE --log LOG): own CPU
 #    from /proc/PID/schedstat, VmHWM, and its refresh (query + draw) from the log;
@@ -61,22 +62,45 @@ gen() { # gen NAME ARGS...: DIR/NAME/big.ktrec, made once per set of arguments
 }
 
 # --- 3. paced replays ---
-# run BINARY FILE LOG [ARGS]: prints "cpu_s rss_kib wall_s" of one paced replay
+# run BINARY FILE LOG [ARGS]: prints "cpu_s rss_kib wall_s steady_cpu_s steady_s" of one paced
+# replay; steady_*: its own CPU from 11 s after the start (the 10 s window full) to 0.5 s before
+# the samples end (what a run of hours costs, without the start: reading the symbols, the
+# tables growing to their size), from /proc/PID/task/*/schedstat; "0 0" when the replay is
+# shorter than 13 s
 run() {
 	local bin=$1 f=$2 log=$3
 	shift 3
 	rm -f "$log"
-	python3 - "$bin" "$f" "$log" "$@" <<'PY'
-import os, resource, subprocess, sys, time
-bin, f, log = sys.argv[1:4]
+	python3 - "$bin" "$f" "$log" "$secs" "$@" <<'PY'
+import glob, os, resource, subprocess, sys, time
+bin, f, log, secs = sys.argv[1:5]
+secs = float(secs)
+def oncpu(pid):
+    t = 0
+    for st in glob.glob("/proc/%d/task/*/schedstat" % pid):
+        try:
+            t += int(open(st).read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return t / 1e9
 t0 = time.monotonic()
-p = subprocess.run([bin, "-b", "--replay", f, "-d", "1", "--log", log] + sys.argv[4:],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+p = subprocess.Popen([bin, "-b", "--replay", f, "-d", "1", "--log", log] + sys.argv[5:],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+steady, span = 0.0, 0.0
+if secs >= 13:
+    a0, a1 = 11.0, secs - 0.5
+    time.sleep(max(0.0, t0 + a0 - time.monotonic()))
+    c0 = oncpu(p.pid)
+    time.sleep(max(0.0, t0 + a1 - time.monotonic()))
+    c1 = oncpu(p.pid)
+    if p.poll() is None:
+        steady, span = c1 - c0, a1 - a0
+err = p.communicate()[1]
 wall = time.monotonic() - t0
 if p.returncode:
-    sys.exit("bench_scale: %s failed: %s" % (bin, p.stderr.decode()[-300:]))
+    sys.exit("bench_scale: %s failed: %s" % (bin, err.decode()[-300:]))
 ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-print("%.3f %d %.3f" % (ru.ru_utime + ru.ru_stime, ru.ru_maxrss, wall))
+print("%.3f %d %.3f %.3f %.1f" % (ru.ru_utime + ru.ru_stime, ru.ru_maxrss, wall, steady, span))
 PY
 }
 # stats LOG: "p50 p99 max ticks delivered window_mem cum full_p99 full_ticks" of the tick
@@ -110,9 +134,9 @@ compare() { # compare NAME CPU_TARGET RSS_TARGET
 	local name=$1 ct=$2 rt=$3 f=$dir/$1/big.ktrec n
 	n=$(sed -n 's/^bench_bigmachine: \([0-9]*\) samples.*/\1/p' "$dir/$name/gen.out")
 	cat "$f" >/dev/null
-	read -r oc orss ow < <(run "$OLD" "$f" "$dir/$name/old.log") || exit 1
+	read -r oc orss ow osc osp < <(run "$OLD" "$f" "$dir/$name/old.log") || exit 1
 	read -r op50 op99 omax oticks osamp omem ocum ofull ofn < <(stats "$dir/$name/old.log")
-	read -r nc nrss nw < <(run "$K" "$f" "$dir/$name/new.log") || exit 1
+	read -r nc nrss nw nsc nsp < <(run "$K" "$f" "$dir/$name/new.log") || exit 1
 	read -r np50 np99 nmax nticks nsamp nmem ncum nfull nfn < <(stats "$dir/$name/new.log")
 	echo
 	echo "$name: $(cat "$dir/$name/params"); file $(du -h "$f" | cut -f1)"
@@ -120,6 +144,9 @@ compare() { # compare NAME CPU_TARGET RSS_TARGET
 	row() { printf '%-38s %12s %12s %8s  %s\n' "$1" "$2" "$3" "$(ratio "$3" "$2")" "$4"; }
 	met() { python3 -c "import sys; print('-' if sys.argv[2] == '-' else 'yes' if float(sys.argv[1]) <= float(sys.argv[2]) else 'NO')" "$1" "$2"; }
 	row "own CPU, % of one core" "$(pct "$oc" "$secs")" "$(pct "$nc" "$secs")" "<= $ct ($(met "$(pct "$nc" "$secs")" "$ct"))"
+	if [ "$nsp" != 0.0 ] && [ "$osp" != 0.0 ]; then
+		row "  the same, window full (last ${nsp} s)" "$(pct "$osc" "$osp")" "$(pct "$nsc" "$nsp")" "<= $ct ($(met "$(pct "$nsc" "$nsp")" "$ct"))"
+	fi
 	row "wall s of the ${secs} s replay" "$ow" "$nw" "(a replay that falls behind takes longer)"
 	row "peak RSS, MiB" "$(mib "$orss")" "$(mib "$nrss")" "<= $rt ($(met "$(mib "$nrss")" "$rt"))"
 	row "refresh p50, ms" "$op50" "$np50" ""
@@ -129,32 +156,47 @@ compare() { # compare NAME CPU_TARGET RSS_TARGET
 	row "window_mem at the end, MiB" "$(mib $((omem / 1024)))" "$(mib $((nmem / 1024)))" ""
 	row "samples lost (generated - delivered)" "$((n - osamp))" "$((n - nsamp))" "0 ($( [ $((n - nsamp)) = 0 ] && echo yes || echo NO))"
 	command -v tmux >/dev/null || { echo "(no tmux: the viewer rows are left out)"; return; }
-	read -r ovc ovh < <(view "$OLD" "$f" "$dir/$name/oldui.log")
+	read -r ovc ovh ovs ovsp < <(view "$OLD" "$f" "$dir/$name/oldui.log")
 	read -r vp50 vp99 vmax vn < <(vstats "$dir/$name/oldui.log")
-	read -r nvc nvh < <(view "$K" "$f" "$dir/$name/newui.log")
+	read -r nvc nvh nvs nvsp < <(view "$K" "$f" "$dir/$name/newui.log")
 	read -r wp50 wp99 wmax wn < <(vstats "$dir/$name/newui.log")
 	row "viewer: own CPU, % of one core" "$(pct "$ovc" "$secs")" "$(pct "$nvc" "$secs")" "<= $ct ($(met "$(pct "$nvc" "$secs")" "$ct"))"
+	if [ "$nvsp" != 0 ] && [ "$ovsp" != 0 ]; then
+		row "  the same, window full (last ${nvsp} s)" "$(pct "$ovs" "$ovsp")" "$(pct "$nvs" "$nvsp")" "<= $ct ($(met "$(pct "$nvs" "$nvsp")" "$ct"))"
+	fi
 	row "viewer: peak RSS, MiB" "$(mib "$ovh")" "$(mib "$nvh")" "<= $rt ($(met "$(mib "$nvh")" "$rt"))"
 	row "viewer: refresh p50, ms (query + draw)" "$vp50" "$wp50" ""
 	row "viewer: refresh p99, ms ($wn refreshes)" "$vp99" "$wp99" "<= 20 ($(met "$wp99" 20))"
 }
 
-# view BINARY FILE LOG: "cpu_s hwm_kib" of the viewer replaying FILE in tmux until its end
+# view BINARY FILE LOG: "cpu_s hwm_kib steady_cpu_s steady_s" of the viewer replaying FILE in
+# tmux until its end (steady_*: as run's, "0 0" for a replay shorter than 13 s)
 S=kt-scale-$$
 tm() { tmux -L "$S" -f /dev/null "$@"; }
 trap 'tm kill-server >/dev/null 2>&1' EXIT
 view() {
-	local bin=$1 f=$2 log=$3 pid a b h
+	local bin=$1 f=$2 log=$3 pid a b h t0 c0=0 c1=0 span=0
 	rm -f "$log"
 	tm kill-session -t v >/dev/null 2>&1
+	t0=$(date +%s.%N)
 	tm new-session -d -s v -x 200 -y 50 "exec $bin --replay $f --log $log"
 	pid=$(tm display-message -p -t v '#{pane_pid}')
+	until_s() { # until_s S: sleeps until S seconds after the viewer started
+		sleep "$(python3 -c "import sys, time; print(max(0, float(sys.argv[1]) + float(sys.argv[2]) - time.time()))" "$t0" "$1")"
+	}
+	if [ "${secs%.*}" -ge 13 ]; then
+		until_s 11
+		c0=$(awk '{ print $1 }' /proc/"$pid"/schedstat 2>/dev/null)
+		until_s "$(python3 -c "print($secs - 0.5)")"
+		c1=$(awk '{ print $1 }' /proc/"$pid"/schedstat 2>/dev/null)
+		span=$(python3 -c "print('%.1f' % ($secs - 0.5 - 11))")
+	fi
 	# the replay's last sample and two more ticks (a viewer that falls behind is cut there)
-	sleep "$((${secs%.*} + 2))"
+	until_s "$((${secs%.*} + 2))"
 	b=$(awk '{ print $1 }' /proc/"$pid"/schedstat 2>/dev/null)
 	h=$(awk '/^VmHWM:/ { print $2 }' /proc/"$pid"/status 2>/dev/null)
 	tm kill-session -t v >/dev/null 2>&1
-	echo "$(python3 -c "print('%.3f' % (${b:-0} / 1e9))") ${h:-0}"
+	echo "$(python3 -c "print('%.3f %s %.3f %s' % (${b:-0} / 1e9, '${h:-0}', (${c1:-0} - ${c0:-0}) / 1e9, '$span'))")"
 }
 # vstats LOG: "p50 p99 max refreshes" of the viewer's refresh lines (query + draw)
 vstats() {
@@ -188,7 +230,7 @@ if [ -n "$model" ]; then
 		t0=$(date +%s.%N)
 		"$K" -b --replay "$f" --speed max --log "$dir/m$c/max.log" >/dev/null 2>&1
 		t1=$(date +%s.%N)
-		read -r cc _ _ < <(run "$K" "$f" "$dir/m$c/paced.log")
+		read -r cc _ _ _ _ < <(secs=$msecs run "$K" "$f" "$dir/m$c/paced.log")
 		read -r p50 p99 _ _ _ mem _ < <(stats "$dir/m$c/paced.log")
 		# tuples in the window: at most its samples; bytes per sample of the window is the bound
 		ws=$(grep ' tick: ' "$dir/m$c/paced.log" | tail -1 | sed -n 's/.*window_samples=\([0-9]*\).*/\1/p')
