@@ -66,6 +66,95 @@ static struct kt_hit *sort_keys(struct kt_hit *h, struct kt_hit *t, uint32_t n)
 	return h;
 }
 
+/* A record without a stack, of one CPU, packed in one 64-bit key of the same order as
+ * key_cmp's (location, task, context) when its task and context fit, with its hits. */
+struct cum_packed {
+	uint64_t key, hits;
+};
+
+#define PACK_TASK_BITS 20
+#define PACK_CTX_BITS 12
+
+/* Sorts p[0, n) by key through t (room for n), as sort_keys; returns the array that holds
+ * the result, p or t. */
+static struct cum_packed *sort_packed(struct cum_packed *p, struct cum_packed *t, uint32_t n)
+{
+	for (uint32_t lo = 0; lo < n; lo += 8) {
+		uint32_t hi = n - lo < 8 ? n : lo + 8;
+
+		for (uint32_t i = lo + 1; i < hi; i++) {
+			struct cum_packed x = p[i];
+			uint32_t j = i;
+
+			for (; j > lo && p[j - 1].key > x.key; j--)
+				p[j] = p[j - 1];
+			p[j] = x;
+		}
+	}
+	for (uint32_t width = 8; width < n; width *= 2) {
+		struct cum_packed *swap;
+
+		for (uint32_t lo = 0; lo < n; lo += 2 * width) {
+			uint32_t mid = n - lo < width ? n : lo + width;
+			uint32_t hi = n - mid < width ? n : mid + width, i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi) {
+				int right = p[j].key < p[i].key;
+
+				t[k++] = p[right ? j : i];
+				j += right;
+				i += !right;
+			}
+			while (i < mid)
+				t[k++] = p[i++];
+			while (j < hi)
+				t[k++] = p[j++];
+		}
+		swap = p;
+		p = t;
+		t = swap;
+	}
+	return p;
+}
+
+/* Sorts h[0, n) by key in place when every record packs (no stack, one CPU, task and
+ * context small: a log of a run without -g, nearly always), comparing one 64-bit key instead
+ * of five fields (the sort was a seventh of the 256-CPU viewer's CPU): 0, or -1 when the
+ * records do not pack or the packed arrays cannot be had (h is unchanged). */
+static int sort_fast(struct kt_window *w, struct kt_hit *h, uint32_t n)
+{
+	uint32_t cpu = n ? h[0].cpu : 0;
+	struct cum_packed *r;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (h[i].stack || h[i].cpu != cpu || h[i].task >> PACK_TASK_BITS ||
+		    h[i].ctx >> PACK_CTX_BITS)
+			return -1;
+	if (n > w->cumpkcap) { /* as big as the scratch arrays: it grows and shrinks with them */
+		uint32_t cap = n > w->cumtmpcap ? n : w->cumtmpcap;
+		struct cum_packed *p = malloc((size_t)2 * cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		free(w->cumpk);
+		w->cumpk = p;
+		w->cumpkcap = cap;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		w->cumpk[i] = (struct cum_packed){(uint64_t)h[i].loc << 32 |
+						      (uint64_t)h[i].task << PACK_CTX_BITS | h[i].ctx,
+						  h[i].hits};
+	r = sort_packed(w->cumpk, w->cumpk + n, n);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t k = r[i].key;
+
+		h[i] = (struct kt_hit){(uint32_t)(k >> 32), 0, cpu,
+				       (uint32_t)(k >> PACK_CTX_BITS) & ((1u << PACK_TASK_BITS) - 1),
+				       (uint32_t)k & ((1u << PACK_CTX_BITS) - 1), r[i].hits};
+	}
+	return 0;
+}
+
 /* Sorts the n records of one scratch array (cumtmp or cumtmp2) by key and adds up repeated
  * keys; returns the array that holds them, and their number in *n. (Keys that meet in a
  * run's remap or a fold have no stack: no stack reference is merged away.) */
@@ -73,7 +162,8 @@ static struct kt_hit *sort_merge(struct kt_window *w, struct kt_hit *h, uint32_t
 {
 	uint32_t j = 0;
 
-	h = sort_keys(h, h == w->cumtmp ? w->cumtmp2 : w->cumtmp, *n);
+	if (sort_fast(w, h, *n) < 0)
+		h = sort_keys(h, h == w->cumtmp ? w->cumtmp2 : w->cumtmp, *n);
 	for (uint32_t i = 0; i < *n; i++) {
 		if (j && !key_cmp(&h[j - 1], &h[i]))
 			h[j - 1].hits += h[i].hits;
@@ -222,6 +312,11 @@ static void scratch_trim(struct kt_window *w)
 		w->cumtmp = w->cumtmp2 = NULL;
 		w->cumtmpcap = w->cumtmp2cap = 0;
 	}
+	if (!w->cumtmp || (size_t)w->cumpkcap * 2 * sizeof(*w->cumpk) > CUM_SCRATCH_KEEP) {
+		free(w->cumpk);
+		w->cumpk = NULL;
+		w->cumpkcap = 0;
+	}
 	if ((size_t)w->cumscrcap * sizeof(*w->cumscr) > CUM_SCRATCH_KEEP) {
 		free(w->cumscr);
 		w->cumscr = NULL;
@@ -354,6 +449,7 @@ size_t kt_window_cum_merge(struct kt_window *w, struct kt_hit *out, const struct
 size_t kt_window_cum_mem(const struct kt_window *w)
 {
 	size_t m = ((size_t)w->cumtmpcap + w->cumtmp2cap) * sizeof(*w->cumtmp) +
+		   (size_t)w->cumpkcap * 2 * sizeof(*w->cumpk) +
 		   (size_t)w->cumscrcap * sizeof(*w->cumscr) +
 		   (size_t)w->ncumrun * sizeof(*w->cumrun);
 
@@ -370,6 +466,9 @@ void kt_window_cum_free(struct kt_window *w)
 	free(w->cumtmp);
 	free(w->cumtmp2);
 	free(w->cumscr);
+	free(w->cumpk);
+	w->cumpk = NULL;
+	w->cumpkcap = 0;
 	w->cumrun = NULL;
 	w->cumtmp = w->cumtmp2 = NULL;
 	w->cumscr = NULL;

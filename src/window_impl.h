@@ -243,6 +243,8 @@ struct kt_window {
 	uint32_t ncumrun, ncum;
 	struct kt_hit *cumtmp, *cumtmp2;
 	uint32_t cumtmpcap, cumtmp2cap;
+	struct cum_packed *cumpk; /* 2 x cumpkcap: the packed sort's arrays (window_cum.c) */
+	uint32_t cumpkcap;
 	uint64_t *cumscr;
 	uint32_t cumscrcap;
 	uint64_t base_total, base_lost;
