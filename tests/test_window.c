@@ -957,9 +957,70 @@ static void test_log_merge(void)
 	kt_window_free(w);
 }
 
+/* Busy CPUs without chains: each CPU's expiring log has thousands of records, which the
+ * since-start fold sorts by their packed keys a byte at a time (window_cum.c). Every key's
+ * since-start total must equal a recount, and appear once. */
+static void test_cum_busy(void)
+{
+	enum { LOCS = 1000, TASKS = 8, CPUS = 2, CTXS = 4 };
+	struct kt_window *w = mk(2 * S, 1 * S, 0);
+	uint64_t *want = calloc((size_t)LOCS * TASKS * CPUS * CTXS, sizeof(*want));
+	uint32_t task[TASKS], seed = 99;
+	uint64_t all = 0, sum = 0;
+	int bad = 0, dup = 0;
+	size_t n;
+	const struct kt_hit *h;
+
+	for (uint32_t i = 0; i < TASKS; i++) /* pids far apart: their ids are not their order */
+		task[i] = kt_window_task(w, (int32_t)(100000 - 977 * i), (int32_t)(100000 - 977 * i));
+	for (uint64_t t = 1 * S; t < 12 * S; t += S / 4000) {
+		for (uint32_t cpu = 0; cpu < CPUS; cpu++) {
+			uint32_t loc, tk, ctx;
+
+			seed = seed * 1103515245u + 12345u;
+			loc = (seed >> 8) % LOCS;
+			tk = (seed >> 18) % TASKS;
+			ctx = (seed >> 24) % CTXS;
+			kt_window_add_ctx(w, t, loc, 0, cpu, task[tk], ctx, 1);
+			want[((size_t)(loc * TASKS + tk) * CPUS + cpu) * CTXS + ctx]++;
+			all++;
+		}
+	}
+	kt_window_set_cumulative(w, 1);
+	h = kt_window_hits(w, &n);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t tk = TASKS;
+		size_t k;
+
+		for (uint32_t j = 0; j < TASKS; j++)
+			if (task[j] == h[i].task)
+				tk = j;
+		if (tk == TASKS || h[i].loc >= LOCS || h[i].cpu >= CPUS || h[i].ctx >= CTXS ||
+		    h[i].stack) {
+			bad++;
+			continue;
+		}
+		k = ((size_t)(h[i].loc * TASKS + tk) * CPUS + h[i].cpu) * CTXS + h[i].ctx;
+		if (!want[k])
+			dup++; /* seen before (zeroed below), or never added */
+		else if (want[k] != h[i].hits)
+			bad++;
+		want[k] = 0;
+		sum += h[i].hits;
+	}
+	is_int(bad, 0, "busy CPUs: every since-start key's total equals a recount");
+	is_int(dup, 0, "each key once");
+	is_int(sum, all, "and none is missing");
+	printf("# busy CPUs: %zu since-start keys\n", n);
+	ok(n > (size_t)LOCS * TASKS, "many keys");
+	free(want);
+	kt_window_free(w);
+}
+
 int main(void)
 {
 	test_basic();
+	test_cum_busy();
 	test_logs();
 	test_log_merge();
 	test_property();
