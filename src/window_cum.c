@@ -76,51 +76,22 @@ struct cum_packed {
 #define PACK_TASK_BITS 20
 #define PACK_CTX_BITS 12
 
-/* Sorts p[0, n) by key through t (room for n), as sort_keys; returns the array that holds
- * the result, p or t. */
-static struct cum_packed *sort_packed(struct cum_packed *p, struct cum_packed *t, uint32_t n)
+/* Sorts a few packed records p[0, n) by key, in place, by insertion. */
+static void insert_packed(struct cum_packed *p, uint32_t n)
 {
-	for (uint32_t lo = 0; lo < n; lo += 8) {
-		uint32_t hi = n - lo < 8 ? n : lo + 8;
+	for (uint32_t i = 1; i < n; i++) {
+		struct cum_packed x = p[i];
+		uint32_t j = i;
 
-		for (uint32_t i = lo + 1; i < hi; i++) {
-			struct cum_packed x = p[i];
-			uint32_t j = i;
-
-			for (; j > lo && p[j - 1].key > x.key; j--)
-				p[j] = p[j - 1];
-			p[j] = x;
-		}
+		for (; j > 0 && p[j - 1].key > x.key; j--)
+			p[j] = p[j - 1];
+		p[j] = x;
 	}
-	for (uint32_t width = 8; width < n; width *= 2) {
-		struct cum_packed *swap;
-
-		for (uint32_t lo = 0; lo < n; lo += 2 * width) {
-			uint32_t mid = n - lo < width ? n : lo + width;
-			uint32_t hi = n - mid < width ? n : mid + width, i = lo, j = mid, k = lo;
-
-			while (i < mid && j < hi) {
-				int right = p[j].key < p[i].key;
-
-				t[k++] = p[right ? j : i];
-				j += right;
-				i += !right;
-			}
-			while (i < mid)
-				t[k++] = p[i++];
-			while (j < hi)
-				t[k++] = p[j++];
-		}
-		swap = p;
-		p = t;
-		t = swap;
-	}
-	return p;
 }
 
 /* Sorts p[0, n) by key through t (room for n), least significant byte first, skipping the
  * bytes every key shares (a log's keys differ in a few: the location's and the task's low
- * ones): a few passes over the records where the merge sort compared log2(n) times each;
+ * ones): a few passes over the records where a merge sort compares log2(n) times each;
  * returns the array that holds the result, p or t. */
 static struct cum_packed *radix_packed(struct cum_packed *p, struct cum_packed *t, uint32_t n)
 {
@@ -178,8 +149,11 @@ static int sort_fast(struct kt_window *w, struct kt_hit *h, uint32_t n)
 		w->cumpk[i] = (struct cum_packed){(uint64_t)h[i].loc << 32 |
 						      (uint64_t)h[i].task << PACK_CTX_BITS | h[i].ctx,
 						  h[i].hits};
-	r = n < 256 ? sort_packed(w->cumpk, w->cumpk + n, n)
-		    : radix_packed(w->cumpk, w->cumpk + n, n);
+	r = w->cumpk;
+	if (n < 32)
+		insert_packed(r, n);
+	else
+		r = radix_packed(r, r + n, n);
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t k = r[i].key;
 
