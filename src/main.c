@@ -187,6 +187,9 @@ static void ingest_batch(struct app *a)
 	for (uint32_t i = 0; chains && i < n; i++)
 		if (p[i].nr_frames)
 			kt_window_chain_prefetch(a->win, &key[i], 1);
+	for (uint32_t i = 0; chains && i < n; i++)
+		if (p[i].nr_frames)
+			kt_window_chain_prefetch(a->win, &key[i], 2);
 	for (uint32_t i = 0; i < n; i++)
 		ingest(a, &p[i], loc[i], leaf[i], p[i].nr_frames ? &key[i] : NULL);
 }

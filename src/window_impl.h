@@ -168,6 +168,7 @@ struct wstack {
 	uint64_t stamp; /* when only the since-start totals were left holding it */
 	uint32_t tag[KT_STACK_TAGS]; /* kt_window_stack_tag */
 	uint32_t nars;	/* an entry of it in the stacks' totals (id + 1), checked before use */
+	uint32_t nar;	/* the same in the narrow totals (its leaf's chained hits in its context) */
 	uint32_t serial; /* unique among the stacks interned so far (chain cache check) */
 	uint32_t leaf;	 /* frames[0], beside the tags that are read with it */
 	uint8_t pending;

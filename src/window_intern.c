@@ -138,10 +138,20 @@ void kt_window_chain_prefetch(const struct kt_window *w, const struct kt_chain_k
 	if (!w->chains)
 		return;
 	c = &w->chains[(uint32_t)k->hash & (w->nchains - 1)];
-	if (!fetched)
+	if (!fetched) {
 		KT_PREFETCH(c);
-	else if (c->serial && c->stack < w->nstk)
-		KT_PREFETCH(&w->stk[c->stack]);
+	} else if (c->serial && c->stack < w->nstk) {
+		const struct wstack *s = &w->stk[c->stack];
+
+		if (fetched == 1) {
+			KT_PREFETCH(s);
+			return;
+		}
+		if (s->nar && s->nar <= w->nar.n)
+			KT_PREFETCH(&w->nar.t[s->nar - 1]);
+		if (s->nars && s->nars <= w->nars.n)
+			KT_PREFETCH(&w->nars.t[s->nars - 1]);
+	}
 }
 
 void kt_window_stack_cache_put(struct kt_window *w, uint32_t slot, const uint64_t *frames,

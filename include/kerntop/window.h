@@ -95,8 +95,8 @@ void kt_window_stack_cache_put(struct kt_window *w, uint32_t slot, const uint64_
 			       uint32_t n, uint32_t leaf, uint32_t stack);
 /* The same lookup in steps, for a caller that overlaps the cache misses of several chains:
  * the chain's key (made once; meaningful for 2 to KT_WINDOW_CHAIN_DEPTH frames), a hint that
- * fetches its slot's line (with fetched, the line of the stack the slot names), and the
- * lookup by the key. */
+ * fetches its slot's line (fetched 1: the line of the stack the slot names; 2: the lines of
+ * that stack's rolling totals, which the stack's line names), and the lookup by the key. */
 struct kt_chain_key {
 	uint64_t hash, check;
 };
