@@ -99,6 +99,13 @@ static int chain_grow(struct kt_window *w)
 	return 0;
 }
 
+static inline int chain_is(const struct chain_slot *c, const struct kt_chain_key *k, uint32_t n,
+			   uint32_t leaf)
+{
+	return c->serial && c->key.hash == k->hash && c->key.check == k->check && c->n == n &&
+	       c->leaf == leaf;
+}
+
 uint32_t kt_window_stack_cached_key(struct kt_window *w, const struct kt_chain_key *k,
 				    uint32_t n, uint32_t leaf, uint32_t *slot)
 {
@@ -113,9 +120,19 @@ uint32_t kt_window_stack_cached_key(struct kt_window *w, const struct kt_chain_k
 		return 0; /* no cache: every chain is resolved */
 	*slot = (uint32_t)k->hash & (w->nchains - 1);
 	c = &w->chains[*slot];
-	if (!c->serial || c->key.hash != k->hash || c->key.check != k->check || c->n != n ||
-	    c->leaf != leaf)
-		return 0;
+	if (!chain_is(c, k, n, leaf)) {
+		struct chain_slot t;
+
+		c = &w->chains[*slot ^ 1];
+		if (!chain_is(c, k, n, leaf))
+			return 0;
+		/* the other way of the line: the hotter chain of the two first, so that a new
+		 * one replaces the colder */
+		t = *c;
+		w->chains[*slot ^ 1] = w->chains[*slot];
+		w->chains[*slot] = t;
+		c = &w->chains[*slot];
+	}
 	s = stack_at(w, c->stack);
 	return s && s->serial == c->serial ? c->stack : 0;
 }
@@ -139,8 +156,12 @@ void kt_window_chain_prefetch(const struct kt_window *w, const struct kt_chain_k
 		return;
 	c = &w->chains[(uint32_t)k->hash & (w->nchains - 1)];
 	if (!fetched) {
-		KT_PREFETCH(c);
-	} else if (c->serial && c->stack < w->nstk) {
+		KT_PREFETCH(c); /* both ways: one line */
+		return;
+	}
+	if (c->key.hash != k->hash)
+		c = &w->chains[((uint32_t)k->hash & (w->nchains - 1)) ^ 1];
+	if (c->serial && c->stack < w->nstk) {
 		const struct wstack *s = &w->stk[c->stack];
 
 		if (fetched == 1) {
@@ -165,6 +186,10 @@ void kt_window_stack_cache_put(struct kt_window *w, uint32_t slot, const uint64_
 	k = kt_window_chain_key(frames, n, leaf);
 	if (((uint32_t)k.hash & (w->nchains - 1)) != slot)
 		return; /* not the slot of this chain */
+	/* two ways a line: the newest first, the one it displaces second, the second's
+	 * dropped (a lookup that hits the second way swaps them) */
+	if (w->chains[slot].serial)
+		w->chains[slot ^ 1] = w->chains[slot];
 	w->chains[slot] = (struct chain_slot){k, n, leaf, stack, s->serial};
 }
 
