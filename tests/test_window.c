@@ -957,6 +957,66 @@ static void test_log_merge(void)
 	kt_window_free(w);
 }
 
+/* The narrow totals by (location, chain or not, context) of samples whose stacks take
+ * turns between contexts (a chained hit's entry is found through its stack's slot, which
+ * then misses at every other sample), beside chainless ones of the same location: equal to a
+ * recount while the slices fill, after one expires, and empty once all have. */
+static int narrow_differs(struct kt_window *w, const uint64_t want[2][10])
+{
+	uint64_t got[2][10] = {{0}};
+	const struct kt_hit *h = NULL;
+	size_t n = 0, stride = 0;
+	int bad = 0;
+
+	h = kt_window_narrow(w, &n, &stride);
+	for (size_t j = 0; h && j < n; j++) {
+		const struct kt_hit *e = (const void *)((const char *)h + j * stride);
+
+		if (!e->hits)
+			continue;
+		if (e->loc != 3 || e->stack > 1 || e->ctx >= 10 || e->cpu || e->task ||
+		    got[e->stack][e->ctx])
+			bad++; /* not a key of the test, or a key twice */
+		else
+			got[e->stack][e->ctx] = e->hits;
+	}
+	return bad + (memcmp(want, got, sizeof(got)) != 0);
+}
+
+static void test_narrow_contexts(void)
+{
+	struct kt_window *w = mk(4 * S, 1 * S, 0);
+	const uint32_t fa[2] = {11, 12}, fb[2] = {11, 13};
+	uint32_t sa = kt_window_stack(w, fa, 2), sb = kt_window_stack(w, fb, 2);
+	uint64_t all[2][10] = {{0}}, late[2][10] = {{0}}, none[2][10] = {{0}};
+	int bad = 0;
+
+	for (uint32_t i = 0; i < 3000; i++) {
+		uint64_t t = 10 * S + (uint64_t)i * MS;
+		uint32_t ca = i % 3, cn = i % 2 ? 0 : 9;
+
+		kt_window_add_ctx(w, t, 3, sa, i % 2, 1, ca, 1);
+		kt_window_add_ctx(w, t, 3, sb, 0, 2, 7, 2);
+		kt_window_add_ctx(w, t, 3, 0, 1, 1, cn, 1);
+		all[1][ca]++;
+		all[1][7] += 2;
+		all[0][cn]++;
+		if (i >= 1000) {
+			late[1][ca]++;
+			late[1][7] += 2;
+			late[0][cn]++;
+		}
+		if (i % 250 == 249)
+			bad += narrow_differs(w, all);
+	}
+	is_int(bad, 0, "narrow totals of stacks in turning contexts equal a recount as they fill");
+	kt_window_advance(w, 14 * S + 1); /* the slice of 10 s expires */
+	is_int(narrow_differs(w, late), 0, "and after their first slice expired");
+	kt_window_advance(w, 30 * S);
+	is_int(narrow_differs(w, none), 0, "none is left once every slice expired");
+	kt_window_free(w);
+}
+
 /* Busy CPUs without chains: each CPU's expiring log has thousands of records, which the
  * since-start fold sorts by their packed keys a byte at a time (window_cum.c). Every key's
  * since-start total must equal a recount, and appear once. */
@@ -1021,6 +1081,7 @@ int main(void)
 {
 	test_basic();
 	test_cum_busy();
+	test_narrow_contexts();
 	test_logs();
 	test_log_merge();
 	test_property();
