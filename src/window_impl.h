@@ -158,14 +158,15 @@ struct wtable {
 	struct kt_idx idx;
 };
 
+/* 64 bytes: no padding (the 8-byte fields first) */
 struct wstack {
 	uint32_t *frames; /* NULL when free */
+	uint64_t stamp; /* when only the since-start totals were left holding it */
 	uint32_t n;
 	uint32_t hash;
 	uint32_t ref;  /* tuples (rolling and since-start) holding it */
 	uint32_t rref; /* of which rolling */
 	uint32_t next; /* free list, or pending-reclaim list */
-	uint64_t stamp; /* when only the since-start totals were left holding it */
 	uint32_t tag[KT_STACK_TAGS]; /* kt_window_stack_tag */
 	uint32_t nars;	/* an entry of it in the stacks' totals (id + 1), checked before use */
 	uint32_t nar;	/* the same in the narrow totals (its leaf's chained hits in its context) */
@@ -174,6 +175,7 @@ struct wstack {
 	uint8_t pending;
 	uint8_t drop;  /* being retired: the since-start totals let go of it */
 };
+_Static_assert(sizeof(struct wstack) <= 64, "a stack's entry fits a cache line's size");
 
 enum { WTASK_FREE, WTASK_LIVE, WTASK_GROUP };
 
