@@ -6,7 +6,9 @@
 # 14, with --log's refresh times), SCALE_CPUS=256, SCALE_SECS=15 (seconds of samples: the 10 s
 # window is full for the last 5), SCALE_DEPTH=32 (the -g run's chain depth; 0 skips it),
 # SCALE_MODEL="2 64 256 1024" (CPU counts of the cost model, today's build only; empty skips
-# it), SCALE_MODEL_SECS=11 (its seconds of samples: the window is full at the last tick), BENCH_DIR (inputs and the before build; kept between runs).
+# it), SCALE_MODEL_SECS=11 (its seconds of samples: the window is full at the last tick),
+# SCALE_LONG_SECS=150 (the viewer's long run, today's build only; 0 skips it), BENCH_DIR
+# (inputs and the before build; kept between runs).
 # 1. builds the before commit's kerntop once (git archive into BENCH_DIR/base-COMMIT);
 # 2. bench_bigmachine writes SCALE_CPUS CPUs x 997 Hz x SCALE_SECS s (8 tasks per CPU, 5000
 #    functions with a Zipf spread), without chains and with SCALE_DEPTH-frame chains;
@@ -17,7 +19,9 @@
 #    the viewer replaying it in a 200x50 tmux pane (kerntop --replay FILE --log LOG): own CPU
 #    from /proc/PID/schedstat, VmHWM, and its refresh (query + draw) from the log;
 # 4. the cost model: per CPU count, ns per sample (--speed max), window bytes per tuple and
-#    refresh ms (paced).
+#    refresh ms (paced);
+# 5. the viewer's long run: SCALE_LONG_SECS of samples, its own CPU per 30 s, its since-start
+#    records and VmHWM as they grow.
 # Prints one table per input with before, after, after/before and the issue's target.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -33,6 +37,7 @@ depth=${SCALE_DEPTH:-32}
 model=${SCALE_MODEL-2 64 256 1024}
 msecs=${SCALE_MODEL_SECS:-11}
 dir=${BENCH_DIR:-/tmp/kerntop-bench-scale}
+longs=${SCALE_LONG_SECS:-150}
 [ -x "$K" ] || { echo "bench_scale: build $K first" >&2; exit 2; }
 [ -x "$GEN" ] || { echo "bench_scale: build $GEN first (make check builds it)" >&2; exit 2; }
 mkdir -p "$dir"
@@ -239,4 +244,36 @@ if [ -n "$model" ]; then
 			"$(python3 -c "print('%.0f' % ($mem / max(1, ${ws:-1})))")" "$p50" "$p99" "$(pct "$cc" "$msecs")"
 	done
 	echo "(bytes/tuple: window_mem / samples in the window, an upper bound per distinct key)"
+fi
+
+# --- 5. a long run of the viewer (today's build): the since-start totals, which only the
+# viewer keeps, take in every expired slice; the 15 s replays above see 5 s of them ---
+if [ "${longs:-0}" -gt 0 ] && command -v tmux >/dev/null; then
+	gen long -c "$ncpu" -s "$longs" >/dev/null
+	f=$dir/long/big.ktrec
+	rm -f "$dir/long/ui.log"
+	tm kill-session -t v >/dev/null 2>&1
+	t0=$(date +%s.%N)
+	tm new-session -d -s v -x 200 -y 50 "exec $K --replay $f --log $dir/long/ui.log"
+	pid=$(tm display-message -p -t v '#{pane_pid}')
+	echo
+	echo "long run (after; the viewer replaying $ncpu CPUs x 997 Hz for $longs s, own CPU per"
+	echo "interval from /proc/PID/schedstat, its since-start records and VmHWM at the interval's end):"
+	printf '%10s %14s %14s %12s\n' "seconds" "CPU % core" "since-start" "VmHWM MiB"
+	prev=0
+	t=0
+	for step in 15 $(seq 30 30 "$longs"); do
+		[ "$step" -le "$longs" ] || break
+		sleep "$(python3 -c "import sys, time; print(max(0, float(sys.argv[1]) + $step - time.time()))" "$t0")"
+		c=$(awk '{ print $1 }' /proc/"$pid"/schedstat 2>/dev/null)
+		h=$(awk '/^VmHWM:/ { print $2 }' /proc/"$pid"/status 2>/dev/null)
+		cum=$(grep -o ' cum=[0-9]*' "$dir/long/ui.log" 2>/dev/null | tail -1 | cut -d= -f2)
+		printf '%10s %14s %14s %12s\n' "$t-$step" \
+			"$(python3 -c "print('%.1f' % ((${c:-0} - $prev) / 1e9 / ($step - $t) * 100))")" \
+			"${cum:-?}" "$(mib "${h:-0}")"
+		prev=${c:-0}
+		t=$step
+	done
+	tm kill-session -t v >/dev/null 2>&1
+	echo "(issue 14's viewer targets: <= 5 % of a core, <= 64 MiB; docs/performance.md, \"Long runs at 256 CPUs\")"
 fi
