@@ -176,12 +176,13 @@ static void ingest_batch(struct app *a)
 	for (uint32_t i = 0; i < n; i++) {
 		loc[i] = sample_loc(a, &p[i]);
 		leaf[i] = sample_leaf(a, &p[i]);
-		kt_window_loc_prefetch(a->win, loc[i]);
 		kt_window_task_prefetch(a->win, p[i].pid, p[i].tid, 1);
-		if (p[i].nr_frames) {
+		if (p[i].nr_frames) { /* its narrow entry is found through its stack */
 			key[i] = kt_window_chain_key(p[i].frames, sample_depth(&p[i]), leaf[i]);
 			kt_window_chain_prefetch(a->win, &key[i], 0);
 			chains = 1;
+		} else {
+			kt_window_loc_prefetch(a->win, loc[i]);
 		}
 	}
 	for (uint32_t i = 0; chains && i < n; i++)

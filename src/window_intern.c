@@ -151,16 +151,18 @@ void kt_window_chain_prefetch(const struct kt_window *w, const struct kt_chain_k
 			      int fetched)
 {
 	const struct chain_slot *c;
+	uint32_t slot;
 
 	if (!w->chains)
 		return;
-	c = &w->chains[(uint32_t)k->hash & (w->nchains - 1)];
+	slot = (uint32_t)k->hash & (w->nchains - 1);
+	c = &w->chains[slot];
 	if (!fetched) {
 		KT_PREFETCH(c); /* both ways: one line */
 		return;
 	}
 	if (c->key.hash != k->hash)
-		c = &w->chains[((uint32_t)k->hash & (w->nchains - 1)) ^ 1];
+		c = &w->chains[slot ^ 1];
 	if (c->serial && c->stack < w->nstk) {
 		const struct wstack *s = &w->stk[c->stack];
 
