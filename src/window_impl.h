@@ -198,6 +198,27 @@ struct wname {
 
 struct addr_hits;
 
+/* An entry of a big since-start run's index: the location, stack and task of every
+ * CUM_IX_STEP-th record, and its unit. */
+struct cumix {
+	uint32_t loc, stack, task, pos;
+};
+
+/* The since-start totals' second level of a log index (window_cum.c): the small run the
+ * expiring slices merge into, and the big run's index. */
+struct cumlv {
+	struct wlog del;
+	struct cumix *ix;
+	uint32_t nix, ixcap;
+	/* a filter of the big run's keys with a stack or a task of their own: a key it does not
+	 * have is not in the run (one 64-bit word a key picks, three bits of it set; about 8
+	 * bits a key); nbloom words, a power of two, 0: none */
+	uint64_t *bloom;
+	uint32_t nbloom;
+	uint32_t nbig, ndel; /* records of the big run and of del */
+	uint32_t nown;	     /* the big run's records not of the folded shape */
+};
+
 struct kt_window {
 	struct addr_hits *addr; /* exact-address hits (window_addr.c), NULL until the first */
 	uint64_t span_ns, slice_ns;
@@ -240,9 +261,12 @@ struct kt_window {
 	int no_cum; /* no since-start totals (kt_window_opts.no_since_start) */
 
 	/* since-start totals of the expired slices (window_cum.c): never shrink (folded past
-	 * max_cum); the since-start view adds the rolling totals on top. One sorted run of
-	 * records per log index, ncum records in all; scratch: decoded records, a merged run */
+	 * max_cum); the since-start view adds the rolling totals on top. Per log index a big
+	 * sorted run of records (cumrun) with an index, and a small one (cumlv's) the expiring
+	 * slices merge into until it is worth merging into the big one; ncum records in all
+	 * (a key may have one in each); scratch: decoded records, a merged run */
 	struct wlog *cumrun;
+	struct cumlv *cumlv; /* ncumrun entries */
 	uint32_t ncumrun, ncum;
 	struct kt_hit *cumtmp, *cumtmp2;
 	uint32_t cumtmpcap, cumtmp2cap;
@@ -250,6 +274,8 @@ struct kt_window {
 	uint32_t cumpkcap;
 	uint64_t *cumscr;
 	uint32_t cumscrcap;
+	uint32_t *cumq; /* past the cap: the keys to look up in a big run, and where */
+	uint32_t cumqcap;
 	uint64_t base_total, base_lost;
 	uint32_t other_task; /* group "[other]"; UINT32_MAX until first needed */
 

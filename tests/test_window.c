@@ -723,13 +723,17 @@ static void test_memory(void)
 		}
 		if (i % 997 == 0)
 			kt_window_advance(w, t);
-		if (i == 600ull * 997)
+		/* the peak of the first 10 minutes and of the next 50: the since-start totals'
+		 * small runs fill and empty, so memory is a sawtooth once it stops growing */
+		if (i <= 600ull * 997 && kt_window_mem(w) > at10)
 			at10 = kt_window_mem(w);
 		if (i > 600ull * 997 && kt_window_mem(w) > peak)
 			peak = kt_window_mem(w);
 	}
 	ok(at10 > 0, "memory measured after 10 minutes");
-	is_int(peak, at10, "memory after 10 minutes does not grow over the next 50");
+	/* within 1 %: the small runs' sawtooth (a creep such as issue 14's 461 KiB a minute
+	 * would pass it in a minute) */
+	ok(peak <= at10 + at10 / 100, "memory after 10 minutes does not grow over the next 50");
 	ok(at10 < 64u << 20, "and it is small (< 64 MiB)");
 	uint64_t want = 0, newest = (t - 1 * S - step) / S;
 	for (uint64_t i = 0; i < 3600ull * 997; i++)
@@ -770,13 +774,16 @@ static void test_memory_churn(void)
 		}
 		if (i % 997 == 0)
 			kt_window_advance(w, t);
-		if (i == 600ull * 997)
+		/* the peak of the first 10 minutes and of the next 50: the since-start totals'
+		 * small runs fill and empty, so memory is a sawtooth once it stops growing */
+		if (i <= 600ull * 997 && kt_window_mem(w) > at10)
 			at10 = kt_window_mem(w);
 		if (i > 600ull * 997 && kt_window_mem(w) > peak)
 			peak = kt_window_mem(w);
 	}
 	ok(at10 > 0, "churn: memory measured after 10 minutes");
-	ok(peak <= at10, "churn: memory after 10 minutes does not grow over the next 50");
+	ok(peak <= at10 + at10 / 100,
+	   "churn: memory after 10 minutes does not grow over the next 50");
 	kt_window_set_cumulative(w, 1);
 	is_int(kt_window_total(w), 3600 * 997 * 2, "churn: since start, the whole hour");
 	ok(kt_window_ntasks(w) <= recent + 1 + KT_WINDOW_IDLE_TASKS + 2,
@@ -1077,10 +1084,64 @@ static void test_cum_busy(void)
 	kt_window_free(w);
 }
 
+/* Past the since-start cap a key that already has a record keeps its own, wherever it is:
+ * in the small run the slices merge into or, once that has joined the big one, in the big
+ * run (found through its index); a key new past the cap folds into "no stack, task
+ * [other]". */
+static void test_cum_cap_levels(void)
+{
+	enum { KEYS = 3000, NEW = 500 };
+	struct kt_window_opts o = {.span_ns = 1 * S, .slice_ns = 1 * S, .max_cum_tuples = KEYS};
+	struct kt_window *w = NULL;
+	uint32_t ta, tb, other, fr[2] = {7, 8}, st;
+	int bad = 0, badnew = 0, leak = 0;
+
+	if (kt_window_new(&o, &w) < 0)
+		abort();
+	ta = kt_window_task(w, 10, 10);
+	tb = kt_window_task(w, 20, 20);
+	st = kt_window_stack(w, fr, 2);
+	for (uint32_t i = 0; i < KEYS; i++) /* fills the cap; the slice joins the big run */
+		kt_window_add(w, 1 * S, i, i == 5 ? st : 0, 0, ta, 1);
+	kt_window_advance(w, 3 * S);
+	/* the same keys again, and new ones past the cap: the first 100 old keys in a slice of
+	 * their own, so they are in the small run when the rest come */
+	for (uint32_t i = 0; i < 100; i++)
+		kt_window_add(w, 3 * S, i, i == 5 ? st : 0, 0, ta, 2);
+	kt_window_advance(w, 5 * S);
+	for (uint32_t i = 0; i < KEYS; i++)
+		kt_window_add(w, 5 * S, i, i == 5 ? st : 0, 0, ta, 4);
+	for (uint32_t i = 0; i < NEW; i++)
+		kt_window_add(w, 5 * S, i, 0, 0, tb, 1);
+	kt_window_advance(w, 7 * S);
+	kt_window_advance(w, 9 * S);
+	kt_window_set_cumulative(w, 1);
+	other = kt_window_task(w, -1, -1);
+	for (uint32_t i = 0; i < KEYS; i++)
+		bad += hits_of(w, i, i == 5 ? st : 0, 0, ta) != (i < 100 ? 7u : 5u);
+	for (uint32_t i = 0; i < NEW; i++)
+		badnew += hits_of(w, i, 0, 0, other) != 1 || hits_of(w, i, 0, 0, tb) != 0;
+	is_int(bad, 0, "past the cap, keys of the big and the small run keep their records");
+	is_int(badnew, 0, "new keys fold into task [other]");
+	is_int(kt_window_total(w), KEYS * 5 + 200 + NEW, "every hit counted once");
+	{
+		size_t n;
+		const struct kt_hit *h = kt_window_hits(w, &n);
+
+		for (size_t i = 0; i < n; i++)
+			leak += h[i].task == tb;
+		is_int(n, KEYS + NEW, "each key once");
+	}
+	is_int(leak, 0, "no record of the new task");
+	is_int(kt_window_nstacks(w), 1, "the stack is held once by the since-start totals");
+	kt_window_free(w);
+}
+
 int main(void)
 {
 	test_basic();
 	test_cum_busy();
+	test_cum_cap_levels();
 	test_narrow_contexts();
 	test_logs();
 	test_log_merge();
