@@ -529,6 +529,41 @@ static int merge_del(struct kt_window *w, uint32_t li, const struct kt_hit *a, u
 	return 0;
 }
 
+/* A walk of log li's two runs in key order: each step has the big run's next record (x), the
+ * small run's (y) or both, of one key. */
+struct runs_walk {
+	const struct wlog *b, *d;
+	uint32_t li, pb, pd;
+	struct kt_hit x, y;
+	int hx, hy;
+};
+
+static void walk_start(struct runs_walk *r, const struct kt_window *w, uint32_t li)
+{
+	*r = (struct runs_walk){.b = &w->cumrun[li], .d = &w->cumlv[li].del, .li = li};
+}
+
+/* The next step: 0 at the end, else -1 (x only), 1 (y only) or 2 (both: one key). */
+static int walk_next(struct runs_walk *r)
+{
+	int c;
+
+	if (!r->hx && r->pb < r->b->n) {
+		r->pb += wlog_decode(r->b, r->li, r->pb, &r->x);
+		r->hx = 1;
+	}
+	if (!r->hy && r->pd < r->d->n) {
+		r->pd += wlog_decode(r->d, r->li, r->pd, &r->y);
+		r->hy = 1;
+	}
+	if (!r->hx && !r->hy)
+		return 0;
+	c = !r->hx ? 1 : !r->hy ? -1 : key_cmp(&r->x, &r->y);
+	r->hx = r->hx && c > 0;
+	r->hy = r->hy && c < 0;
+	return c ? c : 2;
+}
+
 /* Merges log li's small run into its big one, which then holds each key once; the small run
  * is empty after. 0, or -1 when there is no scratch for it (nothing changed). */
 static int compact(struct kt_window *w, uint32_t li)
@@ -536,9 +571,9 @@ static int compact(struct kt_window *w, uint32_t li)
 	struct wlog *b = &w->cumrun[li];
 	struct cumlv *v = &w->cumlv[li];
 	struct wlog *d = &v->del;
-	uint32_t pb = 0, pd = 0, out = 0, nrec = 0;
-	struct kt_hit x, y;
-	int hx = 0, hy = 0, filter;
+	uint32_t out = 0, nrec = 0;
+	struct runs_walk r;
+	int filter, c;
 
 	if (!d->n)
 		return 0;
@@ -546,35 +581,23 @@ static int compact(struct kt_window *w, uint32_t li)
 		return -1;
 	/* the new run's index and filter are made as its records are written */
 	filter = index_room(w, li, v->nbig + v->ndel, v->nown + v->ndel);
-	for (;;) {
-		int c;
+	walk_start(&r, w, li);
+	while ((c = walk_next(&r))) {
+		const struct kt_hit *h = c == 1 ? &r.y : &r.x;
 
-		if (!hx && pb < b->n) {
-			pb += wlog_decode(b, li, pb, &x);
-			hx = 1;
-		}
-		if (!hy && pd < d->n) {
-			pd += wlog_decode(d, li, pd, &y);
-			hy = 1;
-		}
-		if (!hx && !hy)
-			break;
-		c = !hx ? 1 : !hy ? -1 : key_cmp(&x, &y);
-		if (!c) {
+		if (c == 2) {
 			/* one key in both: one record, the small run's reference to its stack
 			 * given back (the big run's holds it) */
-			x.hits += y.hits;
-			kt_window_stack_unref(w, y.stack, 0);
+			r.x.hits += r.y.hits;
+			kt_window_stack_unref(w, r.y.stack, 0);
 			w->ncum--;
 		}
-		index_add(w, li, nrec++, out, c <= 0 ? &x : &y, filter);
-		out += wlog_encode(&w->cumscr[out], li, c <= 0 ? &x : &y, 0);
-		hx = hx && c > 0;
-		hy = hy && c < 0;
+		index_add(w, li, nrec++, out, h, filter);
+		out += wlog_encode(&w->cumscr[out], li, h, 0);
 	}
 	run_take(w, b, out);
 	v->nbig = nrec;
-	d->n = 0; /* its room is kept: it grows back to an eighth of the big run */
+	d->n = 0; /* its room is kept: it grows back to a quarter of the big run */
 	v->ndel = 0;
 	return 0;
 }
@@ -696,31 +719,16 @@ void kt_window_cum_remap(struct kt_window *w, const uint32_t *map)
  * records. */
 static uint32_t decode_both(const struct kt_window *w, uint32_t li, struct kt_hit *out)
 {
-	const struct wlog *b = &w->cumrun[li], *d = &w->cumlv[li].del;
-	uint32_t pb = 0, pd = 0, j = 0;
-	struct kt_hit x, y;
-	int hx = 0, hy = 0;
+	struct runs_walk r;
+	uint32_t j = 0;
+	int c;
 
-	for (;;) {
-		int c;
-
-		if (!hx && pb < b->n) {
-			pb += wlog_decode(b, li, pb, &x);
-			hx = 1;
-		}
-		if (!hy && pd < d->n) {
-			pd += wlog_decode(d, li, pd, &y);
-			hy = 1;
-		}
-		if (!hx && !hy)
-			break;
-		c = !hx ? 1 : !hy ? -1 : key_cmp(&x, &y);
-		out[j] = c <= 0 ? x : y;
-		if (!c)
-			out[j].hits += y.hits;
+	walk_start(&r, w, li);
+	while ((c = walk_next(&r))) {
+		out[j] = c == 1 ? r.y : r.x;
+		if (c == 2)
+			out[j].hits += r.y.hits;
 		j++;
-		hx = hx && c > 0;
-		hy = hy && c < 0;
 	}
 	return j;
 }
