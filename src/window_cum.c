@@ -353,6 +353,7 @@ static void big_index(struct kt_window *w, uint32_t li)
 		pos += wlog_decode(r, li, pos, &x);
 		index_add(w, li, k, at, &x, filter);
 	}
+	w->cumlv[li].indexed = 1;
 }
 
 /* Encodes h[0, n) (sorted, each key once) as big run li, through the scratch run (a record
@@ -368,7 +369,7 @@ static int encode_run(struct kt_window *w, uint32_t li, const struct kt_hit *h, 
 	if (run_store(w, &w->cumrun[li], out) < 0)
 		return -1;
 	w->cumlv[li].nbig = n;
-	big_index(w, li);
+	w->cumlv[li].indexed = 0; /* made when a lookup needs it */
 	return 0;
 }
 
@@ -436,6 +437,8 @@ static struct kt_hit *fold_new(struct kt_window *w, uint32_t li, struct kt_hit *
 
 	if (kt_grow((void **)&w->cumq, &w->cumqcap, 2 * *n, sizeof(*w->cumq)) < 0)
 		return a; /* admitted: the cap is a bound on growth, not on what is kept */
+	if (!w->cumlv[li].indexed)
+		big_index(w, li); /* the cap is passed: lookups from now on */
 	/* the filter is a byte a key of the run: fetched whole, its lines come in parallel
 	 * instead of one miss at a time as the keys ask */
 	for (uint32_t k = 0; k < w->cumlv[li].nbloom; k += 8)
@@ -486,12 +489,13 @@ static struct kt_hit *fold_new(struct kt_window *w, uint32_t li, struct kt_hit *
 	return folded ? sort_merge(w, a, n) : a;
 }
 
-/* Merges a[0, n) (sorted, each key once) into log li's small run through the scratch run:
- * 0, or -1 when there is no scratch for it (nothing changed). */
-static int merge_del(struct kt_window *w, uint32_t li, const struct kt_hit *a, uint32_t n)
+/* Merges a[0, n) (sorted, each key once) into log li's small run, or its big one when big is
+ * set, through the scratch run: 0, or -1 when there is no scratch for it (nothing changed). */
+static int merge_into(struct kt_window *w, uint32_t li, int big, const struct kt_hit *a,
+		      uint32_t n)
 {
 	struct cumlv *v = &w->cumlv[li];
-	struct wlog *r = &v->del;
+	struct wlog *r = big ? &w->cumrun[li] : &v->del;
 	uint32_t i = 0, pos = 0, out = 0;
 	struct kt_hit x, y;
 	int have = 0;
@@ -515,7 +519,7 @@ static int merge_del(struct kt_window *w, uint32_t li, const struct kt_hit *a, u
 			y = a[i];
 			y.hits = 0;
 			w->ncum++;
-			v->ndel++;
+			*(big ? &v->nbig : &v->ndel) += 1;
 			kt_window_stack_ref(w, y.stack, 0);
 		}
 		if (c >= 0) {
@@ -526,6 +530,8 @@ static int merge_del(struct kt_window *w, uint32_t li, const struct kt_hit *a, u
 		out += wlog_encode(&w->cumscr[out], li, &y, 0);
 	}
 	run_take(w, r, out);
+	if (big)
+		v->indexed = 0;
 	return 0;
 }
 
@@ -580,7 +586,7 @@ static int compact(struct kt_window *w, uint32_t li)
 	if (kt_grow((void **)&w->cumscr, &w->cumscrcap, b->n + 4 * d->n, sizeof(*w->cumscr)) < 0)
 		return -1;
 	/* the new run's index and filter are made as its records are written */
-	filter = index_room(w, li, v->nbig + v->ndel, v->nown + v->ndel);
+	filter = index_room(w, li, v->nbig + v->ndel, (v->indexed ? v->nown : v->nbig) + v->ndel);
 	walk_start(&r, w, li);
 	while ((c = walk_next(&r))) {
 		const struct kt_hit *h = c == 1 ? &r.y : &r.x;
@@ -597,6 +603,7 @@ static int compact(struct kt_window *w, uint32_t li)
 	}
 	run_take(w, b, out);
 	v->nbig = nrec;
+	v->indexed = 1;
 	d->n = 0; /* its room is kept: it grows back to a quarter of the big run */
 	v->ndel = 0;
 	return 0;
@@ -654,6 +661,7 @@ void kt_window_cum_fold(struct kt_window *w, const struct slice *s)
 		const struct wlog *l = &s->log[li];
 		struct kt_hit *a;
 		uint32_t n;
+		int direct;
 
 		if (!l->n)
 			continue;
@@ -663,9 +671,13 @@ void kt_window_cum_fold(struct kt_window *w, const struct slice *s)
 			continue;
 		}
 		a = sort_merge(w, w->cumtmp, &n);
+		/* below the cap the runs are small (2 M records over the CPUs): a slice goes
+		 * straight into the big run, as a small one would hold nearly as many keys and
+		 * need merging at once */
+		direct = w->ncum + n <= w->max_cum && !w->cumlv[li].del.n;
 		if (w->ncum + n > w->max_cum)
 			a = fold_new(w, li, a, &n);
-		if (merge_del(w, li, a, n) < 0) {
+		if (merge_into(w, li, direct, a, n) < 0) {
 			w->nomem++;
 			continue;
 		}

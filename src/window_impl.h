@@ -217,6 +217,7 @@ struct cumlv {
 	uint32_t nbloom;
 	uint32_t nbig, ndel; /* records of the big run and of del */
 	uint32_t nown;	     /* the big run's records not of the folded shape */
+	int indexed;	     /* ix, bloom and nown are the big run's (made once past the cap) */
 };
 
 struct kt_window {

@@ -1109,6 +1109,11 @@ static void test_cum_cap_levels(void)
 	for (uint32_t i = 0; i < 100; i++)
 		kt_window_add(w, 3 * S, i, i == 5 ? st : 0, 0, ta, 2);
 	kt_window_advance(w, 5 * S);
+	kt_window_set_cumulative(w, 1);
+	for (uint32_t i = 0; i < KEYS; i++) /* read from the two runs, merged */
+		bad += hits_of(w, i, i == 5 ? st : 0, 0, ta) != (i < 100 ? 3u : 1u);
+	is_int(bad, 0, "a key in both runs: one tuple with both counts");
+	kt_window_set_cumulative(w, 0);
 	for (uint32_t i = 0; i < KEYS; i++)
 		kt_window_add(w, 5 * S, i, i == 5 ? st : 0, 0, ta, 4);
 	for (uint32_t i = 0; i < NEW; i++)
