@@ -4,14 +4,16 @@
  * (16 with a stack, 32 past 65 535 hits), where a hashed table of full tuples took 48: on a
  * 256-CPU machine these totals were most of the viewer's memory.
  *
- * Two runs per log, as in a log-structured merge: an expiring slice's log is sorted and
- * merged into the small run, and the small run into the big one only once it holds more than
- * an eighth of it, so a slice costs what the small run holds, not the big one (merging each
- * slice into one run took a pass over every since-start record per slice: past 6 M records
- * at 256 CPUs, half the viewer's CPU). Past the cap, whether a new key already has a record
- * in the big run is found through its index (every CUM_IX_STEP-th record's unit) instead of
- * a pass. The since-start view merges the two runs of each log as it decodes them and finds
- * the rolling tuples in them by binary search. */
+ * Two runs per log, as in a log-structured merge: past the cap an expiring slice's log is
+ * sorted and merged into the small run, and the small run into the big one only once it
+ * holds more than a quarter as much, so a slice costs what the small run holds, not the big
+ * one (merging each slice into one run took a pass over every since-start record per slice:
+ * past 6 M records at 256 CPUs, half the viewer's CPU). Below the cap, while the runs are
+ * short, a slice goes straight into the big run. Past the cap, whether a new key already has
+ * a record in the big run is answered by its filter or found through its index (every
+ * CUM_IX_STEP-th record's location, stack, task and unit) instead of a pass. The since-start
+ * view merges the two runs of each log as it decodes them and finds the rolling tuples in
+ * them by binary search. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -24,7 +26,8 @@
 #define CUM_SCRATCH_KEEP (256u << 10)
 /* the big run's index: one entry per this many records */
 #define CUM_IX_STEP 32u
-/* the small run joins the big one past CUM_DEL_MIN units and an eighth of the big one's */
+/* the small run joins the big one past CUM_DEL_MIN units and a quarter (>> CUM_DEL_SHIFT)
+ * of the big one's */
 #define CUM_DEL_MIN 64u
 #define CUM_DEL_SHIFT 2
 
