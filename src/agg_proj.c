@@ -316,30 +316,38 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 			return p->h;
 		}
 		if (which == KT_PROJ_RECENT && !(need & (KT_NEED_CPU | KT_NEED_TASK | KT_NEED_STACK)) &&
-		    kt_window_cursor_recent(a->w, &c, &rlen) == 0 && !c.done &&
-		    (t = kt_agg_slice_locs(a, c.slice))) {
-			/* the newest complete slice by location, kept for the trend as well: made
-			 * once, not once per refresh */
-			p = proj_slot(a, which, need, gen, rlen);
-			p->n = 0;
-			kt_idx_clear(&p->idx);
-			/* its keys are distinct (location, context, chain or not): a copy */
-			if (kt_grow((void **)&p->h, &p->cap, t->n, sizeof(*p->h)) < 0) {
-				a->nomem++;
-				p->valid = 0;
-			} else {
-				for (uint32_t i = 0; i < t->n; i++) {
-					const struct kt_window_locent *x = &t->e[i];
+		    kt_window_cursor_recent(a->w, &c, &rlen) == 0 && !c.done) {
+			/* the newest complete slice by location: the window's own table when it
+			 * has it (made as the slice completed), else the one kept for the trend;
+			 * made once, not once per refresh */
+			uint32_t ne;
+			const struct kt_window_locent *e = kt_window_slice_locs(a->w, c.slice, &ne);
 
-					struct kt_hit k = {x->loc, x->chain, 0, 0, x->ctx, x->hits};
-
-					p->h[p->n++] = k;
-				}
+			if (!e && (t = kt_agg_slice_locs(a, c.slice))) {
+				e = t->e;
+				ne = t->n;
 			}
-			if (len_ns)
-				*len_ns = rlen;
-			*n = p->n;
-			return p->h;
+			if (e) {
+				p = proj_slot(a, which, need, gen, rlen);
+				p->n = 0;
+				kt_idx_clear(&p->idx);
+				/* its keys are distinct (location, context, chain or not): a copy */
+				if (kt_grow((void **)&p->h, &p->cap, ne, sizeof(*p->h)) < 0) {
+					a->nomem++;
+					p->valid = 0;
+				} else {
+					for (uint32_t i = 0; i < ne; i++) {
+						struct kt_hit k = {e[i].loc, e[i].chain, 0, 0, e[i].ctx,
+								   e[i].hits};
+
+						p->h[p->n++] = k;
+					}
+				}
+				if (len_ns)
+					*len_ns = rlen;
+				*n = p->n;
+				return p->h;
+			}
 		}
 		if (which != KT_PROJ_RECENT || kt_window_cursor_recent(a->w, &c, &rlen) == 0) {
 			/* the samples of the window merged once: no tuple table is made */
