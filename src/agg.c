@@ -917,6 +917,12 @@ static int query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r
 
 /* A query that could not allocate something (a row name, a copy of the window's hits, a
  * path) fails as a whole: rows that miss part of the counts would be a wrong table. */
+void kt_agg_expect(struct kt_agg *a, const struct kt_query *q)
+{
+	if (q->view == KT_VIEW_CPUS)
+		kt_agg_cputop_expect(a, q);
+}
+
 int kt_agg_query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
 {
 	uint64_t wnomem;

@@ -65,6 +65,10 @@ struct kt_cputop {
 	/* the running sums hold the slices [inc_lo, inc_hi) that have not left the window */
 	uint64_t inc_lo, inc_hi;
 	uint32_t unasked; /* slices taken in as they completed since the last query */
+	/* the caller asks for the view at every refresh (kt_agg_cputop_expect): the sums
+	 * follow the window from its first slice, not from the first query */
+	int wanted;
+	uint64_t added, early; /* slices taken in; by the move hook */
 	uint64_t *cls;		 /* running class sums, NCLS per CPU */
 	uint64_t *outcls;	 /* the answer's: with the open slice */
 	struct crun *run;	 /* per CPU */
@@ -499,6 +503,32 @@ static void consider(struct kt_agg *a, uint64_t *best, uint32_t *top, uint32_t k
 	top[m] = id;
 }
 
+/* The top of each kind among r's sums, and the largest of the others: made again when a
+ * change of the sums left them unknown. */
+static void rescan(struct kt_agg *a, struct crun *r)
+{
+	uint64_t best[2] = {0, 0};
+	uint32_t top[2] = {UINT32_MAX, UINT32_MAX};
+
+	for (uint32_t i = 0; r->slot && i <= r->mask; i++)
+		if (r->slot[i].key1)
+			consider(a, best, top, r->slot[i].key1 - 1, r->slot[i].hits);
+	r->top[0] = top[0] != UINT32_MAX ? top[0] + 1 : 0;
+	r->top[1] = top[1] != UINT32_MAX ? (KEY_MODULE | top[1]) + 1 : 0;
+	for (int m = 0; m < 2; m++) {
+		r->topsum[m] = (uint32_t)best[m];
+		r->bound[m] = 0;
+	}
+	for (uint32_t i = 0; r->slot && i <= r->mask; i++) {
+		const struct cslot *x = &r->slot[i];
+		int m = !!((x->key1 - 1) & KEY_MODULE);
+
+		if (x->key1 && x->key1 != r->top[m] && x->hits > r->bound[m])
+			r->bound[m] = x->hits;
+	}
+	r->known = 1;
+}
+
 /* CPU c's top function and module over its running sums plus the open slice's n entries e
  * (keys not repeated): each key's running sum, and for the open slice's keys their total,
  * are candidates; a key's total is its largest, so the largest candidate is the top. */
@@ -509,31 +539,12 @@ static void tops(struct kt_agg *a, struct kt_cputop *t, uint32_t c, const struct
 	uint64_t best[2] = {0, 0};
 	uint32_t top[2] = {UINT32_MAX, UINT32_MAX};
 
-	if (!r->known) {
-		/* the top of each kind among the sums, and the largest of the others */
-		for (uint32_t i = 0; r->slot && i <= r->mask; i++)
-			if (r->slot[i].key1)
-				consider(a, best, top, r->slot[i].key1 - 1, r->slot[i].hits);
-		r->top[0] = top[0] != UINT32_MAX ? top[0] + 1 : 0;
-		r->top[1] = top[1] != UINT32_MAX ? (KEY_MODULE | top[1]) + 1 : 0;
-		for (int m = 0; m < 2; m++) {
-			r->topsum[m] = (uint32_t)best[m];
-			r->bound[m] = 0;
-		}
-		for (uint32_t i = 0; r->slot && i <= r->mask; i++) {
-			const struct cslot *x = &r->slot[i];
-			int m = !!((x->key1 - 1) & KEY_MODULE);
-
-			if (x->key1 && x->key1 != r->top[m] && x->hits > r->bound[m])
-				r->bound[m] = x->hits;
-		}
-		r->known = 1;
-	} else {
-		/* every other key's sum is below its kind's top's: the tops are the sums' */
-		for (int m = 0; m < 2; m++)
-			if (r->top[m])
-				consider(a, best, top, r->top[m] - 1, r->topsum[m]);
-	}
+	if (!r->known)
+		rescan(a, r);
+	/* every other key's sum is below its kind's top's: the tops are the sums' */
+	for (int m = 0; m < 2; m++)
+		if (r->top[m])
+			consider(a, best, top, r->top[m] - 1, r->topsum[m]);
 	/* a key of the open slice: its sum plus its open hits (any other key's total is its
 	 * sum, at most its kind's top's) */
 	for (uint32_t i = 0; i < n; i++) {
@@ -564,6 +575,7 @@ static int add_slice(struct kt_agg *a, struct kt_cputop *t, uint64_t no)
 		return -1;
 	}
 	s->no = no + 1;
+	t->added++;
 	return s->odd;
 }
 
@@ -693,20 +705,48 @@ static uint32_t complete(const struct kt_agg *a, uint64_t *lo, uint64_t *hi)
 /* The window's move hook: the slices that completed are taken into the running sums now, as
  * the samples come, instead of in the next refresh (issue 14: two slices of a 256-CPU
  * machine were 8 of a batch refresh's 15 ms). Only while the CPU view is asked for: after
- * UNASKED_MAX slices without a query the sums wait, and the next query catches up. */
+ * UNASKED_MAX slices without a query the sums wait, and the next query catches up. A caller
+ * that asks at every refresh (kt_agg_cputop_expect: batch reports) has them follow the window
+ * from its first slice, so that the first report does not take in every slice so far. */
 #define UNASKED_MAX 4
 static void on_move(void *ctx)
 {
 	struct kt_agg *a = ctx;
 	struct kt_cputop *t = a->cputop;
-	uint64_t lo, hi;
+	uint64_t lo, hi, n0;
+	int e;
 
-	if (!t || t->inc_hi == t->inc_lo || t->unasked >= UNASKED_MAX ||
+	if (!t || (t->inc_hi == t->inc_lo && !t->wanted) || t->unasked >= UNASKED_MAX ||
 	    complete(a, &lo, &hi) > t->nring)
 		return; /* not in use, not asked for lately, or a longer span: the query sees to it */
 	t->unasked++;
-	if (prepare(a, t, lo, hi) != 0)
+	n0 = t->added;
+	e = prepare(a, t, lo, hi);
+	t->early += t->added - n0;
+	if (e != 0) {
 		running_reset(t);
+		if (e > 0)
+			t->wanted = 0; /* a CPU past max_cpu: the queries answer from the logs */
+		return;
+	}
+	/* the tops the new slice left unknown, found now rather than by the next query */
+	for (uint32_t c = 0; c < t->ncpu; c++)
+		if (!t->run[c].known)
+			rescan(a, &t->run[c]);
+}
+
+void kt_agg_cputop_expect(struct kt_agg *a, const struct kt_query *q)
+{
+	uint64_t lo, hi;
+	uint32_t nring;
+	struct kt_cputop *t;
+
+	if (!applies(a, q))
+		return;
+	nring = complete(a, &lo, &hi);
+	t = state(a, a->p.max_cpu, nring);
+	if (t)
+		t->wanted = 1;
 }
 
 int kt_agg_cputop(struct kt_agg *a, const struct kt_query *q, struct kt_cpuview *v)
@@ -785,6 +825,11 @@ int kt_agg_cputop(struct kt_agg *a, const struct kt_query *q, struct kt_cpuview 
 nomem:
 	running_reset(t);
 	return -1;
+}
+
+uint64_t kt_agg_cputop_early(const struct kt_agg *a)
+{
+	return a->cputop ? a->cputop->early : 0;
 }
 
 uint64_t kt_agg_cputop_answers(const struct kt_agg *a)

@@ -243,6 +243,7 @@ struct kt_cpuview {
  * CPU past max_cpu), -1 out of memory. */
 int kt_agg_cputop(struct kt_agg *a, const struct kt_query *q, struct kt_cpuview *v);
 void kt_agg_cputop_free(struct kt_agg *a);
+void kt_agg_cputop_expect(struct kt_agg *a, const struct kt_query *q);
 
 /* agg_cpus.c: the CPU view's rows and tops. From the projection h[0, n): each CPU row's top
  * function and module; under a task, module, context or idle filter, a row for every CPU

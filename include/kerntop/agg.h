@@ -175,6 +175,11 @@ void kt_agg_free(struct kt_agg *a);
 int kt_agg_query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r);
 void kt_result_free(struct kt_result *r);
 
+/* The caller will run query q at every refresh (batch reports): what the aggregator keeps
+ * between refreshes to answer it (the CPU view's running sums) follows the window from now,
+ * as the samples come, instead of being made at the first query. */
+void kt_agg_expect(struct kt_agg *a, const struct kt_query *q);
+
 /* The newest complete slice's kernel busy and idle shares of the machine's capacity (every
  * CPU, no filter), in %: the history meters' per-refresh figures (docs/history.md). Returns
  * 0, or -ENOENT before a slice is complete. */
@@ -198,6 +203,8 @@ void kt_agg_set_projection(struct kt_agg *a, int on);
 /* How many CPU views came from the tables kept between refreshes (agg_cputop.c), for the
  * tests and benchmarks. */
 uint64_t kt_agg_cputop_answers(const struct kt_agg *a);
+/* How many complete slices those tables took in as the window moved, before a query asked. */
+uint64_t kt_agg_cputop_early(const struct kt_agg *a);
 
 /* The layers the aggregator reads, for writers that need names (reports). */
 struct kt_symbols *kt_agg_symbols(const struct kt_agg *a);
