@@ -36,6 +36,7 @@ struct kt_batch {
 	FILE *log;	 /* --log FILE: one line per refresh */
 	int log_errno;	 /* the first failed --log write: the run ends in an error */
 	int irq_noticed; /* the IRQ-off notice went to the --log once */
+	struct kt_report_results keep; /* the report's tables, their storage reused */
 	char err[KT_ERRLEN];
 };
 
@@ -148,6 +149,7 @@ static int report(struct kt_batch *b)
 
 	b->reports++;
 	report_ctx(b, &c);
+	c.keep = &b->keep;
 	irq_notice(b, &c);
 	if (nomem(b))
 		return -1;
@@ -308,6 +310,12 @@ int kt_batch_new(const struct kt_batch_env *env, struct kt_batch **out, char *er
 		kt_batch_free(b);
 		return -1;
 	}
+	{
+		struct kt_report_ctx c;
+
+		report_ctx(b, &c);
+		kt_report_expect(b->env.agg, &c); /* the CPU table's sums follow the window */
+	}
 	in = kt_source_info(env->src);
 	kt_batch_log(b, "start: %s%s%s, %s, %u CPUs, format %s, -d %.3g, -n %ld", in->kind,
 		     in->path ? " " : "", in->path ? in->path : "", in->event, in->ncpus,
@@ -322,6 +330,7 @@ void kt_batch_free(struct kt_batch *b)
 		return;
 	if (b->log)
 		fclose(b->log);
+	kt_report_results_free(&b->keep);
 	free(b);
 }
 

@@ -501,7 +501,7 @@ int kt_report_zoom_check(struct kt_agg *agg, const char *const *zoom, unsigned n
 struct zooms {
 	unsigned n;
 	uint32_t id[KT_REPORT_MAX_ZOOM];
-	struct kt_result res[KT_REPORT_MAX_ZOOM];
+	struct kt_result *res; /* KT_REPORT_MAX_ZOOM */
 };
 
 static int zoom_query(struct kt_agg *agg, const struct kt_report_ctx *c, struct zooms *z)
@@ -542,13 +542,44 @@ static void zoom_json(FILE *out, struct kt_agg *agg, uint32_t zid, const struct 
 	fputc('}', out);
 }
 
+void kt_report_results_free(struct kt_report_results *k)
+{
+	kt_result_free(&k->mods);
+	kt_result_free(&k->funcs);
+	kt_result_free(&k->cpus);
+	for (unsigned i = 0; i < KT_REPORT_MAX_ZOOM; i++)
+		kt_result_free(&k->zoom[i]);
+	kt_result_free(&k->stacks);
+	kt_result_free(&k->ctxs);
+	memset(k, 0, sizeof(*k));
+}
+
+/* The CPU query of kt_report_write. */
+static void cpus_query(const struct kt_report_ctx *c, struct kt_query *q)
+{
+	*q = (struct kt_query){.view = KT_VIEW_CPUS, .module = KT_ANY, .func = KT_ANY,
+			       .sort = KT_SORT_NAME, .filter = c->filter};
+}
+
+void kt_report_expect(struct kt_agg *agg, const struct kt_report_ctx *c)
+{
+	struct kt_query q;
+
+	if (c->format == KT_FORMAT_FOLDED || c->format == KT_FORMAT_PPROF)
+		return; /* no CPU table */
+	cpus_query(c, &q);
+	kt_agg_expect(agg, &q);
+}
+
 int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c, char *err,
 		    size_t errlen)
 {
-	struct kt_result mods = {0}, funcs = {0}, cpus = {0}, stacks = {0}, ctxs = {0};
+	struct kt_report_results local = {0}, *k = c->keep ? c->keep : &local;
+	struct kt_result *mods = &k->mods, *funcs = &k->funcs, *cpus = &k->cpus;
+	struct kt_result *stacks = &k->stacks, *ctxs = &k->ctxs;
 	struct kt_query q = {.module = KT_ANY, .func = KT_ANY};
 	struct kt_summary sum;
-	struct zooms z = {0};
+	struct zooms z = {.res = k->zoom};
 	int r = 0;
 
 	for (unsigned i = 0; i < c->nzoom && i < KT_REPORT_MAX_ZOOM; i++, z.n++)
@@ -573,28 +604,27 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 	q.filter = c->filter;
 	q.limit = c->top;
 	q.view = KT_VIEW_MODULES;
-	r = kt_agg_query(agg, &q, &mods);
+	r = kt_agg_query(agg, &q, mods);
 	q.view = KT_VIEW_TOPFUNCS;
 	if (!r)
-		r = kt_agg_query(agg, &q, &funcs);
-	q.view = KT_VIEW_CPUS;
-	q.limit = 0;
-	q.sort = KT_SORT_NAME;
-	if (!r)
-		r = kt_agg_query(agg, &q, &cpus);
-	q.sort = KT_SORT_HITS;
-	q.limit = c->top;
+		r = kt_agg_query(agg, &q, funcs);
+	if (!r) {
+		struct kt_query cq;
+
+		cpus_query(c, &cq);
+		r = kt_agg_query(agg, &cq, cpus);
+	}
 	if (!r)
 		r = zoom_query(agg, c, &z);
 	if (!r && c->stacks) {
 		q.view = KT_VIEW_STACKS;
-		r = kt_agg_query(agg, &q, &stacks);
+		r = kt_agg_query(agg, &q, stacks);
 	}
 	/* every context: their shares add up to 100 */
 	q.view = KT_VIEW_CONTEXTS;
 	q.limit = 0;
 	if (!r)
-		r = kt_agg_query(agg, &q, &ctxs);
+		r = kt_agg_query(agg, &q, ctxs);
 	if (r) {
 		snprintf(err, errlen, "report query failed (%s)", strerror(-r));
 		goto done;
@@ -604,19 +634,19 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 		kt_rep_text_header(out, c, &sum);
 		kt_rep_ps_text_header(out, c);
 		fputs("\n", out);
-		kt_rep_text_table(out, agg, KT_VIEW_MODULES, &mods, "");
+		kt_rep_text_table(out, agg, KT_VIEW_MODULES, mods, "");
 		fputs("\nTop functions\n", out);
-		kt_rep_text_table(out, agg, KT_VIEW_TOPFUNCS, &funcs, "");
+		kt_rep_text_table(out, agg, KT_VIEW_TOPFUNCS, funcs, "");
 		fputs("\nCPUs\n", out);
-		kt_rep_text_table(out, agg, KT_VIEW_CPUS, &cpus, "");
+		kt_rep_text_table(out, agg, KT_VIEW_CPUS, cpus, "");
 		kt_rep_ps_text_cpus(out, c);
 		for (unsigned i = 0; i < z.n; i++)
 			zoom_text(out, agg, z.id[i], &z.res[i]);
 		if (c->stacks) {
 			fputs("\nContexts\n", out);
-			kt_rep_text_table(out, agg, KT_VIEW_CONTEXTS, &ctxs, "");
+			kt_rep_text_table(out, agg, KT_VIEW_CONTEXTS, ctxs, "");
 			fputs("\nHottest stacks\n", out);
-			kt_rep_text_table(out, agg, KT_VIEW_STACKS, &stacks, "");
+			kt_rep_text_table(out, agg, KT_VIEW_STACKS, stacks, "");
 		}
 		r = kt_rep_annotate(out, agg, c);
 		fputs("\n", out);
@@ -633,13 +663,13 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 			fputc('}', out);
 		}
 		kt_rep_ps_json_header(out, c);
-		json_rows(out, agg, "modules", KT_VIEW_MODULES, &mods);
-		json_rows(out, agg, "functions", KT_VIEW_TOPFUNCS, &funcs);
+		json_rows(out, agg, "modules", KT_VIEW_MODULES, mods);
+		json_rows(out, agg, "functions", KT_VIEW_TOPFUNCS, funcs);
 		fputs(",\"cpu\":[", out);
-		for (size_t i = 0; i < cpus.nrows; i++) {
+		for (size_t i = 0; i < cpus->nrows; i++) {
 			fputs(i ? "," : "", out);
-			kt_rep_json_row_open(out, agg, KT_VIEW_CPUS, &cpus.rows[i]);
-			kt_rep_ps_json_cpu(out, c, cpus.rows[i].id);
+			kt_rep_json_row_open(out, agg, KT_VIEW_CPUS, &cpus->rows[i]);
+			kt_rep_ps_json_cpu(out, c, cpus->rows[i].id);
 			fputc('}', out);
 		}
 		fputc(']', out);
@@ -656,8 +686,8 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 			fputc(']', out);
 		}
 		if (c->stacks)
-			json_rows(out, agg, "stacks", KT_VIEW_STACKS, &stacks);
-		json_ctx_rows(out, &ctxs);
+			json_rows(out, agg, "stacks", KT_VIEW_STACKS, stacks);
+		json_ctx_rows(out, ctxs);
 		r = kt_rep_annotate(out, agg, c);
 		fputs("}\n", out);
 		break;
@@ -668,12 +698,12 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 				    "delta_pct,rate_ratio\n"
 				  : "report,time,kind,module,name,hits,ms,pct,pct_machine,per_s,idle\n",
 			      out);
-		csv_rows(out, agg, c, "module", KT_VIEW_MODULES, &mods);
-		csv_rows(out, agg, c, "function", KT_VIEW_TOPFUNCS, &funcs);
+		csv_rows(out, agg, c, "module", KT_VIEW_MODULES, mods);
+		csv_rows(out, agg, c, "function", KT_VIEW_TOPFUNCS, funcs);
 		for (unsigned i = 0; i < z.n; i++)
 			csv_rows(out, agg, c, "zoom", KT_VIEW_FUNCS, &z.res[i]);
 		if (c->stacks)
-			csv_rows(out, agg, c, "context", KT_VIEW_CONTEXTS, &ctxs);
+			csv_rows(out, agg, c, "context", KT_VIEW_CONTEXTS, ctxs);
 		kt_rep_ps_csv(out, c);
 		break;
 	case KT_FORMAT_FOLDED:
@@ -684,13 +714,8 @@ int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c
 		snprintf(err, errlen,
 			 "annotate: out of memory; free memory or raise the limit (ulimit -v)");
 done:
-	kt_result_free(&mods);
-	kt_result_free(&funcs);
-	kt_result_free(&cpus);
-	for (unsigned i = 0; i < z.n; i++)
-		kt_result_free(&z.res[i]);
-	kt_result_free(&stacks);
-	kt_result_free(&ctxs);
+	if (!c->keep)
+		kt_report_results_free(&local);
 	if (!r && ferror(out)) {
 		int e = errno ? errno : EIO;
 

@@ -392,6 +392,46 @@ static void test_user_unsampled(void)
 	free(t);
 }
 
+/* A caller that writes many reports keeps their tables (batch mode): every report is the one
+ * written afresh, also when the next has fewer rows (a CPU filter, one zoom less) or more. */
+static void test_kept_results(void)
+{
+	static const enum kt_format fmts[] = {KT_FORMAT_TEXT, KT_FORMAT_JSON, KT_FORMAT_CSV};
+	static const char *const zt[] = {"tcp", "nosym"};
+	struct kt_report_results keep = {0};
+	int bad = 0, n = 0;
+
+	for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++) {
+		for (int step = 0; step < 4; step++) {
+			struct kt_report_ctx c;
+			char err[512] = "", *fresh, *kept;
+			int rf, rk;
+
+			ctx_init(&c, fmts[f]);
+			c.zoom = zt;
+			c.nzoom = step == 2 ? 1 : 2;
+			if (step == 1)
+				c.filter.cpu = 1;
+			fresh = render(&c, &rf, err, sizeof(err));
+			c.keep = &keep;
+			kept = render(&c, &rk, err, sizeof(err));
+			n++;
+			if (rf || rk || !fresh || !kept || strcmp(fresh, kept)) {
+				if (!bad++)
+					printf("# format %zu, report %d differs:\n%s\n--\n%s\n", f, step,
+					       fresh ? fresh : "", kept ? kept : "");
+			}
+			free(fresh);
+			free(kept);
+		}
+	}
+	printf("# %d reports written with kept tables\n", n);
+	is_int(bad, 0, "reports with kept tables are the ones written afresh, rows fewer or more");
+	ok(keep.funcs.rows != NULL, "the tables were kept");
+	kt_report_results_free(&keep);
+	ok(keep.funcs.rows == NULL && keep.zoom[0].rows == NULL, "and freed");
+}
+
 int main(void)
 {
 	load();
@@ -400,6 +440,7 @@ int main(void)
 	test_folded();
 	test_snapshot();
 	test_user_unsampled();
+	test_kept_results();
 	kt_agg_free(agg);
 	kt_window_free(win);
 	kt_sym_free(sym);

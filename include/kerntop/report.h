@@ -43,6 +43,15 @@ enum {
 /* Most zoomed modules per report (struct kt_report_ctx.nzoom). */
 #define KT_REPORT_MAX_ZOOM 8
 
+/* A report's tables, kept between the reports of a caller that writes many (batch mode) so
+ * that their rows' storage is reused: made afresh, the 5000 rows of a big machine's top
+ * functions were reallocated and faulted in on every refresh (issue 14). Zero-initialise;
+ * kt_report_results_free frees them (and zeroes them for reuse). */
+struct kt_report_results {
+	struct kt_result mods, funcs, cpus, stacks, ctxs, zoom[KT_REPORT_MAX_ZOOM];
+};
+void kt_report_results_free(struct kt_report_results *k);
+
 struct kt_report_ctx {
 	enum kt_format format;
 	uint32_t top;            /* rows per table */
@@ -72,6 +81,7 @@ struct kt_report_ctx {
 	unsigned nannotate;
 	/* snapshots: an annotate listing on screen, appended to text snapshots (copied) */
 	const char *annotate_text;
+	struct kt_report_results *keep; /* tables kept between reports, or NULL: made per report */
 };
 
 /* The one place a report context starts (batch reports and the viewer's snapshots): format and
@@ -105,6 +115,10 @@ struct kt_annotate;
 void kt_report_annotate_text(FILE *out, const struct kt_annotate *an, const char *error);
 /* A source label without its directories. */
 const char *kt_report_src_base(const char *file);
+
+/* The queries kt_report_write will make at every report: the aggregator may start the tables
+ * it keeps for them now (kt_agg_expect). */
+void kt_report_expect(struct kt_agg *agg, const struct kt_report_ctx *ctx);
 
 /* Writes one report of the whole machine (modules, top functions, CPUs, zoom). Returns 0 or
  * -errno with a message naming the module for an unknown --zoom. */
