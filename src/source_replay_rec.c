@@ -344,7 +344,7 @@ int kt_rrec_open_win(struct kt_rrec *d, const struct kt_rwin *w, int check_crc, 
 		d->pos += KT_REC_BLK_HDR + (size_t)blen;
 	}
 	/* The symbol blocks may have grown the window to their size: the events need less. */
-	kt_rwin_free(&d->w);
+	kt_rwin_shrink(&d->w);
 	/* A torn block found here is found again (and counted once) when replay reaches it. */
 	if (d->stop[0]) {
 		d->skipped--;

@@ -36,6 +36,12 @@ void kt_rwin_free(struct kt_rwin *w)
 	w->base = w->have = w->cap = 0;
 }
 
+void kt_rwin_shrink(struct kt_rwin *w)
+{
+	if (w->cap > w->step)
+		kt_rwin_free(w);
+}
+
 int kt_rwin_copy(struct kt_rwin *w, size_t pos, void *out, size_t n)
 {
 	size_t got = 0;
