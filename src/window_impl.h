@@ -220,6 +220,12 @@ struct cumlv {
 	int indexed;	     /* ix, bloom and nown are the big run's (made once past the cap) */
 };
 
+/* A record without a stack, of one CPU, packed in one 64-bit key of the same order as
+ * kt_cum_key_cmp's (location, task, context) when its task and context fit, with its hits. */
+struct cum_packed {
+	uint64_t key, hits;
+};
+
 struct kt_window {
 	struct addr_hits *addr; /* exact-address hits (window_addr.c), NULL until the first */
 	uint64_t span_ns, slice_ns;
@@ -360,6 +366,25 @@ size_t kt_window_cum_merge(struct kt_window *w, struct kt_hit *out, const struct
 			   size_t nt, size_t stride);
 size_t kt_window_cum_mem(const struct kt_window *w);
 void kt_window_cum_free(struct kt_window *w);
+
+/* The order of the since-start runs' keys: location, stack, task, context, CPU. */
+static inline int kt_cum_key_cmp(const struct kt_hit *a, const struct kt_hit *b)
+{
+	if (a->loc != b->loc)
+		return a->loc < b->loc ? -1 : 1;
+	if (a->stack != b->stack)
+		return a->stack < b->stack ? -1 : 1;
+	if (a->task != b->task)
+		return a->task < b->task ? -1 : 1;
+	if (a->ctx != b->ctx)
+		return a->ctx < b->ctx ? -1 : 1;
+	return a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
+}
+
+/* window_cum_sort.c: sorts the n records of one scratch array (w->cumtmp or w->cumtmp2) by
+ * that order and adds up repeated keys; returns the array that holds them, their number in
+ * *n */
+struct kt_hit *kt_window_cum_sort_merge(struct kt_window *w, struct kt_hit *h, uint32_t *n);
 
 /* window_logidx.c: 1 when narrow record r was merged into its key's record of log li of the
  * newest slice; else 0 and, when *slotp is set, kt_window_log_added is to be called with it
