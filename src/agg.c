@@ -921,6 +921,12 @@ void kt_agg_expect(struct kt_agg *a, const struct kt_query *q)
 {
 	if (q->view == KT_VIEW_CPUS)
 		kt_agg_cputop_expect(a, q);
+	/* the stacks view's projection of (location, stack, context) reads the window's
+	 * stacks' totals (agg_proj.c): kept from the first sample, not made at the first
+	 * report (a 256-CPU -g batch's first refresh read every chained sample of it) */
+	if (q->view == KT_VIEW_STACKS && a->project && !a->irq_owner &&
+	    !(kt_agg_filter_needs(&q->filter) & (KT_NEED_CPU | KT_NEED_TASK)))
+		kt_window_keep_stacks(a->w);
 }
 
 int kt_agg_query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)

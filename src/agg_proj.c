@@ -121,6 +121,25 @@ static int copy_distinct(struct kt_proj *p, const struct kt_hit *src, size_t n, 
 	return 0;
 }
 
+/* The newest complete slice's hits by (location, stack, context): its hits by location
+ * without a chain (e[0, ne)) and its chained ones (st[0, ns)), distinct keys: a copy. */
+static int copy_recent_stacks(struct kt_proj *p, const struct kt_window_locent *e, uint32_t ne,
+			      const struct kt_window_stkent *st, uint32_t ns)
+{
+	p->n = 0;
+	kt_idx_clear(&p->idx);
+	if (kt_grow((void **)&p->h, &p->cap, ne + ns, sizeof(*p->h)) < 0)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < ne; i++)
+		if (!e[i].chain && e[i].hits)
+			p->h[p->n++] = (struct kt_hit){e[i].loc, 0, 0, 0, e[i].ctx, e[i].hits};
+	for (uint32_t i = 0; i < ns; i++)
+		if (st[i].hits)
+			p->h[p->n++] =
+			    (struct kt_hit){st[i].loc, st[i].stack, 0, 0, st[i].ctx, st[i].hits};
+	return 0;
+}
+
 /* The window's hits by (location, stack, context): the narrow totals' hits without a chain
  * and the stacks' totals, both kept by the window; their keys are distinct, so a copy. */
 static int copy_stacks(struct kt_proj *p, const struct kt_hit *nar, size_t nn, size_t ns,
@@ -342,6 +361,29 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 
 						p->h[p->n++] = k;
 					}
+				}
+				if (len_ns)
+					*len_ns = rlen;
+				*n = p->n;
+				return p->h;
+			}
+		}
+		if (which == KT_PROJ_RECENT && (need & KT_NEED_STACK) &&
+		    !(need & (KT_NEED_CPU | KT_NEED_TASK | KT_NEED_FUNC)) &&
+		    kt_window_cursor_recent(a->w, &c, &rlen) == 0 && !c.done) {
+			/* the stacks views' newest complete slice: its hits without a chain by
+			 * location and its chained ones by stack, both made by the window as the
+			 * slice completed (a pass over its samples was most of a 256-CPU -g
+			 * batch refresh) */
+			uint32_t ne, nst;
+			const struct kt_window_locent *e = kt_window_slice_locs(a->w, c.slice, &ne);
+			const struct kt_window_stkent *st;
+
+			if (e && kt_window_slice_stacks(a->w, c.slice, &st, &nst) == 0) {
+				p = proj_slot(a, which, need, gen, rlen);
+				if (copy_recent_stacks(p, e, ne, st, nst) < 0) {
+					a->nomem++;
+					p->valid = 0;
 				}
 				if (len_ns)
 					*len_ns = rlen;

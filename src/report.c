@@ -569,6 +569,11 @@ void kt_report_expect(struct kt_agg *agg, const struct kt_report_ctx *c)
 		return; /* no CPU table */
 	cpus_query(c, &q);
 	kt_agg_expect(agg, &q);
+	if (c->stacks) {
+		q = (struct kt_query){.view = KT_VIEW_STACKS, .module = KT_ANY, .func = KT_ANY,
+				      .filter = c->filter, .limit = c->top};
+		kt_agg_expect(agg, &q);
+	}
 }
 
 int kt_report_write(FILE *out, struct kt_agg *agg, const struct kt_report_ctx *c, char *err,

@@ -61,6 +61,8 @@ void kt_window_free(struct kt_window *w)
 	kt_idx_free(&w->nars.idx);
 	free(w->opened);
 	free(w->last);
+	free(w->sopened);
+	free(w->slast);
 	free(w->narloc);
 	free(w->full.t);
 	kt_idx_free(&w->full.idx);
@@ -254,6 +256,59 @@ static void narrow_open(struct kt_window *w, uint32_t id, uint64_t hits)
 	e->open = hits >= UINT32_MAX - e->open ? UINT32_MAX : e->open + (uint32_t)hits;
 }
 
+/* Counts hits of the stacks' entry id in the open slice. */
+static void stacks_open(struct kt_window *w, uint32_t id, uint64_t hits)
+{
+	struct wtuple *e = &w->nars.t[id];
+
+	if (!e->open) {
+		if (kt_grow((void **)&w->sopened, &w->sopenedcap, w->nsopened + 1,
+			    sizeof(*w->sopened)) < 0)
+			w->sopened_lost = 1;
+		else
+			w->sopened[w->nsopened++] = id;
+	}
+	e->open = hits >= UINT32_MAX - e->open ? UINT32_MAX : e->open + (uint32_t)hits;
+}
+
+/* The open slice (number no) completes: the stacks' entries' open counts become its table
+ * of chained hits, and start again from zero. */
+static void stacks_close(struct kt_window *w, uint64_t no)
+{
+	w->slast_no = 0;
+	w->nslast = 0;
+	if (!w->sopened_lost && no >= w->snars_from &&
+	    kt_grow((void **)&w->slast, &w->slastcap, w->nsopened, sizeof(*w->slast)) == 0) {
+		for (uint32_t i = 0; i < w->nsopened; i++) {
+			struct wtuple *e = &w->nars.t[w->sopened[i]];
+
+			w->slast[i] = (struct kt_window_stkent){e->h.loc, e->h.stack, e->h.ctx,
+								e->open};
+			e->open = 0;
+		}
+		w->nslast = w->nsopened;
+		w->slast_no = no + 1;
+	} else {
+		for (uint32_t i = 0; i < w->nars.n; i++)
+			if (w->nars.t[i].h.hits)
+				w->nars.t[i].open = 0;
+		w->sopened_lost = 0;
+	}
+	w->nsopened = 0;
+}
+
+int kt_window_slice_stacks(const struct kt_window *w, uint64_t slice,
+			   const struct kt_window_stkent **out, uint32_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (!w->slast_no || w->slast_no != slice + 1)
+		return -ENOENT;
+	*out = w->slast;
+	*n = w->nslast;
+	return 0;
+}
+
 /* The open slice (number no) completes: its narrow entries' open counts become the last
  * complete slice's table, and start again from zero. */
 static void narrow_close(struct kt_window *w, uint64_t no)
@@ -401,6 +456,8 @@ static void rotate_to(struct kt_window *w, uint64_t k)
 	if (k <= from)
 		return;
 	narrow_close(w, from); /* before anything expires: a one-slice window expires it */
+	if (w->nars_on)
+		stacks_close(w, from);
 	if (k == from + 1 && w->nslices > 1) {
 		w->recent_slice = from + 1; /* made when asked for (kt_window_recent) */
 	} else if (k == from + 1) {
@@ -516,8 +573,10 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 		w->nomem++;
 		return;
 	}
-	if (stack && w->nars_on)
+	if (stack && w->nars_on) {
 		w->nars.t[sid].h.hits += count;
+		stacks_open(w, sid, count);
+	}
 	if (!wide) {
 		struct kt_hit k = {.loc = loc, .stack = stack, .task = task, .ctx = ctx};
 
@@ -711,10 +770,22 @@ int kt_window_narrow_stacks(const struct kt_window *w, const struct kt_hit **out
 				m->nars.t[id].h.hits += buf[i].hits;
 			}
 		m->nars_on = 1;
+		/* the open slice's hits so far are not in the open counts */
+		m->snars_from = m->started ? m->newest + 1 : 0;
+		m->nsopened = 0;
 	}
 	*n = w->nars.n;
 	*out = w->nars.t ? &w->nars.t[0].h : NULL;
 	return 0;
+}
+
+void kt_window_keep_stacks(struct kt_window *w)
+{
+	const struct kt_hit *h;
+	size_t n, stride;
+
+	/* cumulative, or no memory: they are made when first asked, as without the word */
+	(void)kt_window_narrow_stacks(w, &h, &n, &stride);
 }
 
 const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n)
@@ -805,7 +876,8 @@ size_t kt_window_mem(const struct kt_window *w)
 	m += (size_t)w->nar.cap * sizeof(*w->nar.t) + kt_idx_mem(&w->nar.idx) +
 	     (size_t)w->narloccap * sizeof(*w->narloc) +
 	     (size_t)w->openedcap * sizeof(*w->opened) + (size_t)w->lastcap * sizeof(*w->last);
-	m += (size_t)w->nars.cap * sizeof(*w->nars.t) + kt_idx_mem(&w->nars.idx);
+	m += (size_t)w->nars.cap * sizeof(*w->nars.t) + kt_idx_mem(&w->nars.idx) +
+	     (size_t)w->sopenedcap * sizeof(*w->sopened) + (size_t)w->slastcap * sizeof(*w->slast);
 	m += (size_t)w->full.cap * sizeof(*w->full.t) + kt_idx_mem(&w->full.idx);
 	m += kt_window_cum_mem(w);
 	m += (size_t)w->outcap * sizeof(*w->out) + (size_t)w->recentcap * sizeof(*w->recent) +

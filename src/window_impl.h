@@ -262,6 +262,15 @@ struct kt_window {
 	 * projection without a pass over the window's samples; kept once asked for (nars_on) */
 	struct wtable nars;
 	int nars_on;
+	/* their entries with hits in the open slice, and as it completes their open counts:
+	 * the newest complete slice's chained hits (kt_window_slice_stacks), as for the narrow
+	 * ones; complete for the slices from snars_from on (kept from the middle of one) */
+	uint32_t *sopened;
+	uint32_t nsopened, sopenedcap;
+	int sopened_lost;
+	struct kt_window_stkent *slast;
+	uint32_t nslast, slastcap;
+	uint64_t slast_no, snars_from;
 	struct wtable full;
 	uint64_t full_gen; /* gen + 1 of the materialized tuples; 0 = stale */
 	uint64_t total, lost;

@@ -2,6 +2,7 @@
  * stack and task interning, span and mode changes, and the one-hour memory bound. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +118,32 @@ static int check_slice_locs(struct kt_window *w, const struct smp *v, size_t nv,
 	return 1;
 }
 
+/* The newest complete slice's chained hits (kt_window_slice_stacks, made once the stacks'
+ * totals are kept) against a recount of the samples v[0, nv) gave that slice; 1 when the
+ * table was there. */
+static int check_slice_stacks(struct kt_window *w, const struct smp *v, size_t nv, int *bad)
+{
+	uint64_t no = kt_window_newest(w), want[7][16] = {{0}}, got[7][16] = {{0}};
+	const struct kt_window_stkent *e;
+	uint32_t n;
+
+	if (!no || kt_window_slice_stacks(w, no - 1, &e, &n) < 0)
+		return 0;
+	for (size_t m = 0; m < nv; m++)
+		if (v[m].slice == no - 1 && v[m].stack)
+			want[v[m].loc][v[m].stack] += v[m].count;
+	for (uint32_t j = 0; j < n; j++) {
+		if (e[j].loc >= 7 || !e[j].stack || e[j].stack >= 16 || e[j].ctx || !e[j].hits ||
+		    got[e[j].loc][e[j].stack]) {
+			(*bad)++; /* not a key of the test, or a key twice */
+			continue;
+		}
+		got[e[j].loc][e[j].stack] = e[j].hits;
+	}
+	*bad += memcmp(want, got, sizeof(want)) != 0;
+	return 1;
+}
+
 /* The rolling totals of chained hits by (location, stack, context) (kt_window_narrow_stacks)
  * against a recount of the held samples v[m] of slices lo on; 1 when they were there. */
 static int check_stack_totals(struct kt_window *w, const struct smp *v, size_t nv, uint64_t lo,
@@ -147,10 +174,46 @@ static int check_stack_totals(struct kt_window *w, const struct smp *v, size_t n
 	return 1;
 }
 
+/* The stacks' totals kept from the middle of a slice (kt_window_keep_stacks): that slice has
+ * no table of chained hits (its hits before were not counted as open), the next one has
+ * its exact one, and a slice without chained hits an empty one. */
+static void test_slice_stacks_start(void)
+{
+	struct kt_window *w = mk(4 * S, S, 0);
+	uint32_t fa[2] = {1, 2}, fb[2] = {3, 2}, a, b, n = 9, task;
+	const struct kt_window_stkent *e;
+	int bad = 0;
+
+	task = kt_window_task(w, 7, 7);
+	a = kt_window_stack(w, fa, 2);
+	kt_window_add(w, 10 * S, 1, a, 0, task, 2); /* slice 0, before */
+	kt_window_keep_stacks(w);
+	kt_window_add(w, 10 * S + 100 * MS, 1, a, 0, task, 3); /* slice 0, after */
+	b = kt_window_stack(w, fb, 2); /* (a stack no hit holds yet may be taken again) */
+	kt_window_add(w, 11 * S, 3, b, 1, task, 4);		/* slice 1 */
+	kt_window_add(w, 11 * S + 5 * MS, 1, a, 2, task, 1);
+	kt_window_add(w, 11 * S + 9 * MS, 5, 0, 2, task, 1); /* no chain */
+	kt_window_advance(w, 11 * S + 500 * MS);
+	ok(kt_window_slice_stacks(w, 0, &e, &n) == -ENOENT,
+	   "the slice the stacks' totals were kept from the middle of has no table");
+	kt_window_advance(w, 12 * S + 1);
+	if (kt_window_slice_stacks(w, 1, &e, &n) < 0 || n != 2)
+		bad++;
+	for (uint32_t i = 0; !bad && i < n; i++)
+		bad += e[i].stack == a ? e[i].loc != 1 || e[i].hits != 1
+				       : e[i].stack != b || e[i].loc != 3 || e[i].hits != 4;
+	is_int(bad, 0, "the next slice's table: each stack's hits in it, exact");
+	kt_window_add(w, 12 * S + 9 * MS, 5, 0, 2, task, 1);
+	kt_window_advance(w, 13 * S + 1);
+	ok(kt_window_slice_stacks(w, 2, &e, &n) == 0 && n == 0,
+	   "a slice without chained hits: an empty table");
+	kt_window_free(w);
+}
+
 static void test_property(void)
 {
 	int bad = 0, badcum = 0, badtot = 0, badlast = 0, badstk = 0, checks = 0, lastchecks = 0;
-	int stkchecks = 0, stkwant = 0;
+	int stkchecks = 0, stkwant = 0, badslst = 0, slstchecks = 0, slstearly = 0;
 	uint64_t *want = calloc(NKEYS, sizeof(*want));
 
 	srand(12345);
@@ -206,6 +269,12 @@ static void test_property(void)
 			if (i % 97 != 0 && i != 3999)
 				continue;
 			lastchecks += check_slice_locs(w, v, nv, &badlast);
+			/* the stacks' table: only once they are kept (the first check below),
+			 * and not for the slice they started in the middle of */
+			if (i < 97)
+				slstearly += check_slice_stacks(w, v, nv, &badslst);
+			else
+				slstchecks += check_slice_stacks(w, v, nv, &badslst);
 			for (int mode = 0; mode < 2; mode++) {
 				size_t n;
 				const struct kt_hit *h;
@@ -253,6 +322,10 @@ static void test_property(void)
 	ok(lastchecks * 2 > checks / 2, "that table was there at most checks");
 	is_int(badstk, 0, "the rolling totals by stack equal a recount of the chained samples");
 	ok(stkchecks == stkwant && stkwant > 500, "they were there at every check");
+	is_int(badslst, 0, "the newest complete slice's chained hits equal a recount of it");
+	printf("# that table was there at %d of %d checks once kept, %d before\n", slstchecks,
+	       stkwant, slstearly);
+	ok(slstchecks > stkwant / 8 && !slstearly, "there once kept, and never before");
 }
 
 static void test_stacks_tasks(void)
@@ -1151,6 +1224,7 @@ int main(void)
 	test_logs();
 	test_log_merge();
 	test_property();
+	test_slice_stacks_start();
 	test_stacks_tasks();
 	test_chain_cache();
 	test_task_retire();

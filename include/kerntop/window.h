@@ -172,6 +172,17 @@ const struct kt_hit *kt_window_narrow(const struct kt_window *w, size_t *n, size
  * they could not be made. Valid as kt_window_narrow. */
 int kt_window_narrow_stacks(const struct kt_window *w, const struct kt_hit **out, size_t *n,
 			    size_t *stride);
+/* The newest complete slice's chained hits by (location, stack, context), distinct keys, as
+ * kt_window_slice_locs gives its hits by location, in *out (*n of them): 0, or -ENOENT when
+ * slice is not that one or the stacks' totals were not kept all through it. */
+struct kt_window_stkent {
+	uint32_t loc, stack, ctx, hits;
+};
+int kt_window_slice_stacks(const struct kt_window *w, uint64_t slice,
+			   const struct kt_window_stkent **out, uint32_t *n);
+/* A caller that will ask for them at every refresh (batch reports with chains) has them kept
+ * from now on, as the samples come, instead of made from every log at the first asking. */
+void kt_window_keep_stacks(struct kt_window *w);
 /* The hits of complete slice `slice` by (location, context, chain or not), distinct keys,
  * each count saturating at 2^32 - 1: kept for the newest complete slice only, made from the
  * narrow totals as it completed. NULL when it is not that slice (or was not kept). */
