@@ -281,6 +281,7 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 	struct kt_proj *p = NULL;
 	const struct kt_hit *src;
 	size_t sn, stride = sizeof(*src);
+	struct kt_recent_stacks rs;
 
 	/* the context is always kept: (location, context) pairs are hardly more than the
 	 * locations, and the contexts view then shares the modules' and functions' projection */
@@ -368,28 +369,16 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 				return p->h;
 			}
 		}
-		if (which == KT_PROJ_RECENT && (need & KT_NEED_STACK) &&
-		    !(need & (KT_NEED_CPU | KT_NEED_TASK | KT_NEED_FUNC)) &&
-		    kt_window_cursor_recent(a->w, &c, &rlen) == 0 && !c.done) {
-			/* the stacks views' newest complete slice: its hits without a chain by
-			 * location and its chained ones by stack, both made by the window as the
-			 * slice completed (a pass over its samples was most of a 256-CPU -g
-			 * batch refresh) */
-			uint32_t ne, nst;
-			const struct kt_window_locent *e = kt_window_slice_locs(a->w, c.slice, &ne);
-			const struct kt_window_stkent *st;
-
-			if (e && kt_window_slice_stacks(a->w, c.slice, &st, &nst) == 0) {
-				p = proj_slot(a, which, need, gen, rlen);
-				if (copy_recent_stacks(p, e, ne, st, nst) < 0) {
-					a->nomem++;
-					p->valid = 0;
-				}
-				if (len_ns)
-					*len_ns = rlen;
-				*n = p->n;
-				return p->h;
+		if (which == KT_PROJ_RECENT && kt_agg_proj_recent_stacks(a, need, &rs) == 0) {
+			p = proj_slot(a, which, need, gen, rs.len_ns);
+			if (copy_recent_stacks(p, rs.e, rs.ne, rs.st, rs.nst) < 0) {
+				a->nomem++;
+				p->valid = 0;
 			}
+			if (len_ns)
+				*len_ns = rs.len_ns;
+			*n = p->n;
+			return p->h;
 		}
 		if (which != KT_PROJ_RECENT || kt_window_cursor_recent(a->w, &c, &rlen) == 0) {
 			/* the samples of the window merged once: no tuple table is made */
@@ -446,6 +435,36 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 	}
 	*n = p->n;
 	return p->h;
+}
+
+int kt_agg_proj_recent_stacks(struct kt_agg *a, unsigned need, struct kt_recent_stacks *r)
+{
+	struct kt_window_cursor c;
+
+	need = (need & (KT_NEED_ALL | KT_NEED_FUNC)) | KT_NEED_CTX; /* as kt_agg_proj */
+	if (!(need & KT_NEED_STACK) || (need & (KT_NEED_CPU | KT_NEED_TASK | KT_NEED_FUNC)) ||
+	    !a->project || a->irq_owner || kt_window_cumulative(a->w) ||
+	    kt_window_cursor_recent(a->w, &c, &r->len_ns) < 0 || c.done)
+		return -1;
+	/* both made by the window as the slice completed (a pass over its samples was most of
+	 * a 256-CPU -g batch refresh) */
+	r->e = kt_window_slice_locs(a->w, c.slice, &r->ne);
+	if (!r->e || kt_window_slice_stacks(a->w, c.slice, &r->st, &r->nst) < 0)
+		return -1;
+	return 0;
+}
+
+int kt_agg_proj_stacks(struct kt_agg *a, unsigned need, struct kt_proj_part part[2])
+{
+	need = (need & (KT_NEED_ALL | KT_NEED_FUNC)) | KT_NEED_CTX; /* as kt_agg_proj */
+	if (!(need & KT_NEED_STACK) || (need & (KT_NEED_CPU | KT_NEED_TASK | KT_NEED_FUNC)) ||
+	    !a->project || a->irq_owner || kt_window_cumulative(a->w))
+		return -1;
+	part[0].h = kt_window_narrow(a->w, &part[0].n, &part[0].stride);
+	if (!part[0].h ||
+	    kt_window_narrow_stacks(a->w, &part[1].h, &part[1].n, &part[1].stride) < 0)
+		return -1;
+	return 0;
 }
 
 void kt_agg_set_projection(struct kt_agg *a, int on)

@@ -497,15 +497,73 @@ static int result_frames(struct kt_result *r)
 /* Fetches what stack_add will read for the hits a little after i: the stack's line (its leaf
  * and tags) 16 hits ahead, the path its tag names 8 ahead (issue 14: at 256 CPUs with chains
  * each of 150 k hits was two cache misses in a row). */
-static void stack_prefetch(const struct kt_agg *a, const struct kt_hit *h, size_t n, size_t i)
+/* Fetches the stack and path of the hits a few entries ahead of entry i of h[0, n) (stride
+ * bytes apart). */
+static void stack_prefetch(const struct kt_agg *a, const struct kt_hit *h, size_t stride, size_t n,
+			   size_t i)
 {
+	const struct kt_hit *x;
 	uint32_t tag;
 
-	if (i + 16 < n)
-		kt_window_stack_prefetch(a->w, h[i + 16].stack);
-	if (i + 8 < n && (tag = kt_window_stack_tag(a->w, h[i + 8].stack, KT_STACK_TAG_PATH)) &&
-	    tag - 1 < a->nfp)
-		KT_PREFETCH(&a->fp[tag - 1]);
+	if (i + 16 < n) {
+		x = (const struct kt_hit *)((const char *)h + (i + 16) * stride);
+		kt_window_stack_prefetch(a->w, x->stack);
+	}
+	if (i + 8 < n) {
+		x = (const struct kt_hit *)((const char *)h + (i + 8) * stride);
+		if ((tag = kt_window_stack_tag(a->w, x->stack, KT_STACK_TAG_PATH)) &&
+		    tag - 1 < a->nfp)
+			KT_PREFETCH(&a->fp[tag - 1]);
+	}
+}
+
+/* Counts the hits of h[0, n) (stride bytes apart; of no hits, or with a chain when
+ * chainless, skipped) that q selects into their paths: 0 or -errno. */
+static int stacks_count(struct kt_agg *a, const struct kt_query *q, const struct kt_hit *h,
+			size_t n, size_t stride, int chainless, int recent)
+{
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct kt_hit *x = (const struct kt_hit *)((const char *)h + i * stride);
+		const struct locinfo *li;
+
+		stack_prefetch(a, h, stride, n, i);
+		if (!x->hits || (chainless && x->stack))
+			continue;
+		li = kt_agg_loc(a, x->loc);
+		if (kt_agg_pass(a, &q->filter, x, li) && stack_selected(q, li) &&
+		    (err = stack_add(a, x, recent)) < 0)
+			return err;
+	}
+	return 0;
+}
+
+/* Counts the newest complete slice's hits (the window's tables of it) into their paths as
+ * recent hits, a few hundred at a time through a buffer rather than a copy of them all (5 MB
+ * at 256 CPUs with 32-frame chains): 0 or -errno. */
+static int recent_count(struct kt_agg *a, const struct kt_query *q,
+			const struct kt_recent_stacks *rs)
+{
+	struct kt_hit buf[512];
+	uint32_t i = 0, j = 0;
+	int err;
+
+	while (i < rs->ne || j < rs->nst) {
+		size_t k = 0;
+
+		for (; i < rs->ne && k < 512; i++)
+			if (!rs->e[i].chain && rs->e[i].hits)
+				buf[k++] = (struct kt_hit){rs->e[i].loc, 0, 0, 0, rs->e[i].ctx,
+							   rs->e[i].hits};
+		for (; i >= rs->ne && j < rs->nst && k < 512; j++)
+			if (rs->st[j].hits)
+				buf[k++] = (struct kt_hit){rs->st[j].loc, rs->st[j].stack, 0, 0,
+							   rs->st[j].ctx, rs->st[j].hits};
+		if ((err = stacks_count(a, q, buf, k, sizeof(*buf), 0, 1)) < 0)
+			return err;
+	}
+	return 0;
 }
 
 int kt_agg_stacks(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
@@ -519,18 +577,29 @@ int kt_agg_stacks(struct kt_agg *a, const struct kt_query *q, struct kt_result *
 
 	fpath_begin(a);
 	for (int pass = 0; pass < 2; pass++) {
-		h = kt_agg_proj(a, pass ? KT_PROJ_RECENT : KT_PROJ_TOTALS,
-				kt_agg_filter_needs(&q->filter) | KT_NEED_STACK, &n, &rlen);
+		unsigned need = kt_agg_filter_needs(&q->filter) | KT_NEED_STACK;
+		struct kt_proj_part part[2];
+		struct kt_recent_stacks rs;
+
+		/* the totals read where the window keeps them: a copy of them (150 k entries
+		 * at 256 CPUs with 32-frame chains) was a fresh 5 MB at the first refresh */
+		if (!pass && kt_agg_proj_stacks(a, need, part) == 0) {
+			if ((err = stacks_count(a, q, part[0].h, part[0].n, part[0].stride, 1, 0)) < 0 ||
+			    (err = stacks_count(a, q, part[1].h, part[1].n, part[1].stride, 0, 0)) < 0)
+				return err;
+			continue;
+		}
+		if (pass && kt_agg_proj_recent_stacks(a, need, &rs) == 0) {
+			p->recent_s = (double)rs.len_ns / 1e9;
+			if ((err = recent_count(a, q, &rs)) < 0)
+				return err;
+			continue;
+		}
+		h = kt_agg_proj(a, pass ? KT_PROJ_RECENT : KT_PROJ_TOTALS, need, &n, &rlen);
 		if (pass)
 			p->recent_s = (double)rlen / 1e9;
-		for (size_t i = 0; i < n; i++) {
-			const struct locinfo *li = kt_agg_loc(a, h[i].loc);
-
-			stack_prefetch(a, h, n, i);
-			if (kt_agg_pass(a, &q->filter, &h[i], li) && stack_selected(q, li) &&
-			    (err = stack_add(a, &h[i], pass)) < 0)
-				return err;
-		}
+		if ((err = stacks_count(a, q, h, n, sizeof(*h), 0, pass)) < 0)
+			return err;
 	}
 	r->total_rows = a->nfpseen;
 	/* a report's top stacks: rows are made for the paths that can make it alone (150 k
