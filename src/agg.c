@@ -281,8 +281,7 @@ static void summary_sums(struct kt_agg *a, const struct kt_filter *f, struct kt_
 	struct sum_memo *m = &a->memo;
 	struct kt_filter nf = *f;
 	unsigned need = kt_agg_filter_needs(f);
-	size_t n;
-	const struct kt_hit *h;
+	struct kt_hits_view v;
 	uint64_t nomem = a->nomem;
 
 	if (memo_fits(a, f)) {
@@ -294,34 +293,42 @@ static void summary_sums(struct kt_agg *a, const struct kt_filter *f, struct kt_
 		*denom = m->denom;
 		return;
 	}
-	h = kt_agg_proj(a, KT_PROJ_RAW, need, &n, NULL);
+	kt_agg_proj_view(a, KT_PROJ_RAW, need, &v);
 	nf.hide_idle = 0;
 	*denom = 0;
 	/* the helpers' raw share, which the IRQ-off notice is about, whatever the mode */
-	for (size_t i = 0; i < n; i++) {
-		const struct locinfo *li = kt_agg_loc(a, h[i].loc);
+	for (size_t i = 0; i < v.n; i++) {
+		const struct kt_hit *h = kt_hv_at(&v, i);
+		const struct locinfo *li;
 
-		if (kt_agg_pass(a, &nf, &h[i], li)) {
+		if (!h->hits)
+			continue; /* a free entry of the window's table */
+		li = kt_agg_loc(a, h->loc);
+		if (kt_agg_pass(a, &nf, h, li)) {
 			if (li->helper)
-				sum->irq_helper += h[i].hits;
-			if (h[i].stack)
-				sum->stacked += h[i].hits;
+				sum->irq_helper += h->hits;
+			if (h->stack)
+				sum->stacked += h->hits;
 		}
 	}
-	h = kt_agg_proj(a, KT_PROJ_TOTALS, need, &n, NULL);
-	for (size_t i = 0; i < n; i++) {
-		const struct locinfo *li = kt_agg_loc(a, h[i].loc);
+	kt_agg_proj_view(a, KT_PROJ_TOTALS, need, &v);
+	for (size_t i = 0; i < v.n; i++) {
+		const struct kt_hit *h = kt_hv_at(&v, i);
+		const struct locinfo *li;
 
-		if (!kt_agg_pass(a, &nf, &h[i], li))
+		if (!h->hits)
+			continue;
+		li = kt_agg_loc(a, h->loc);
+		if (!kt_agg_pass(a, &nf, h, li))
 			continue;
 		if (li->user)
-			sum->user += h[i].hits;
+			sum->user += h->hits;
 		else if (li->idle)
-			sum->idle += h[i].hits;
+			sum->idle += h->hits;
 		else
-			sum->kernel += h[i].hits;
+			sum->kernel += h->hits;
 		if (!(f->hide_idle && li->idle))
-			*denom += h[i].hits;
+			*denom += h->hits;
 	}
 	/* kept unless a CPU set or a failure to allocate made it */
 	m->ok = !f->cpuset && a->nomem == nomem;
@@ -804,37 +811,47 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 	uint64_t viewsum = 0;
 	size_t keep;
 	struct kt_cpuview cv;
+	struct kt_hits_view hv = {NULL, 0, sizeof(struct kt_hit)};
 	int kept = 0;
 
 	kt_idx_clear(&a->g.idx);
 	if (q->view == KT_VIEW_CPUS && (kept = kt_agg_cpu_rows_kept(a, q, r, &cv)) < 0)
 		return kept;
 	n = 0;
-	if (!kept)
-		h = kt_agg_proj(a, KT_PROJ_TOTALS, dims, &n, NULL);
+	if (!kept) {
+		/* in place when they are the window's narrow totals; dense (h, n) whenever
+		 * the CPU is needed, which the CPU view and per-CPU columns below read */
+		kt_agg_proj_view(a, KT_PROJ_TOTALS, dims, &hv);
+		h = hv.h;
+		n = hv.n;
+	}
 	for (size_t i = 0; i < n; i++) {
-		const struct locinfo *li = kt_agg_loc(a, h[i].loc);
+		const struct kt_hit *x = kt_hv_at(&hv, i);
+		const struct locinfo *li;
 		struct kt_row *row;
 		uint64_t k0, k1;
 		uint32_t ri;
 
-		if (!kt_agg_pass(a, &q->filter, &h[i], li) || !group_of(a, q, &h[i], li, &k0, &k1))
+		if (!x->hits)
+			continue; /* a free entry of the window's table */
+		li = kt_agg_loc(a, x->loc);
+		if (!kt_agg_pass(a, &q->filter, x, li) || !group_of(a, q, x, li, &k0, &k1))
 			continue;
 		row = kt_agg_group_row(a, r, k0, k1, &ri, 1);
 		if (!row)
 			return -ENOMEM;
-		row->hits += h[i].hits;
+		row->hits += x->hits;
 		if (q->view == KT_VIEW_CPUS) {
 			if (li->user)
-				row->user += h[i].hits;
+				row->user += x->hits;
 			else if (li->idle)
-				row->idle_hits += h[i].hits;
+				row->idle_hits += x->hits;
 			else
-				row->kernel += h[i].hits;
+				row->kernel += x->hits;
 		}
 		if (q->view == KT_VIEW_LINES &&
-		    (!row->addr || kt_sym_loc(a->s, h[i].loc)->addr < row->addr))
-			row->addr = kt_sym_loc(a->s, h[i].loc)->addr;
+		    (!row->addr || kt_sym_loc(a->s, x->loc)->addr < row->addr))
+			row->addr = kt_sym_loc(a->s, x->loc)->addr;
 	}
 	if (q->view == KT_VIEW_CPUS && kt_agg_cpu_rows_all(a, q, r, h, n) < 0)
 		return -ENOMEM;

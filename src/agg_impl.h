@@ -184,6 +184,22 @@ const struct kt_hit *kt_agg_recent(struct kt_agg *a, size_t *n, uint64_t *len_ns
 unsigned kt_agg_filter_needs(const struct kt_filter *f);
 const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsigned need, size_t *n,
 				 uint64_t *len_ns);
+/* The hits kt_agg_proj(a, which, need) gives, read where the window keeps them when they
+ * are its narrow totals (a query by location, context and chain or not: summary, modules,
+ * functions, lines, contexts), else that projection: *v holds n entries stride bytes apart,
+ * of which those of no hits are to be skipped (a free entry of the window's table). A
+ * caller that needs dense hits (a CPU or task dimension) gets the projection anyway. */
+struct kt_hits_view {
+	const struct kt_hit *h;
+	size_t n, stride;
+};
+static inline const struct kt_hit *kt_hv_at(const struct kt_hits_view *v, size_t i)
+{
+	return (const struct kt_hit *)((const char *)v->h + i * v->stride);
+}
+void kt_agg_proj_view(struct kt_agg *a, enum kt_proj_src which, unsigned need,
+		      struct kt_hits_view *v);
+
 /* The stacks views' totals by (location, stack, context) without a copy, when the window
  * keeps them (what kt_agg_proj(a, KT_PROJ_TOTALS, need) would copy): the narrow totals' hits
  * without a chain (part 0) and the stacks' totals (part 1), each n entries stride bytes apart,

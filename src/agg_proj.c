@@ -437,6 +437,23 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 	return p->h;
 }
 
+void kt_agg_proj_view(struct kt_agg *a, enum kt_proj_src which, unsigned need,
+		      struct kt_hits_view *v)
+{
+	unsigned n2 = (need & (KT_NEED_ALL | KT_NEED_FUNC)) | KT_NEED_CTX; /* as kt_agg_proj */
+
+	if (which == KT_PROJ_RAW && !a->irq_owner)
+		which = KT_PROJ_TOTALS; /* the same hits */
+	/* the narrow totals' keys are the projection's: a copy of them (40 k entries at 256
+	 * CPUs) was fresh memory at the first refresh, and a megabyte copied at each */
+	if (which == KT_PROJ_TOTALS && !(n2 & (KT_NEED_CPU | KT_NEED_TASK | KT_NEED_STACK)) &&
+	    a->project && !a->irq_owner && !kt_window_cumulative(a->w) &&
+	    (v->h = kt_window_narrow(a->w, &v->n, &v->stride)))
+		return;
+	v->h = kt_agg_proj(a, which, need, &v->n, NULL);
+	v->stride = sizeof(*v->h);
+}
+
 int kt_agg_proj_recent_stacks(struct kt_agg *a, unsigned need, struct kt_recent_stacks *r)
 {
 	struct kt_window_cursor c;
