@@ -59,9 +59,9 @@ void kt_window_free(struct kt_window *w)
 	kt_idx_free(&w->nar.idx);
 	free(w->nars.t);
 	kt_idx_free(&w->nars.idx);
-	free(w->opened);
+	free(w->opened.id);
 	free(w->last);
-	free(w->sopened);
+	free(w->sopened.id);
 	free(w->slast);
 	free(w->narloc);
 	free(w->full.t);
@@ -241,60 +241,62 @@ static void slice_free(struct slice *s)
 	s->nlog = 0;
 }
 
-/* Counts hits of narrow entry id in the open slice. */
-static void narrow_open(struct kt_window *w, uint32_t id, uint64_t hits)
+/* Counts hits of entry id of table t in the open slice, listing it in o when it is the
+ * entry's first. */
+static void open_count(struct wtable *t, struct wopen *o, uint32_t id, uint64_t hits)
 {
-	struct wtuple *e = &w->nar.t[id];
+	struct wtuple *e = &t->t[id];
 
 	if (!e->open) {
-		if (kt_grow((void **)&w->opened, &w->openedcap, w->nopened + 1,
-			    sizeof(*w->opened)) < 0)
-			w->opened_lost = 1;
+		if (kt_grow((void **)&o->id, &o->cap, o->n + 1, sizeof(*o->id)) < 0)
+			o->lost = 1;
 		else
-			w->opened[w->nopened++] = id;
+			o->id[o->n++] = id;
 	}
 	e->open = hits >= UINT32_MAX - e->open ? UINT32_MAX : e->open + (uint32_t)hits;
 }
 
-/* Counts hits of the stacks' entry id in the open slice. */
-static void stacks_open(struct kt_window *w, uint32_t id, uint64_t hits)
+/* The open slice's counts of t start again from zero without a table of them: when not
+ * every entry was listed, every live one is cleared (a live entry has hits). */
+static void open_drop(struct wtable *t, struct wopen *o)
 {
-	struct wtuple *e = &w->nars.t[id];
+	if (o->lost)
+		for (uint32_t i = 0; i < t->n; i++)
+			if (t->t[i].h.hits)
+				t->t[i].open = 0;
+	for (uint32_t i = 0; !o->lost && i < o->n; i++)
+		t->t[o->id[i]].open = 0;
+	o->lost = 0;
+	o->n = 0;
+}
 
-	if (!e->open) {
-		if (kt_grow((void **)&w->sopened, &w->sopenedcap, w->nsopened + 1,
-			    sizeof(*w->sopened)) < 0)
-			w->sopened_lost = 1;
-		else
-			w->sopened[w->nsopened++] = id;
-	}
-	e->open = hits >= UINT32_MAX - e->open ? UINT32_MAX : e->open + (uint32_t)hits;
+static void narrow_open(struct kt_window *w, uint32_t id, uint64_t hits)
+{
+	open_count(&w->nar, &w->opened, id, hits);
 }
 
 /* The open slice (number no) completes: the stacks' entries' open counts become its table
  * of chained hits, and start again from zero. */
 static void stacks_close(struct kt_window *w, uint64_t no)
 {
+	struct wopen *o = &w->sopened;
+
 	w->slast_no = 0;
 	w->nslast = 0;
-	if (!w->sopened_lost && no >= w->snars_from &&
-	    kt_grow((void **)&w->slast, &w->slastcap, w->nsopened, sizeof(*w->slast)) == 0) {
-		for (uint32_t i = 0; i < w->nsopened; i++) {
-			struct wtuple *e = &w->nars.t[w->sopened[i]];
-
-			w->slast[i] = (struct kt_window_stkent){e->h.loc, e->h.stack, e->h.ctx,
-								e->open};
-			e->open = 0;
-		}
-		w->nslast = w->nsopened;
-		w->slast_no = no + 1;
-	} else {
-		for (uint32_t i = 0; i < w->nars.n; i++)
-			if (w->nars.t[i].h.hits)
-				w->nars.t[i].open = 0;
-		w->sopened_lost = 0;
+	if (o->lost || no < w->snars_from ||
+	    kt_grow((void **)&w->slast, &w->slastcap, o->n, sizeof(*w->slast)) < 0) {
+		open_drop(&w->nars, o);
+		return;
 	}
-	w->nsopened = 0;
+	for (uint32_t i = 0; i < o->n; i++) {
+		struct wtuple *e = &w->nars.t[o->id[i]];
+
+		w->slast[i] = (struct kt_window_stkent){e->h.loc, e->h.stack, e->h.ctx, e->open};
+		e->open = 0;
+	}
+	w->nslast = o->n;
+	w->slast_no = no + 1;
+	o->n = 0;
 }
 
 int kt_window_slice_stacks(const struct kt_window *w, uint64_t slice,
@@ -313,27 +315,23 @@ int kt_window_slice_stacks(const struct kt_window *w, uint64_t slice,
  * complete slice's table, and start again from zero. */
 static void narrow_close(struct kt_window *w, uint64_t no)
 {
+	struct wopen *o = &w->opened;
+
 	w->last_no = 0;
 	w->nlast = 0;
-	if (!w->opened_lost &&
-	    kt_grow((void **)&w->last, &w->lastcap, w->nopened, sizeof(*w->last)) == 0) {
-		for (uint32_t i = 0; i < w->nopened; i++) {
-			struct wtuple *e = &w->nar.t[w->opened[i]];
-			struct kt_window_locent x = {e->h.loc, e->open, e->h.ctx, e->h.stack};
-
-			w->last[i] = x;
-			e->open = 0;
-		}
-		w->nlast = w->nopened;
-		w->last_no = no + 1;
-	} else {
-		/* not every entry is listed: clear them all (a live entry has hits) */
-		for (uint32_t i = 0; i < w->nar.n; i++)
-			if (w->nar.t[i].h.hits)
-				w->nar.t[i].open = 0;
-		w->opened_lost = 0;
+	if (o->lost || kt_grow((void **)&w->last, &w->lastcap, o->n, sizeof(*w->last)) < 0) {
+		open_drop(&w->nar, o);
+		return;
 	}
-	w->nopened = 0;
+	for (uint32_t i = 0; i < o->n; i++) {
+		struct wtuple *e = &w->nar.t[o->id[i]];
+
+		w->last[i] = (struct kt_window_locent){e->h.loc, e->open, e->h.ctx, e->h.stack};
+		e->open = 0;
+	}
+	w->nlast = o->n;
+	w->last_no = no + 1;
+	o->n = 0;
 }
 
 const struct kt_window_locent *kt_window_slice_locs(const struct kt_window *w, uint64_t slice,
@@ -575,7 +573,7 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 	}
 	if (stack && w->nars_on) {
 		w->nars.t[sid].h.hits += count;
-		stacks_open(w, sid, count);
+		open_count(&w->nars, &w->sopened, sid, count);
 	}
 	if (!wide) {
 		struct kt_hit k = {.loc = loc, .stack = stack, .task = task, .ctx = ctx};
@@ -772,7 +770,7 @@ int kt_window_narrow_stacks(const struct kt_window *w, const struct kt_hit **out
 		m->nars_on = 1;
 		/* the open slice's hits so far are not in the open counts */
 		m->snars_from = m->started ? m->newest + 1 : 0;
-		m->nsopened = 0;
+		m->sopened.n = 0;
 	}
 	*n = w->nars.n;
 	*out = w->nars.t ? &w->nars.t[0].h : NULL;
@@ -875,9 +873,10 @@ size_t kt_window_mem(const struct kt_window *w)
 	}
 	m += (size_t)w->nar.cap * sizeof(*w->nar.t) + kt_idx_mem(&w->nar.idx) +
 	     (size_t)w->narloccap * sizeof(*w->narloc) +
-	     (size_t)w->openedcap * sizeof(*w->opened) + (size_t)w->lastcap * sizeof(*w->last);
+	     (size_t)w->opened.cap * sizeof(*w->opened.id) + (size_t)w->lastcap * sizeof(*w->last);
 	m += (size_t)w->nars.cap * sizeof(*w->nars.t) + kt_idx_mem(&w->nars.idx) +
-	     (size_t)w->sopenedcap * sizeof(*w->sopened) + (size_t)w->slastcap * sizeof(*w->slast);
+	     (size_t)w->sopened.cap * sizeof(*w->sopened.id) +
+	     (size_t)w->slastcap * sizeof(*w->slast);
 	m += (size_t)w->full.cap * sizeof(*w->full.t) + kt_idx_mem(&w->full.idx);
 	m += kt_window_cum_mem(w);
 	m += (size_t)w->outcap * sizeof(*w->out) + (size_t)w->recentcap * sizeof(*w->recent) +

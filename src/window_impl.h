@@ -220,6 +220,14 @@ struct cumlv {
 	int indexed;	     /* ix, bloom and nown are the big run's (made once past the cap) */
 };
 
+/* The entries of a table with hits in the open slice (their open counts), listed as each is
+ * first hit: lost, one could not be listed (out of memory), so no table of the slice. */
+struct wopen {
+	uint32_t *id;
+	uint32_t n, cap;
+	int lost;
+};
+
 /* A record without a stack, of one CPU, packed in one 64-bit key of the same order as
  * kt_cum_key_cmp's (location, task, context) when its task and context fit, with its hits. */
 struct cum_packed {
@@ -252,9 +260,7 @@ struct kt_window {
 	/* the narrow entries with hits in the open slice; as it completes, their open counts
 	 * become the newest complete slice's hits by location (kt_window_slice_locs): a refresh
 	 * need not read that slice's samples again to learn them */
-	uint32_t *opened;
-	uint32_t nopened, openedcap;
-	int opened_lost; /* an entry could not be listed (out of memory): no table this slice */
+	struct wopen opened;
 	struct kt_window_locent *last;
 	uint32_t nlast, lastcap;
 	uint64_t last_no; /* slice number + 1 of last; 0: none */
@@ -265,9 +271,7 @@ struct kt_window {
 	/* their entries with hits in the open slice, and as it completes their open counts:
 	 * the newest complete slice's chained hits (kt_window_slice_stacks), as for the narrow
 	 * ones; complete for the slices from snars_from on (kept from the middle of one) */
-	uint32_t *sopened;
-	uint32_t nsopened, sopenedcap;
-	int sopened_lost;
+	struct wopen sopened;
 	struct kt_window_stkent *slast;
 	uint32_t nslast, slastcap;
 	uint64_t slast_no, snars_from;
