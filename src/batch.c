@@ -314,7 +314,7 @@ int kt_batch_new(const struct kt_batch_env *env, struct kt_batch **out, char *er
 		struct kt_report_ctx c;
 
 		report_ctx(b, &c);
-		kt_report_expect(b->env.agg, &c); /* the CPU table's sums follow the window */
+		kt_report_expect(b->env.agg, &c); /* its tables follow the window from now */
 	}
 	in = kt_source_info(env->src);
 	kt_batch_log(b, "start: %s%s%s, %s, %u CPUs, format %s, -d %.3g, -n %ld", in->kind,
