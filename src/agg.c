@@ -9,6 +9,16 @@
 #include "agg_impl.h"
 #include "kerntop/util.h"
 
+/* The window's move hook: a slice completed. What the aggregator keeps between refreshes
+ * takes it in now, as the samples come, rather than at the next query. */
+static void agg_moved(void *ctx)
+{
+	struct kt_agg *a = ctx;
+
+	kt_agg_cputop_moved(a);
+	kt_agg_stacks_moved(a);
+}
+
 int kt_agg_new(struct kt_window *w, struct kt_symbols *s, const struct kt_agg_params *p,
 	       struct kt_agg **out)
 {
@@ -28,6 +38,7 @@ int kt_agg_new(struct kt_window *w, struct kt_symbols *s, const struct kt_agg_pa
 		a->p.ncpus = 1;
 	if (a->p.max_cpu < a->p.ncpus)
 		a->p.max_cpu = a->p.ncpus;
+	kt_window_set_move_hook(w, agg_moved, a);
 	*out = a;
 	return 0;
 }
@@ -36,6 +47,7 @@ void kt_agg_free(struct kt_agg *a)
 {
 	if (!a)
 		return;
+	kt_window_set_move_hook(a->w, NULL, NULL);
 	free(a->li);
 	kt_idx_free(&a->funcrep);
 	free(a->seenfunc);
@@ -942,8 +954,10 @@ void kt_agg_expect(struct kt_agg *a, const struct kt_query *q)
 	 * stacks' totals (agg_proj.c): kept from the first sample, not made at the first
 	 * report (a 256-CPU -g batch's first refresh read every chained sample of it) */
 	if (q->view == KT_VIEW_STACKS && a->project && !a->irq_owner &&
-	    !(kt_agg_filter_needs(&q->filter) & (KT_NEED_CPU | KT_NEED_TASK)))
+	    !(kt_agg_filter_needs(&q->filter) & (KT_NEED_CPU | KT_NEED_TASK))) {
 		kt_window_keep_stacks(a->w);
+		a->stacks_wanted = 1; /* and their paths made as each slice completes */
+	}
 }
 
 int kt_agg_query(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)

@@ -211,7 +211,6 @@ void kt_agg_cputop_free(struct kt_agg *a)
 	if (!t)
 		return;
 	kt_window_set_expire_hook(a->w, NULL, NULL);
-	kt_window_set_move_hook(a->w, NULL, NULL);
 	for (uint32_t i = 0; t->ring && i < t->nring; i++)
 		slice_free(&t->ring[i]);
 	free(t->ring);
@@ -233,7 +232,6 @@ void kt_agg_cputop_free(struct kt_agg *a)
 
 /* The state for ncpu CPUs and a ring of nring slices; a new one when either changed. */
 static void on_expire(void *ctx, uint64_t no, const struct kt_hit *h, size_t n);
-static void on_move(void *ctx);
 
 static struct kt_cputop *state(struct kt_agg *a, uint32_t ncpu, uint32_t nring)
 {
@@ -260,7 +258,6 @@ static struct kt_cputop *state(struct kt_agg *a, uint32_t ncpu, uint32_t nring)
 		return NULL;
 	}
 	kt_window_set_expire_hook(a->w, on_expire, a);
-	kt_window_set_move_hook(a->w, on_move, a);
 	return t;
 }
 
@@ -702,16 +699,16 @@ static uint32_t complete(const struct kt_agg *a, uint64_t *lo, uint64_t *hi)
 	return nring > done + 2 ? nring : done + 2;
 }
 
-/* The window's move hook: the slices that completed are taken into the running sums now, as
+/* A slice completed (the window's move hook, agg.c): the slices that completed are taken
+ * into the running sums now, as
  * the samples come, instead of in the next refresh (issue 14: two slices of a 256-CPU
  * machine were 8 of a batch refresh's 15 ms). Only while the CPU view is asked for: after
  * UNASKED_MAX slices without a query the sums wait, and the next query catches up. A caller
  * that asks at every refresh (kt_agg_cputop_expect: batch reports) has them follow the window
  * from its first slice, so that the first report does not take in every slice so far. */
 #define UNASKED_MAX 4
-static void on_move(void *ctx)
+void kt_agg_cputop_moved(struct kt_agg *a)
 {
-	struct kt_agg *a = ctx;
 	struct kt_cputop *t = a->cputop;
 	uint64_t lo, hi, n0;
 	int e;

@@ -154,6 +154,7 @@ struct kt_agg {
 	struct kt_idx tsidx; /* the entries of the slice being made */
 	/* the CPU view's per-slice tables and running sums (agg_cputop.c) */
 	struct kt_cputop *cputop;
+	int stacks_wanted; /* the stacks views are asked at every refresh (kt_agg_expect) */
 	uint64_t cputop_answers; /* CPU views it answered */
 };
 
@@ -279,6 +280,10 @@ struct kt_cpuview {
 int kt_agg_cputop(struct kt_agg *a, const struct kt_query *q, struct kt_cpuview *v);
 void kt_agg_cputop_free(struct kt_agg *a);
 void kt_agg_cputop_expect(struct kt_agg *a, const struct kt_query *q);
+void kt_agg_cputop_moved(struct kt_agg *a);
+/* agg_tree.c: a slice completed; when the stacks views are expected at every refresh, the
+ * paths of its stacks are made now (their first refresh made 150 k of them at 256 CPUs). */
+void kt_agg_stacks_moved(struct kt_agg *a);
 
 /* agg_cpus.c: the CPU view's rows and tops. From the projection h[0, n): each CPU row's top
  * function and module; under a task, module, context or idle filter, a row for every CPU

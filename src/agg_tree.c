@@ -375,6 +375,26 @@ static uint32_t hit_fpath(struct kt_agg *a, const struct kt_hit *h)
 	return id;
 }
 
+void kt_agg_stacks_moved(struct kt_agg *a)
+{
+	uint64_t newest = kt_window_newest(a->w);
+	const struct kt_window_stkent *st;
+	uint32_t n;
+
+	if (!a->stacks_wanted || a->irq_owner || !newest ||
+	    kt_window_slice_stacks(a->w, newest - 1, &st, &n) < 0)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		struct kt_hit h = {st[i].loc, st[i].stack, 0, 0, st[i].ctx, st[i].hits};
+
+		/* only the paths a stack keeps (one starting at the hit's location) */
+		if (kt_window_stack_leaf(a->w, h.stack) == h.loc &&
+		    !kt_window_stack_tag(a->w, h.stack, KT_STACK_TAG_PATH) &&
+		    hit_fpath(a, &h) == UINT32_MAX)
+			return; /* out of memory: the next query makes them, or fails */
+	}
+}
+
 /* Starts a stacks query: a new stamp for the paths' rows, and the paths forgotten when
  * stacks that left the window have made them a quarter more than the live stacks (+ 1024):
  * so their memory follows the live stacks and does not creep with call-path churn. */

@@ -357,9 +357,10 @@ static void run_top_handover(struct kt_symbols *sym)
 }
 
 /* The stacks views read the window's tables (the stacks' totals and the newest complete
- * slice's chained hits) where the window keeps them (a batch report's caller keeps them from
- * the first sample): refresh after refresh, sorted by hits and by rate (the newest slice's
- * hits), with and without a context filter, they give the full scan's rows. */
+ * slice's chained hits) where the window keeps them (a batch report's caller expects them
+ * from the first sample, and their paths are made as each slice completes): refresh after
+ * refresh, sorted by hits and by rate (the newest slice's hits), with and without a context
+ * filter, they give the full scan's rows. */
 static void run_kept_stacks(struct kt_symbols *sym)
 {
 	struct kt_window_opts wo = {.span_ns = 4 * S, .slice_ns = 1 * S};
@@ -370,11 +371,16 @@ static void run_kept_stacks(struct kt_symbols *sym)
 	struct kt_window *w;
 	struct kt_agg *a;
 	uint64_t t = 100 * S;
-	int bad = 0, queries = 0, tables = 0;
+	int bad = 0, queries = 0, tables = 0, keyed = 0, withpath = 0;
 
 	kt_window_new(&wo, &w);
 	kt_agg_new(w, sym, &ap, &a);
-	kt_window_keep_stacks(w);
+	{
+		struct kt_query q = {.view = KT_VIEW_STACKS, .module = KT_ANY, .func = KT_ANY};
+
+		kt_filter_all(&q.filter);
+		kt_agg_expect(a, &q); /* as a batch report with chains does */
+	}
 	task = kt_window_task(w, 7, 7);
 	for (int step = 0; step < 12; step++) {
 		const struct kt_window_stkent *e;
@@ -392,7 +398,16 @@ static void run_kept_stacks(struct kt_symbols *sym)
 		}
 		t += S;
 		kt_window_advance(w, t);
-		tables += kt_window_slice_stacks(w, kt_window_newest(w) - 1, &e, &ne) == 0;
+		if (kt_window_slice_stacks(w, kt_window_newest(w) - 1, &e, &ne) == 0) {
+			tables++;
+			/* their paths were made as the slice completed, before any query */
+			for (uint32_t i = 0; i < ne; i++) {
+				if (kt_window_stack_leaf(w, e[i].stack) != e[i].loc)
+					continue;
+				withpath += kt_window_stack_tag(w, e[i].stack, KT_STACK_TAG_PATH) != 0;
+				keyed++;
+			}
+		}
 		for (int v = 0; v < 4; v++) {
 			struct kt_query q = {.view = KT_VIEW_STACKS, .module = KT_ANY, .func = KT_ANY};
 			int rx, ry;
@@ -416,6 +431,9 @@ static void run_kept_stacks(struct kt_symbols *sym)
 	printf("# %d stacks queries compared, the newest slice's table there at %d of 12\n",
 	       queries, tables);
 	ok(tables >= 11, "the window kept the newest complete slice's chained hits");
+	printf("# %d of its %d stacks had their path before the query\n", withpath, keyed);
+	ok(keyed > 100 && withpath == keyed,
+	   "the expected stacks view made their paths as each slice completed");
 	is_int(bad, 0, "the stacks views read from the window's tables answer as the full scan");
 	kt_result_free(&x);
 	kt_result_free(&y);
