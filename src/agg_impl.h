@@ -203,13 +203,9 @@ void kt_agg_proj_view(struct kt_agg *a, enum kt_proj_src which, unsigned need,
 
 /* The stacks views' totals by (location, stack, context) without a copy, when the window
  * keeps them (what kt_agg_proj(a, KT_PROJ_TOTALS, need) would copy): the narrow totals' hits
- * without a chain (part 0) and the stacks' totals (part 1), each n entries stride bytes apart,
- * read skipping entries of no hits and, in part 0, those with a chain. 0, or -1: none. */
-struct kt_proj_part {
-	const struct kt_hit *h;
-	size_t n, stride;
-};
-int kt_agg_proj_stacks(struct kt_agg *a, unsigned need, struct kt_proj_part part[2]);
+ * without a chain (part 0) and the stacks' totals (part 1), read skipping entries of no hits
+ * and, in part 0, those with a chain. 0, or -1: none. */
+int kt_agg_proj_stacks(struct kt_agg *a, unsigned need, struct kt_hits_view part[2]);
 /* The same for the newest complete slice (KT_PROJ_RECENT), from the tables the window made
  * as it completed: its hits by location (e[0, ne): those with a chain are in st) and its
  * chained hits by stack (st[0, nst)), and its length. 0, or -1: none. */
@@ -220,6 +216,10 @@ struct kt_recent_stacks {
 	uint64_t len_ns;
 };
 int kt_agg_proj_recent_stacks(struct kt_agg *a, unsigned need, struct kt_recent_stacks *r);
+/* Up to max of r's hits as (location, stack, context) hits into out, from entry *i of e and
+ * *j of st on (both moved past them; none left when *i == ne and *j == nst): how many. */
+size_t kt_agg_recent_stacks_read(const struct kt_recent_stacks *r, uint32_t *i, uint32_t *j,
+				 struct kt_hit *out, size_t max);
 void kt_agg_proj_free(struct kt_agg *a);
 /* agg_result.c: the result's storage (created on first use, reused by later queries). */
 struct rpriv *kt_agg_priv(struct kt_result *r);

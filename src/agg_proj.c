@@ -29,6 +29,14 @@ unsigned kt_agg_filter_needs(const struct kt_filter *f)
 	return need;
 }
 
+/* The dimensions a projection keeps for need: the context always ((location, context) pairs
+ * are hardly more than the locations, and the contexts view then shares the modules' and
+ * functions' projection). */
+static unsigned proj_need(unsigned need)
+{
+	return (need & (KT_NEED_ALL | KT_NEED_FUNC)) | KT_NEED_CTX;
+}
+
 struct pkey {
 	const struct kt_proj *p;
 	const struct kt_hit *h;
@@ -121,22 +129,31 @@ static int copy_distinct(struct kt_proj *p, const struct kt_hit *src, size_t n, 
 	return 0;
 }
 
-/* The newest complete slice's hits by (location, stack, context): its hits by location
- * without a chain (e[0, ne)) and its chained ones (st[0, ns)), distinct keys: a copy. */
-static int copy_recent_stacks(struct kt_proj *p, const struct kt_window_locent *e, uint32_t ne,
-			      const struct kt_window_stkent *st, uint32_t ns)
+size_t kt_agg_recent_stacks_read(const struct kt_recent_stacks *r, uint32_t *i, uint32_t *j,
+				 struct kt_hit *out, size_t max)
 {
-	p->n = 0;
+	size_t k = 0;
+
+	for (; *i < r->ne && k < max; (*i)++)
+		if (!r->e[*i].chain && r->e[*i].hits)
+			out[k++] = (struct kt_hit){r->e[*i].loc, 0, 0, 0, r->e[*i].ctx, r->e[*i].hits};
+	for (; *i >= r->ne && *j < r->nst && k < max; (*j)++)
+		if (r->st[*j].hits)
+			out[k++] = (struct kt_hit){r->st[*j].loc, r->st[*j].stack, 0, 0,
+						   r->st[*j].ctx, r->st[*j].hits};
+	return k;
+}
+
+/* The newest complete slice's hits by (location, stack, context), distinct keys: a copy. */
+static int copy_recent_stacks(struct kt_proj *p, const struct kt_recent_stacks *r)
+{
+	uint32_t i = 0, j = 0;
+
 	kt_idx_clear(&p->idx);
-	if (kt_grow((void **)&p->h, &p->cap, ne + ns, sizeof(*p->h)) < 0)
+	p->n = 0;
+	if (kt_grow((void **)&p->h, &p->cap, r->ne + r->nst, sizeof(*p->h)) < 0)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < ne; i++)
-		if (!e[i].chain && e[i].hits)
-			p->h[p->n++] = (struct kt_hit){e[i].loc, 0, 0, 0, e[i].ctx, e[i].hits};
-	for (uint32_t i = 0; i < ns; i++)
-		if (st[i].hits)
-			p->h[p->n++] =
-			    (struct kt_hit){st[i].loc, st[i].stack, 0, 0, st[i].ctx, st[i].hits};
+	p->n = (uint32_t)kt_agg_recent_stacks_read(r, &i, &j, p->h, (size_t)r->ne + r->nst);
 	return 0;
 }
 
@@ -283,9 +300,7 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 	size_t sn, stride = sizeof(*src);
 	struct kt_recent_stacks rs;
 
-	/* the context is always kept: (location, context) pairs are hardly more than the
-	 * locations, and the contexts view then shares the modules' and functions' projection */
-	need = (need & (KT_NEED_ALL | KT_NEED_FUNC)) | KT_NEED_CTX;
+	need = proj_need(need);
 	if (which == KT_PROJ_RAW && !a->irq_owner)
 		which = KT_PROJ_TOTALS; /* the same hits */
 	for (uint32_t i = 0; i < KT_AGG_NPROJ; i++) {
@@ -371,7 +386,7 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 		}
 		if (which == KT_PROJ_RECENT && kt_agg_proj_recent_stacks(a, need, &rs) == 0) {
 			p = proj_slot(a, which, need, gen, rs.len_ns);
-			if (copy_recent_stacks(p, rs.e, rs.ne, rs.st, rs.nst) < 0) {
+			if (copy_recent_stacks(p, &rs) < 0) {
 				a->nomem++;
 				p->valid = 0;
 			}
@@ -437,17 +452,27 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 	return p->h;
 }
 
+/* Whether a query of need reads what the window keeps (its narrow totals, or with stack its
+ * stacks' totals) rather than its logs: neither the CPU nor the task (nor, with the stack,
+ * the function's representative), the stack exactly when stack is set; projections on, no
+ * --irq-owner re-keying, the rolling window. */
+static int window_tables(const struct kt_agg *a, unsigned need, int stack)
+{
+	unsigned deny = KT_NEED_CPU | KT_NEED_TASK | (stack ? KT_NEED_FUNC : 0);
+
+	need = proj_need(need);
+	return !!(need & KT_NEED_STACK) == !!stack && !(need & deny) && a->project &&
+	       !a->irq_owner && !kt_window_cumulative(a->w);
+}
+
 void kt_agg_proj_view(struct kt_agg *a, enum kt_proj_src which, unsigned need,
 		      struct kt_hits_view *v)
 {
-	unsigned n2 = (need & (KT_NEED_ALL | KT_NEED_FUNC)) | KT_NEED_CTX; /* as kt_agg_proj */
-
 	if (which == KT_PROJ_RAW && !a->irq_owner)
 		which = KT_PROJ_TOTALS; /* the same hits */
 	/* the narrow totals' keys are the projection's: a copy of them (40 k entries at 256
 	 * CPUs) was fresh memory at the first refresh, and a megabyte copied at each */
-	if (which == KT_PROJ_TOTALS && !(n2 & (KT_NEED_CPU | KT_NEED_TASK | KT_NEED_STACK)) &&
-	    a->project && !a->irq_owner && !kt_window_cumulative(a->w) &&
+	if (which == KT_PROJ_TOTALS && window_tables(a, need, 0) &&
 	    (v->h = kt_window_narrow(a->w, &v->n, &v->stride)))
 		return;
 	v->h = kt_agg_proj(a, which, need, &v->n, NULL);
@@ -458,10 +483,8 @@ int kt_agg_proj_recent_stacks(struct kt_agg *a, unsigned need, struct kt_recent_
 {
 	struct kt_window_cursor c;
 
-	need = (need & (KT_NEED_ALL | KT_NEED_FUNC)) | KT_NEED_CTX; /* as kt_agg_proj */
-	if (!(need & KT_NEED_STACK) || (need & (KT_NEED_CPU | KT_NEED_TASK | KT_NEED_FUNC)) ||
-	    !a->project || a->irq_owner || kt_window_cumulative(a->w) ||
-	    kt_window_cursor_recent(a->w, &c, &r->len_ns) < 0 || c.done)
+	if (!window_tables(a, need, 1) || kt_window_cursor_recent(a->w, &c, &r->len_ns) < 0 ||
+	    c.done)
 		return -1;
 	/* both made by the window as the slice completed (a pass over its samples was most of
 	 * a 256-CPU -g batch refresh) */
@@ -471,11 +494,9 @@ int kt_agg_proj_recent_stacks(struct kt_agg *a, unsigned need, struct kt_recent_
 	return 0;
 }
 
-int kt_agg_proj_stacks(struct kt_agg *a, unsigned need, struct kt_proj_part part[2])
+int kt_agg_proj_stacks(struct kt_agg *a, unsigned need, struct kt_hits_view part[2])
 {
-	need = (need & (KT_NEED_ALL | KT_NEED_FUNC)) | KT_NEED_CTX; /* as kt_agg_proj */
-	if (!(need & KT_NEED_STACK) || (need & (KT_NEED_CPU | KT_NEED_TASK | KT_NEED_FUNC)) ||
-	    !a->project || a->irq_owner || kt_window_cumulative(a->w))
+	if (!window_tables(a, need, 1))
 		return -1;
 	part[0].h = kt_window_narrow(a->w, &part[0].n, &part[0].stride);
 	if (!part[0].h ||

@@ -517,38 +517,31 @@ static int result_frames(struct kt_result *r)
 /* Fetches what stack_add will read for the hits a little after i: the stack's line (its leaf
  * and tags) 16 hits ahead, the path its tag names 8 ahead (issue 14: at 256 CPUs with chains
  * each of 150 k hits was two cache misses in a row). */
-/* Fetches the stack and path of the hits a few entries ahead of entry i of h[0, n) (stride
- * bytes apart). */
-static void stack_prefetch(const struct kt_agg *a, const struct kt_hit *h, size_t stride, size_t n,
-			   size_t i)
+/* Fetches the stack and path of the hits a few entries ahead of entry i of v. */
+static void stack_prefetch(const struct kt_agg *a, const struct kt_hits_view *v, size_t i)
 {
-	const struct kt_hit *x;
 	uint32_t tag;
 
-	if (i + 16 < n) {
-		x = (const struct kt_hit *)((const char *)h + (i + 16) * stride);
-		kt_window_stack_prefetch(a->w, x->stack);
-	}
-	if (i + 8 < n) {
-		x = (const struct kt_hit *)((const char *)h + (i + 8) * stride);
-		if ((tag = kt_window_stack_tag(a->w, x->stack, KT_STACK_TAG_PATH)) &&
-		    tag - 1 < a->nfp)
-			KT_PREFETCH(&a->fp[tag - 1]);
-	}
+	if (i + 16 < v->n)
+		kt_window_stack_prefetch(a->w, kt_hv_at(v, i + 16)->stack);
+	if (i + 8 < v->n &&
+	    (tag = kt_window_stack_tag(a->w, kt_hv_at(v, i + 8)->stack, KT_STACK_TAG_PATH)) &&
+	    tag - 1 < a->nfp)
+		KT_PREFETCH(&a->fp[tag - 1]);
 }
 
-/* Counts the hits of h[0, n) (stride bytes apart; of no hits, or with a chain when
- * chainless, skipped) that q selects into their paths: 0 or -errno. */
-static int stacks_count(struct kt_agg *a, const struct kt_query *q, const struct kt_hit *h,
-			size_t n, size_t stride, int chainless, int recent)
+/* Counts the hits of v (of no hits, or with a chain when chainless, skipped) that q selects
+ * into their paths: 0 or -errno. */
+static int stacks_count(struct kt_agg *a, const struct kt_query *q, const struct kt_hits_view *v,
+			int chainless, int recent)
 {
 	int err;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct kt_hit *x = (const struct kt_hit *)((const char *)h + i * stride);
+	for (size_t i = 0; i < v->n; i++) {
+		const struct kt_hit *x = kt_hv_at(v, i);
 		const struct locinfo *li;
 
-		stack_prefetch(a, h, stride, n, i);
+		stack_prefetch(a, v, i);
 		if (!x->hits || (chainless && x->stack))
 			continue;
 		li = kt_agg_loc(a, x->loc);
@@ -566,21 +559,13 @@ static int recent_count(struct kt_agg *a, const struct kt_query *q,
 			const struct kt_recent_stacks *rs)
 {
 	struct kt_hit buf[512];
+	struct kt_hits_view v = {buf, 0, sizeof(*buf)};
 	uint32_t i = 0, j = 0;
 	int err;
 
 	while (i < rs->ne || j < rs->nst) {
-		size_t k = 0;
-
-		for (; i < rs->ne && k < 512; i++)
-			if (!rs->e[i].chain && rs->e[i].hits)
-				buf[k++] = (struct kt_hit){rs->e[i].loc, 0, 0, 0, rs->e[i].ctx,
-							   rs->e[i].hits};
-		for (; i >= rs->ne && j < rs->nst && k < 512; j++)
-			if (rs->st[j].hits)
-				buf[k++] = (struct kt_hit){rs->st[j].loc, rs->st[j].stack, 0, 0,
-							   rs->st[j].ctx, rs->st[j].hits};
-		if ((err = stacks_count(a, q, buf, k, sizeof(*buf), 0, 1)) < 0)
+		v.n = kt_agg_recent_stacks_read(rs, &i, &j, buf, sizeof(buf) / sizeof(buf[0]));
+		if ((err = stacks_count(a, q, &v, 0, 1)) < 0)
 			return err;
 	}
 	return 0;
@@ -589,8 +574,7 @@ static int recent_count(struct kt_agg *a, const struct kt_query *q,
 int kt_agg_stacks(struct kt_agg *a, const struct kt_query *q, struct kt_result *r)
 {
 	struct rpriv *p = r->priv;
-	size_t n;
-	const struct kt_hit *h;
+	struct kt_hits_view hv = {NULL, 0, sizeof(struct kt_hit)};
 	uint64_t rlen;
 	char buf[8192];
 	int err;
@@ -598,14 +582,14 @@ int kt_agg_stacks(struct kt_agg *a, const struct kt_query *q, struct kt_result *
 	fpath_begin(a);
 	for (int pass = 0; pass < 2; pass++) {
 		unsigned need = kt_agg_filter_needs(&q->filter) | KT_NEED_STACK;
-		struct kt_proj_part part[2];
+		struct kt_hits_view part[2];
 		struct kt_recent_stacks rs;
 
 		/* the totals read where the window keeps them: a copy of them (150 k entries
 		 * at 256 CPUs with 32-frame chains) was a fresh 5 MB at the first refresh */
 		if (!pass && kt_agg_proj_stacks(a, need, part) == 0) {
-			if ((err = stacks_count(a, q, part[0].h, part[0].n, part[0].stride, 1, 0)) < 0 ||
-			    (err = stacks_count(a, q, part[1].h, part[1].n, part[1].stride, 0, 0)) < 0)
+			if ((err = stacks_count(a, q, &part[0], 1, 0)) < 0 ||
+			    (err = stacks_count(a, q, &part[1], 0, 0)) < 0)
 				return err;
 			continue;
 		}
@@ -615,10 +599,10 @@ int kt_agg_stacks(struct kt_agg *a, const struct kt_query *q, struct kt_result *
 				return err;
 			continue;
 		}
-		h = kt_agg_proj(a, pass ? KT_PROJ_RECENT : KT_PROJ_TOTALS, need, &n, &rlen);
+		hv.h = kt_agg_proj(a, pass ? KT_PROJ_RECENT : KT_PROJ_TOTALS, need, &hv.n, &rlen);
 		if (pass)
 			p->recent_s = (double)rlen / 1e9;
-		if ((err = stacks_count(a, q, h, n, sizeof(*h), 0, pass)) < 0)
+		if ((err = stacks_count(a, q, &hv, 0, pass)) < 0)
 			return err;
 	}
 	r->total_rows = a->nfpseen;
