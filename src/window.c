@@ -36,6 +36,8 @@ int kt_window_new(const struct kt_window_opts *o, struct kt_window **out)
 	w->other_task = UINT32_MAX;
 	w->max_idle = o->max_idle_tasks ? o->max_idle_tasks : KT_WINDOW_IDLE_TASKS;
 	w->max_idle_stk = o->max_idle_stacks ? o->max_idle_stacks : KT_WINDOW_IDLE_STACKS;
+	w->idle_scale = !o->max_idle_tasks;
+	w->idle_scale_stk = !o->max_idle_stacks;
 	w->no_cum = !!o->no_since_start && !w->cumulative;
 	w->nslices = slices_for(w->span_ns, w->slice_ns);
 	w->ring = calloc(w->nslices, sizeof(*w->ring));
@@ -476,6 +478,7 @@ static void rotate_to(struct kt_window *w, uint64_t k)
 	/* samples go to the newest slice only, so only it needs its number (for the expire
 	 * hook); the slices skipped on the way stay empty */
 	w->ring[k % w->nslices].no = k + 1;
+	kt_window_retire_caps(w);
 	if (w->on_move)
 		w->on_move(w->on_move_ctx);
 }

@@ -318,6 +318,8 @@ struct kt_window {
 	struct chain_slot *chains; /* kt_window_stack_cached: nchains, NULL until the first */
 	uint32_t nchains, maxchains; /* slots, and the most they may grow to (0: not made yet) */
 	uint32_t stkidle, max_idle_stk; /* stacks only the since-start totals hold, and the cap */
+	/* the caps were not given: they follow the window (kt_window_retire_caps) */
+	uint8_t idle_scale, idle_scale_stk;
 	struct kt_idx stkidx;
 	size_t stkmem;
 
@@ -369,6 +371,7 @@ size_t kt_window_tasks_mem(const struct kt_window *w);
 
 /* window_retire.c: past the caps, retires tasks and stacks only the since-start totals hold */
 void kt_window_retire(struct kt_window *w);
+void kt_window_retire_caps(struct kt_window *w);
 
 /* window_cum.c: the since-start totals. fold: takes an expiring slice in; remap: re-keys
  * them by task_map (NULL: none) and drops the stacks marked drop, merging what meets; merge:

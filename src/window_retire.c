@@ -1,7 +1,15 @@
 /* Retirement: keeps the since-start totals bounded by what is in the window. Tasks and call
  * stacks that only the since-start totals still hold are counted; past a cap, the longest
  * gone half is retired in one pass over the since-start table: tasks move to the group of
- * their command name, stacks to "no stack". Location, CPU and total counts never change. */
+ * their command name, stacks to "no stack". Location, CPU and total counts never change.
+ * The default caps follow the window as it moves: half as many as the window itself holds
+ * (tasks with rolling hits, stacks it references), never fewer than KT_WINDOW_IDLE_TASKS
+ * and KT_WINDOW_IDLE_STACKS. The pass costs what the since-start totals hold, so a fixed
+ * cap made it as frequent as the window was big (issue 14: at 256 CPUs with chains, 148 k
+ * stacks in the window and thousands leaving it each second, a pass of a tenth of a second
+ * every few seconds, more as the totals grew); now a pass comes once a few times the
+ * window's worth of stacks or tasks has left it, and what is kept is still bounded by the
+ * window, not by the run's length. */
 #include "config.h"
 
 #include <stdio.h>
@@ -66,6 +74,22 @@ static void pick_stacks(struct kt_window *w, struct retiree *r)
 	nret = oldest(r, n, w->max_idle_stk / 2);
 	for (uint32_t i = 0; i < nret; i++)
 		w->stk[r[i].id].drop = 1;
+}
+
+/* max(floor, half of what the window itself holds) */
+static uint32_t cap_of(uint32_t floor, uint32_t all, uint32_t idle)
+{
+	uint32_t half = all > idle ? (all - idle) / 2 : 0;
+
+	return half > floor ? half : floor;
+}
+
+void kt_window_retire_caps(struct kt_window *w)
+{
+	if (w->idle_scale)
+		w->max_idle = cap_of(KT_WINDOW_IDLE_TASKS, w->tasklive, w->nidle);
+	if (w->idle_scale_stk)
+		w->max_idle_stk = cap_of(KT_WINDOW_IDLE_STACKS, w->stklive, w->stkidle);
 }
 
 void kt_window_retire(struct kt_window *w)

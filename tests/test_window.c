@@ -496,6 +496,36 @@ static void test_chain_cache(void)
 	kt_window_free(w);
 }
 
+/* With the default cap, tasks that left the window are kept up to half as many as the window
+ * holds, never fewer than KT_WINDOW_IDLE_TASKS: a big machine's window holds thousands. */
+static void test_task_retire_scaled(void)
+{
+	struct kt_window_opts o = {.span_ns = 2 * S, .slice_ns = S};
+	struct kt_window *w = NULL;
+	uint32_t na = 1500, nb = 4000, first = 0;
+
+	kt_window_new(&o, &w);
+	for (uint32_t i = 0; i < na + nb; i++) {
+		uint32_t id = kt_window_task(w, (int32_t)(1000 + i), (int32_t)(1000 + i));
+
+		first = i ? first : id;
+		kt_window_add(w, i < na ? 1 * S : 2 * S, 1, 0, 0, id, 1);
+	}
+	kt_window_add(w, 3 * S, 2, 0, 0, kt_window_task(w, 7, 7), 1); /* the first 1500 leave */
+	kt_window_advance(w, 3 * S + 1);
+	ok(kt_window_task_find(w, 1000, 1000) == first,
+	   "1500 gone of 5500: under half the window's, the oldest kept");
+	kt_window_add(w, 4 * S, 2, 0, 0, kt_window_task(w, 7, 7), 1); /* the other 4000 too */
+	kt_window_advance(w, 4 * S + 1);
+	is_int(kt_window_task_find(w, 1000, 1000), UINT32_MAX,
+	       "an empty window: the oldest gone retired");
+	ok(kt_window_ntasks(w) <= KT_WINDOW_IDLE_TASKS / 2 + 1 + 1,
+	   "the floor's half kept, a group, the task in the window");
+	kt_window_set_cumulative(w, 1);
+	is_int(kt_window_total(w), na + nb + 2, "since start: every hit kept");
+	kt_window_free(w);
+}
+
 static void test_task_retire(void)
 {
 	struct kt_window_opts o = {.span_ns = 2 * S, .slice_ns = S, .max_idle_tasks = 4};
@@ -708,6 +738,44 @@ static void test_stack_retire(void)
 	kt_window_free(w);
 }
 
+/* With the default cap, the stacks only the since-start totals hold are kept up to half as
+ * many as the window holds (a big machine's window holds more than the floor of 4096, and a
+ * pass over the since-start totals for each 2048 that leave it was most of a 256-CPU -g
+ * viewer's cost), and the cap shrinks back to the floor as the window does. */
+static void test_stack_retire_scaled(void)
+{
+	struct kt_window_opts o = {.span_ns = 2 * S, .slice_ns = S};
+	struct kt_window *w = NULL;
+	uint32_t fr[2], first = 0, last = 0, n, na = 5000, nb = 20000;
+
+	kt_window_new(&o, &w);
+	for (uint32_t i = 0; i < na + nb; i++) {
+		uint32_t st;
+
+		fr[0] = 1;
+		fr[1] = 100 + i;
+		st = kt_window_stack(w, fr, 2);
+		first = i ? first : st;
+		last = i == na - 1 ? st : last;
+		kt_window_add(w, i < na ? 1 * S : 2 * S, 1, st, 0, 0, 1);
+	}
+	kt_window_add(w, 3 * S, 2, 0, 0, 0, 1); /* the first 5000 leave the window */
+	kt_window_advance(w, 3 * S + 1);
+	is_int(kt_window_nstacks(w), na + nb, "5000 gone of 25000: under half the window's, kept");
+	ok(kt_window_stack_frames(w, first, &n) && n == 2, "the oldest gone stack is kept");
+	kt_window_add(w, 4 * S, 2, 0, 0, 0, 1); /* the other 20000 leave it: the window has none */
+	kt_window_advance(w, 4 * S + 1);
+	ok(kt_window_nstacks(w) <= KT_WINDOW_IDLE_STACKS,
+	   "an empty window: the gone stacks cut down to the floor's half");
+	ok(kt_window_nstacks(w) >= KT_WINDOW_IDLE_STACKS / 2, "the floor's half is kept");
+	ok(!kt_window_stack_frames(w, last, &n), "the first slice's stacks are freed");
+	kt_window_set_cumulative(w, 1);
+	is_int(kt_window_total(w), na + nb + 2, "since start: every hit kept");
+	is_int(hits_of(w, 1, 0, 0, 0) + kt_window_nstacks(w), na + nb,
+	       "the dropped stacks' hits are their location's without a chain, a hit a kept one");
+	kt_window_free(w);
+}
+
 /* One hour at 997 Hz on 2 CPUs where nearly every sample has a new call chain: the rolling
  * window holds at most 20k of them, the since-start totals a bounded number more. */
 static void test_memory_stacks(void)
@@ -738,8 +806,8 @@ static void test_memory_stacks(void)
 	}
 	ok(at10 > 0, "stacks: memory measured over minutes 5-10");
 	ok(peak <= at10, "stacks: memory after 10 minutes does not grow over the next 50");
-	ok(kt_window_nstacks(w) <= 2 * 997 * 11 + KT_WINDOW_IDLE_STACKS,
-	   "stacks: those in the window + the idle cap");
+	ok(kt_window_nstacks(w) <= 2 * 997 * 11 * 3 / 2,
+	   "stacks: those in the window + the idle cap, half as many");
 	kt_window_set_cumulative(w, 1);
 	is_int(kt_window_total(w), 3600 * 997 * 2, "stacks: since start, the whole hour");
 	printf("# stacks: window memory %zu bytes at 10 min, peak %zu, %u stacks\n", at10, peak,
@@ -1228,6 +1296,7 @@ int main(void)
 	test_stacks_tasks();
 	test_chain_cache();
 	test_task_retire();
+	test_task_retire_scaled();
 	test_task_churn_property();
 	test_span();
 	/* The hour-long memory simulations measure growth, not memory errors:
@@ -1238,6 +1307,7 @@ int main(void)
 		test_memory_churn();
 	}
 	test_stack_retire();
+	test_stack_retire_scaled();
 	if (!getenv("KT_MEMCHECK"))
 		test_memory_stacks();
 	return tap_done();

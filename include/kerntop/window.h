@@ -22,12 +22,14 @@ struct kt_window_opts {
 	 * new tuples are counted there without stack and task (task "[other]"), so a long
 	 * cumulative run stays bounded by locations x CPUs. The rolling totals never fold. */
 	uint32_t max_cum_tuples;
-	/* Tasks kept after they left the rolling window (0: KT_WINDOW_IDLE_TASKS). Past it,
+	/* Tasks kept after they left the rolling window (0: KT_WINDOW_IDLE_TASKS, or half as many
+	 * as the window holds tasks with hits when that is more, taken at each slice). Past it,
 	 * the longest-gone half is retired: its since-start counts move to a per-command
 	 * group task and its id is reused. */
 	uint32_t max_idle_tasks;
 	/* Call stacks kept in the since-start totals after they left the rolling window (0:
-	 * KT_WINDOW_IDLE_STACKS). Past it, the longest-gone half is dropped there: those hits
+	 * KT_WINDOW_IDLE_STACKS, or half as many as the window references when that is more,
+	 * taken at each slice). Past it, the longest-gone half is dropped there: those hits
 	 * stay counted for their location, without their chain. */
 	uint32_t max_idle_stacks;
 	/* Keep no since-start totals (a caller that never turns cumulative mode on: batch
