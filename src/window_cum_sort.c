@@ -1,6 +1,6 @@
 /* The since-start totals' sorts (window_cum.c): an expiring slice's log records, or a run
  * re-keyed by a remap, ordered by key (location, stack, task, context, CPU) with repeated
- * keys added up. Nearly every log of a run without -g packs its keys in 64 bits and is sorted
+ * keys added up. Nearly every log packs its keys in 64 bits (96 with a stack) and is sorted
  * by radix; any other by a merge sort. */
 #include "config.h"
 
@@ -96,44 +96,132 @@ static struct cum_packed *radix_packed(struct cum_packed *p, struct cum_packed *
 	return p;
 }
 
-/* Sorts h[0, n) by key in place when every record packs (no stack, one CPU, task and
- * context small: a log of a run without -g, nearly always), comparing one 64-bit key instead
- * of five fields (the sort was a seventh of the 256-CPU viewer's CPU): 0, or -1 when the
- * records do not pack or the packed arrays cannot be had (h is unchanged). */
+/* Sorts p[0, n) as radix_packed does, by the 12 bytes of their keys: lo's first (the least
+ * significant), then hi's. */
+static inline unsigned stk_digit(const struct cum_packed_stk *p, unsigned d)
+{
+	return d < 4 ? p->lo >> (8 * d) & 255 : (unsigned)(p->hi >> (8 * (d - 4))) & 255;
+}
+
+static void insert_stk(struct cum_packed_stk *p, uint32_t n)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		struct cum_packed_stk x = p[i];
+		uint32_t j = i;
+
+		for (; j > 0 && (p[j - 1].hi > x.hi || (p[j - 1].hi == x.hi && p[j - 1].lo > x.lo));
+		     j--)
+			p[j] = p[j - 1];
+		p[j] = x;
+	}
+}
+
+static struct cum_packed_stk *radix_stk(struct cum_packed_stk *p, struct cum_packed_stk *t,
+					uint32_t n)
+{
+	uint32_t cnt[12][256];
+
+	memset(cnt, 0, sizeof(cnt));
+	for (uint32_t i = 0; i < n; i++)
+		for (unsigned d = 0; d < 12; d++)
+			cnt[d][stk_digit(&p[i], d)]++;
+	for (unsigned d = 0; d < 12; d++) {
+		struct cum_packed_stk *swap;
+		uint32_t sum = 0;
+
+		if (cnt[d][stk_digit(&p[0], d)] == n)
+			continue; /* every key has this byte */
+		for (unsigned b = 0; b < 256; b++) {
+			uint32_t c = cnt[d][b];
+
+			cnt[d][b] = sum;
+			sum += c;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			t[cnt[d][stk_digit(&p[i], d)]++] = p[i];
+		swap = p;
+		p = t;
+		t = swap;
+	}
+	return p;
+}
+
+/* Room for the packed sort's two arrays of n records: 0, or -1. */
+static int packed_room(struct kt_window *w, uint32_t n)
+{
+	uint32_t cap;
+	struct cum_packed *p;
+
+	if (n <= w->cumpkcap)
+		return 0;
+	cap = n > w->cumtmpcap ? n : w->cumtmpcap; /* it grows and shrinks with the scratch */
+	p = malloc((size_t)2 * cap * sizeof(*p));
+	if (!p)
+		return -1;
+	free(w->cumpk);
+	w->cumpk = p;
+	w->cumpkcap = cap;
+	return 0;
+}
+
+/* Sorts h[0, n) by key in place when every record packs (one CPU, task and context small,
+ * and with a stack, hits under 2^32: a slice's log, nearly always), comparing one 64-bit key
+ * (or, with stacks, 96 bits) instead of five fields, by radix (the merge sort was a seventh
+ * of the 256-CPU viewer's CPU without chains, and with them half of the since-start fold):
+ * 0, or -1 when the records do not pack or the packed arrays cannot be had (h is
+ * unchanged). */
 static int sort_fast(struct kt_window *w, struct kt_hit *h, uint32_t n)
 {
 	uint32_t cpu = n ? h[0].cpu : 0;
-	struct cum_packed *r;
+	int stk = 0;
 
-	for (uint32_t i = 0; i < n; i++)
-		if (h[i].stack || h[i].cpu != cpu || h[i].task >> PACK_TASK_BITS ||
-		    h[i].ctx >> PACK_CTX_BITS)
-			return -1;
-	if (n > w->cumpkcap) { /* as big as the scratch arrays: it grows and shrinks with them */
-		uint32_t cap = n > w->cumtmpcap ? n : w->cumtmpcap;
-		struct cum_packed *p = malloc((size_t)2 * cap * sizeof(*p));
-
-		if (!p)
-			return -1;
-		free(w->cumpk);
-		w->cumpk = p;
-		w->cumpkcap = cap;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		w->cumpk[i] = (struct cum_packed){(uint64_t)h[i].loc << 32 |
-						      (uint64_t)h[i].task << PACK_CTX_BITS | h[i].ctx,
-						  h[i].hits};
-	r = w->cumpk;
-	if (n < 32)
-		insert_packed(r, n);
-	else
-		r = radix_packed(r, r + n, n);
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t k = r[i].key;
+		if (h[i].cpu != cpu || h[i].task >> PACK_TASK_BITS || h[i].ctx >> PACK_CTX_BITS)
+			return -1;
+		stk |= h[i].stack != 0;
+	}
+	for (uint32_t i = 0; stk && i < n; i++)
+		if (h[i].hits > UINT32_MAX)
+			return -1;
+	if (packed_room(w, n) < 0)
+		return -1;
+	if (stk) {
+		struct cum_packed_stk *r = (struct cum_packed_stk *)w->cumpk;
 
-		h[i] = (struct kt_hit){(uint32_t)(k >> 32), 0, cpu,
-				       (uint32_t)(k >> PACK_CTX_BITS) & ((1u << PACK_TASK_BITS) - 1),
-				       (uint32_t)k & ((1u << PACK_CTX_BITS) - 1), r[i].hits};
+		for (uint32_t i = 0; i < n; i++)
+			r[i] = (struct cum_packed_stk){(uint64_t)h[i].loc << 32 | h[i].stack,
+						       h[i].task << PACK_CTX_BITS | h[i].ctx,
+						       (uint32_t)h[i].hits};
+		if (n < 32)
+			insert_stk(r, n);
+		else
+			r = radix_stk(r, r + n, n);
+		for (uint32_t i = 0; i < n; i++)
+			h[i] = (struct kt_hit){(uint32_t)(r[i].hi >> 32), (uint32_t)r[i].hi, cpu,
+					       r[i].lo >> PACK_CTX_BITS,
+					       r[i].lo & ((1u << PACK_CTX_BITS) - 1), r[i].hits};
+		return 0;
+	}
+	{
+		struct cum_packed *r = w->cumpk;
+
+		for (uint32_t i = 0; i < n; i++)
+			r[i] = (struct cum_packed){(uint64_t)h[i].loc << 32 |
+						       (uint64_t)h[i].task << PACK_CTX_BITS |
+						       h[i].ctx,
+						   h[i].hits};
+		if (n < 32)
+			insert_packed(r, n);
+		else
+			r = radix_packed(r, r + n, n);
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t k = r[i].key;
+
+			h[i] = (struct kt_hit){(uint32_t)(k >> 32), 0, cpu,
+					       (uint32_t)(k >> PACK_CTX_BITS) &
+						   ((1u << PACK_TASK_BITS) - 1),
+					       (uint32_t)k & ((1u << PACK_CTX_BITS) - 1), r[i].hits};
+		}
 	}
 	return 0;
 }

@@ -234,6 +234,14 @@ struct cum_packed {
 	uint64_t key, hits;
 };
 
+/* The same with a stack (window_cum_sort.c): the location and stack in hi, the task and
+ * context in lo, hits under 2^32; as big as a cum_packed, so that it uses the same arrays. */
+struct cum_packed_stk {
+	uint64_t hi;
+	uint32_t lo, hits;
+};
+_Static_assert(sizeof(struct cum_packed_stk) == sizeof(struct cum_packed), "one array for both");
+
 struct kt_window {
 	struct addr_hits *addr; /* exact-address hits (window_addr.c), NULL until the first */
 	uint64_t span_ns, slice_ns;
