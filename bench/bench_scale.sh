@@ -7,8 +7,9 @@
 # window is full for the last 5), SCALE_DEPTH=32 (the -g run's chain depth; 0 skips it),
 # SCALE_MODEL="2 64 256 1024" (CPU counts of the cost model, today's build only; empty skips
 # it), SCALE_MODEL_SECS=11 (its seconds of samples: the window is full at the last tick),
-# SCALE_LONG_SECS=150 (the viewer's long run, today's build only; 0 skips it), BENCH_DIR
-# (inputs and the before build; kept between runs).
+# SCALE_LONG_SECS=150 (the viewer's long run, today's build only; 0 skips it),
+# SCALE_LONG_G_SECS=45 (the same with SCALE_DEPTH-frame chains; 0 skips it; its recording
+# takes 1.2 GB), BENCH_DIR (inputs and the before build; kept between runs).
 # 1. builds the before commit's kerntop once (git archive into BENCH_DIR/base-COMMIT);
 # 2. bench_bigmachine writes SCALE_CPUS CPUs x 997 Hz x SCALE_SECS s (8 tasks per CPU, 5000
 #    functions with a Zipf spread), without chains and with SCALE_DEPTH-frame chains;
@@ -20,8 +21,8 @@
 #    from /proc/PID/schedstat, VmHWM, and its refresh (query + draw) from the log;
 # 4. the cost model: per CPU count, ns per sample (--speed max), window bytes per tuple and
 #    refresh ms (paced);
-# 5. the viewer's long run: SCALE_LONG_SECS of samples, its own CPU per 30 s, its since-start
-#    records and VmHWM as they grow.
+# 5. the viewer's long runs: SCALE_LONG_SECS of samples, its own CPU per 30 s, its since-start
+#    records and VmHWM as they grow; then SCALE_LONG_G_SECS with chains, per 15 s.
 # Prints one table per input with before, after, after/before and the issue's target.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -38,6 +39,7 @@ model=${SCALE_MODEL-2 64 256 1024}
 msecs=${SCALE_MODEL_SECS:-11}
 dir=${BENCH_DIR:-/tmp/kerntop-bench-scale}
 longs=${SCALE_LONG_SECS:-150}
+longg=${SCALE_LONG_G_SECS:-45}
 [ -x "$K" ] || { echo "bench_scale: build $K first" >&2; exit 2; }
 [ -x "$GEN" ] || { echo "bench_scale: build $GEN first (make check builds it)" >&2; exit 2; }
 mkdir -p "$dir"
@@ -246,34 +248,46 @@ if [ -n "$model" ]; then
 	echo "(bytes/tuple: window_mem / samples in the window, an upper bound per distinct key)"
 fi
 
-# --- 5. a long run of the viewer (today's build): the since-start totals, which only the
-# viewer keeps, take in every expired slice; the 15 s replays above see 5 s of them ---
-if [ "${longs:-0}" -gt 0 ] && command -v tmux >/dev/null; then
-	gen long -c "$ncpu" -s "$longs" >/dev/null
-	f=$dir/long/big.ktrec
-	rm -f "$dir/long/ui.log"
+# --- 5. long runs of the viewer (today's build): the since-start totals, which only the
+# viewer keeps, take in every expired slice, and with chains the stacks that leave the window
+# are retired from them; the 15 s replays above see 5 s of this ---
+# long_view NAME SECS STEP GEN_ARGS KERNTOP_ARGS: own CPU per interval (the first 15 s, then
+# to each multiple of STEP s and the end), the since-start records and VmHWM at each end
+long_view() {
+	local name=$1 ls=$2 step=$3 gargs=$4 kargs=$5 f pid prev=0 t=0 c h cum at
+	gen "$name" -c "$ncpu" -s "$ls" $gargs >/dev/null
+	f=$dir/$name/big.ktrec
+	rm -f "$dir/$name/ui.log"
 	tm kill-session -t v >/dev/null 2>&1
 	t0=$(date +%s.%N)
-	tm new-session -d -s v -x 200 -y 50 "exec $K --replay $f --log $dir/long/ui.log"
+	tm new-session -d -s v -x 200 -y 50 "exec $K $kargs --replay $f --log $dir/$name/ui.log"
 	pid=$(tm display-message -p -t v '#{pane_pid}')
 	echo
-	echo "long run (after; the viewer replaying $ncpu CPUs x 997 Hz for $longs s, own CPU per"
-	echo "interval from /proc/PID/schedstat, its since-start records and VmHWM at the interval's end):"
+	echo "long run (after; the viewer${kargs:+ $kargs} replaying $ncpu CPUs x 997 Hz for $ls s${gargs:+ ($gargs)}, own CPU"
+	echo "per interval from /proc/PID/schedstat, its since-start records and VmHWM at the interval's end):"
 	printf '%10s %14s %14s %12s\n' "seconds" "CPU % core" "since-start" "VmHWM MiB"
-	prev=0
-	t=0
-	for step in 15 $(seq 30 30 "$longs"); do
-		[ "$step" -le "$longs" ] || break
-		sleep "$(python3 -c "import sys, time; print(max(0, float(sys.argv[1]) + $step - time.time()))" "$t0")"
+	for at in 15 $(seq "$step" "$step" "$ls") "$ls"; do
+		[ "$at" -gt "$t" ] || continue
+		[ "$at" -le "$ls" ] || break
+		sleep "$(python3 -c "import sys, time; print(max(0, float(sys.argv[1]) + $at - time.time()))" "$t0")"
 		c=$(awk '{ print $1 }' /proc/"$pid"/schedstat 2>/dev/null)
 		h=$(awk '/^VmHWM:/ { print $2 }' /proc/"$pid"/status 2>/dev/null)
-		cum=$(grep -o ' cum=[0-9]*' "$dir/long/ui.log" 2>/dev/null | tail -1 | cut -d= -f2)
-		printf '%10s %14s %14s %12s\n' "$t-$step" \
-			"$(python3 -c "print('%.1f' % ((${c:-0} - $prev) / 1e9 / ($step - $t) * 100))")" \
+		cum=$(grep -o ' cum=[0-9]*' "$dir/$name/ui.log" 2>/dev/null | tail -1 | cut -d= -f2)
+		printf '%10s %14s %14s %12s\n' "$t-$at" \
+			"$(python3 -c "print('%.1f' % ((${c:-0} - $prev) / 1e9 / ($at - $t) * 100))")" \
 			"${cum:-?}" "$(mib "${h:-0}")"
 		prev=${c:-0}
-		t=$step
+		t=$at
 	done
 	tm kill-session -t v >/dev/null 2>&1
-	echo "(issue 14's viewer targets: <= 5 % of a core, <= 64 MiB; docs/performance.md, \"Long runs at 256 CPUs\")"
+}
+if command -v tmux >/dev/null; then
+	if [ "${longs:-0}" -gt 0 ]; then
+		long_view long "$longs" 30 "" ""
+		echo "(issue 14's viewer targets: <= 5 % of a core, <= 64 MiB; docs/performance.md, \"Long runs at 256 CPUs\")"
+	fi
+	if [ "${longg:-0}" -gt 0 ] && [ "$depth" != 0 ]; then
+		long_view longg "$longg" 15 "-g $depth" "-g"
+		echo "(with chains: <= 10 % of a core; docs/performance.md, \"Long runs with chains\")"
+	fi
 fi

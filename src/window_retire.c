@@ -7,9 +7,9 @@
  * and KT_WINDOW_IDLE_STACKS. The pass costs what the since-start totals hold, so a fixed
  * cap made it as frequent as the window was big (issue 14: at 256 CPUs with chains, 148 k
  * stacks in the window and thousands leaving it each second, a pass of a tenth of a second
- * every few seconds, more as the totals grew); now a pass comes once a few times the
- * window's worth of stacks or tasks has left it, and what is kept is still bounded by the
- * window, not by the run's length. */
+ * every few seconds, more as the totals grew); now a pass comes each time a quarter as
+ * many stacks (or tasks) as the window holds have left it, and what is kept is still bounded
+ * by the window, not by the run's length. */
 #include "config.h"
 
 #include <stdio.h>
