@@ -63,6 +63,23 @@ static void insert_packed(struct cum_packed *p, uint32_t n)
 	}
 }
 
+/* One radix pass's counts of a digit into the offsets its records go to: 0, or -1 when
+ * every record has the digit first has (the pass is skipped). */
+static int radix_offsets(uint32_t cnt[256], uint32_t n, unsigned first)
+{
+	uint32_t sum = 0;
+
+	if (cnt[first] == n)
+		return -1;
+	for (unsigned b = 0; b < 256; b++) {
+		uint32_t c = cnt[b];
+
+		cnt[b] = sum;
+		sum += c;
+	}
+	return 0;
+}
+
 /* Sorts p[0, n) by key through t (room for n), least significant byte first, skipping the
  * bytes every key shares (a log's keys differ in a few: the location's and the task's low
  * ones): a few passes over the records where a merge sort compares log2(n) times each;
@@ -77,16 +94,9 @@ static struct cum_packed *radix_packed(struct cum_packed *p, struct cum_packed *
 			cnt[d][(p[i].key >> (8 * d)) & 255]++;
 	for (unsigned d = 0; d < 8; d++) {
 		struct cum_packed *swap;
-		uint32_t sum = 0;
 
-		if (cnt[d][(p[0].key >> (8 * d)) & 255] == n)
+		if (radix_offsets(cnt[d], n, (p[0].key >> (8 * d)) & 255) < 0)
 			continue; /* every key has this byte */
-		for (unsigned b = 0; b < 256; b++) {
-			uint32_t c = cnt[d][b];
-
-			cnt[d][b] = sum;
-			sum += c;
-		}
 		for (uint32_t i = 0; i < n; i++)
 			t[cnt[d][(p[i].key >> (8 * d)) & 255]++] = p[i];
 		swap = p;
@@ -127,16 +137,9 @@ static struct cum_packed_stk *radix_stk(struct cum_packed_stk *p, struct cum_pac
 			cnt[d][stk_digit(&p[i], d)]++;
 	for (unsigned d = 0; d < 12; d++) {
 		struct cum_packed_stk *swap;
-		uint32_t sum = 0;
 
-		if (cnt[d][stk_digit(&p[0], d)] == n)
+		if (radix_offsets(cnt[d], n, stk_digit(&p[0], d)) < 0)
 			continue; /* every key has this byte */
-		for (unsigned b = 0; b < 256; b++) {
-			uint32_t c = cnt[d][b];
-
-			cnt[d][b] = sum;
-			sum += c;
-		}
 		for (uint32_t i = 0; i < n; i++)
 			t[cnt[d][stk_digit(&p[i], d)]++] = p[i];
 		swap = p;
