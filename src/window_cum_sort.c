@@ -170,7 +170,7 @@ static int packed_room(struct kt_window *w, uint32_t n)
 /* Sorts h[0, n) by key in place when every record packs (one CPU, task and context small,
  * and with a stack, hits under 2^32: a slice's log, nearly always), comparing one 64-bit key
  * (or, with stacks, 96 bits) instead of five fields, by radix (the merge sort was a seventh
- * of the 256-CPU viewer's CPU without chains, and with them half of the since-start fold):
+ * of the 256-CPU viewer's CPU without chains, and with them a third of the since-start fold):
  * 0, or -1 when the records do not pack or the packed arrays cannot be had (h is
  * unchanged). */
 static int sort_fast(struct kt_window *w, struct kt_hit *h, uint32_t n)
