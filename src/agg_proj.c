@@ -29,6 +29,13 @@ unsigned kt_agg_filter_needs(const struct kt_filter *f)
 	return need;
 }
 
+/* The source a projection of which reads: the raw hits are the totals unless --irq-owner
+ * re-keys the totals. */
+static enum kt_proj_src proj_src(const struct kt_agg *a, enum kt_proj_src which)
+{
+	return which == KT_PROJ_RAW && !a->irq_owner ? KT_PROJ_TOTALS : which;
+}
+
 /* The dimensions a projection keeps for need: the context always ((location, context) pairs
  * are hardly more than the locations, and the contexts view then shares the modules' and
  * functions' projection). */
@@ -301,8 +308,7 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 	struct kt_recent_stacks rs;
 
 	need = proj_need(need);
-	if (which == KT_PROJ_RAW && !a->irq_owner)
-		which = KT_PROJ_TOTALS; /* the same hits */
+	which = proj_src(a, which);
 	for (uint32_t i = 0; i < KT_AGG_NPROJ; i++) {
 		struct kt_proj *c = &a->proj[i];
 
@@ -468,11 +474,9 @@ static int window_tables(const struct kt_agg *a, unsigned need, int stack)
 void kt_agg_proj_view(struct kt_agg *a, enum kt_proj_src which, unsigned need,
 		      struct kt_hits_view *v)
 {
-	if (which == KT_PROJ_RAW && !a->irq_owner)
-		which = KT_PROJ_TOTALS; /* the same hits */
 	/* the narrow totals' keys are the projection's: a copy of them (40 k entries at 256
 	 * CPUs) was fresh memory at the first refresh, and a megabyte copied at each */
-	if (which == KT_PROJ_TOTALS && window_tables(a, need, 0) &&
+	if (proj_src(a, which) == KT_PROJ_TOTALS && window_tables(a, need, 0) &&
 	    (v->h = kt_window_narrow(a->w, &v->n, &v->stride)))
 		return;
 	v->h = kt_agg_proj(a, which, need, &v->n, NULL);

@@ -514,10 +514,9 @@ static int result_frames(struct kt_result *r)
 	return 0;
 }
 
-/* Fetches what stack_add will read for the hits a little after i: the stack's line (its leaf
- * and tags) 16 hits ahead, the path its tag names 8 ahead (issue 14: at 256 CPUs with chains
- * each of 150 k hits was two cache misses in a row). */
-/* Fetches the stack and path of the hits a few entries ahead of entry i of v. */
+/* Fetches what stack_add will read for the hits of v a little after entry i: the stack's line
+ * (its leaf and tags) 16 hits ahead, the path its tag names 8 ahead (issue 14: at 256 CPUs
+ * with chains each of 150 k hits was two cache misses in a row). */
 static void stack_prefetch(const struct kt_agg *a, const struct kt_hits_view *v, size_t i)
 {
 	uint32_t tag;

@@ -272,11 +272,6 @@ static void open_drop(struct wtable *t, struct wopen *o)
 	o->n = 0;
 }
 
-static void narrow_open(struct kt_window *w, uint32_t id, uint64_t hits)
-{
-	open_count(&w->nar, &w->opened, id, hits);
-}
-
 /* The open slice (number no) completes: the stacks' entries' open counts become its table
  * of chained hits, and start again from zero. */
 static void stacks_close(struct kt_window *w, uint64_t no)
@@ -583,12 +578,12 @@ void kt_window_add_ctx(struct kt_window *w, uint64_t time_ns, uint32_t loc, uint
 
 		if (kt_window_log_merge(w, l, li, &k, &slot)) {
 			w->nar.t[id].h.hits++;
-			narrow_open(w, id, 1);
+			open_count(&w->nar, &w->opened, id, 1);
 			goto counted; /* its record holds the stack and the task already */
 		}
 	}
 	w->nar.t[id].h.hits += count;
-	narrow_open(w, id, count);
+	open_count(&w->nar, &w->opened, id, count);
 	l->n += wlog_encode(&l->u[l->n], li, &h, wide);
 	if (slot)
 		kt_window_log_added(w, l, li, slot, l->n - nrec);
