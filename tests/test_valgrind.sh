@@ -48,12 +48,12 @@ vg() {
 
 # --- the C unit tests, in two lanes in the background while kerntop's runs go on -----------
 # Every tests/test_*.c is a unit test run here, except the helper tools listed in NOT_UNIT.
-# KT_MEMCHECK leaves out test_window's hour-long memory simulations (minutes under memcheck;
+# KT_MEMCHECK leaves out test_window_retire's hour-long memory simulations (minutes under memcheck;
 # they measure growth, which the normal run checks), and turns test_source_live's "nothing
 # lost at 20000 Hz" into "every sample delivered or counted lost" (a memcheck drain is too
 # slow for the rate; the normal run checks the ring size). About 40 s of wall time per lane here.
 NOT_UNIT="test_replay_dump"
-LANE1="test_replay test_replay_stream test_symbols test_report test_window test_window_addr test_window_cum test_symbols_elf test_agg test_agg_proj test_stacks_tree test_util test_settings test_procstat test_source_auto test_contexts test_annotate_rec test_ui_keys test_ui_layout test_history"
+LANE1="test_replay test_replay_stream test_symbols test_report test_window test_window_addr test_window_cum test_window_retire test_symbols_elf test_agg test_agg_proj test_stacks_tree test_util test_settings test_procstat test_source_auto test_contexts test_annotate_rec test_ui_keys test_ui_layout test_history"
 LANE2="test_source_live_hotplug test_source_live test_symbols_live test_source_live_ring test_source_many"
 unit_lane() { # unit_lane TEST...: each under memcheck, its exit status in $TMP/u-TEST.rc
 	for t in "$@"; do

@@ -1,5 +1,6 @@
-/* The since-start totals' folds with big slices (window_cum.c, window_cum_sort.c): each CPU's
- * log of a slice holds hundreds of records, so it is sorted by radix on its packed keys, with
+/* The since-start totals' runs (window_cum.c, window_cum_sort.c): a busy CPU's logs and the
+ * two runs past the cap, then folds with big slices: each CPU's log of a slice holds
+ * hundreds of records, so it is sorted by radix on its packed keys, with
  * and without stacks, over ids of several bytes (locations past 2^16, stacks and tasks past
  * 2^8), and by the merge sort when a count does not pack; the totals are compared, key by
  * key, with a recount of every sample added. */
@@ -11,8 +12,7 @@
 
 #include "kerntop/window.h"
 #include "tap.h"
-
-#define S 1000000000ull
+#include "test_window_util.h"
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -142,8 +142,128 @@ static void run(const char *what, int chains, int big)
 	free(v);
 }
 
+/* Busy CPUs without chains: each CPU's expiring log has thousands of records, which the
+ * since-start fold sorts by their packed keys a byte at a time (window_cum.c). Every key's
+ * since-start total must equal a recount, and appear once. */
+static void test_cum_busy(void)
+{
+	enum { LOCS = 1000, TASKS = 8, CPUS = 2, CTXS = 4 };
+	struct kt_window *w = mk(2 * S, 1 * S, 0);
+	uint64_t *want = calloc((size_t)LOCS * TASKS * CPUS * CTXS, sizeof(*want));
+	uint32_t task[TASKS], seed = 99;
+	uint64_t all = 0, sum = 0;
+	int bad = 0, dup = 0;
+	size_t n;
+	const struct kt_hit *h;
+
+	for (uint32_t i = 0; i < TASKS; i++) /* pids far apart: their ids are not their order */
+		task[i] = kt_window_task(w, (int32_t)(100000 - 977 * i), (int32_t)(100000 - 977 * i));
+	for (uint64_t t = 1 * S; t < 12 * S; t += S / 4000) {
+		for (uint32_t cpu = 0; cpu < CPUS; cpu++) {
+			uint32_t loc, tk, ctx;
+
+			seed = seed * 1103515245u + 12345u;
+			loc = (seed >> 8) % LOCS;
+			tk = (seed >> 18) % TASKS;
+			ctx = (seed >> 24) % CTXS;
+			kt_window_add_ctx(w, t, loc, 0, cpu, task[tk], ctx, 1);
+			want[((size_t)(loc * TASKS + tk) * CPUS + cpu) * CTXS + ctx]++;
+			all++;
+		}
+	}
+	kt_window_set_cumulative(w, 1);
+	h = kt_window_hits(w, &n);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t tk = TASKS;
+		size_t k;
+
+		for (uint32_t j = 0; j < TASKS; j++)
+			if (task[j] == h[i].task)
+				tk = j;
+		if (tk == TASKS || h[i].loc >= LOCS || h[i].cpu >= CPUS || h[i].ctx >= CTXS ||
+		    h[i].stack) {
+			bad++;
+			continue;
+		}
+		k = ((size_t)(h[i].loc * TASKS + tk) * CPUS + h[i].cpu) * CTXS + h[i].ctx;
+		if (!want[k])
+			dup++; /* seen before (zeroed below), or never added */
+		else if (want[k] != h[i].hits)
+			bad++;
+		want[k] = 0;
+		sum += h[i].hits;
+	}
+	is_int(bad, 0, "busy CPUs: every since-start key's total equals a recount");
+	is_int(dup, 0, "each key once");
+	is_int(sum, all, "and none is missing");
+	printf("# busy CPUs: %zu since-start keys\n", n);
+	ok(n > (size_t)LOCS * TASKS, "many keys");
+	free(want);
+	kt_window_free(w);
+}
+
+/* Past the since-start cap a key that already has a record keeps its own, wherever it is:
+ * in the small run the slices merge into or, once that has joined the big one, in the big
+ * run (found through its index); a key new past the cap folds into "no stack, task
+ * [other]". */
+static void test_cum_cap_levels(void)
+{
+	enum { KEYS = 3000, NEW = 500 };
+	struct kt_window_opts o = {.span_ns = 1 * S, .slice_ns = 1 * S, .max_cum_tuples = KEYS};
+	struct kt_window *w = NULL;
+	uint32_t ta, tb, other, fr[2] = {7, 8}, st;
+	int bad = 0, badnew = 0, leak = 0;
+
+	if (kt_window_new(&o, &w) < 0)
+		abort();
+	ta = kt_window_task(w, 10, 10);
+	tb = kt_window_task(w, 20, 20);
+	st = kt_window_stack(w, fr, 2);
+	for (uint32_t i = 0; i < KEYS; i++) /* fills the cap; the slice joins the big run */
+		kt_window_add(w, 1 * S, i, i == 5 ? st : 0, 0, ta, 1);
+	kt_window_advance(w, 3 * S);
+	/* the same keys again, and new ones past the cap: the first 100 old keys in a slice of
+	 * their own, so they are in the small run when the rest come */
+	for (uint32_t i = 0; i < 100; i++)
+		kt_window_add(w, 3 * S, i, i == 5 ? st : 0, 0, ta, 2);
+	kt_window_advance(w, 5 * S);
+	kt_window_set_cumulative(w, 1);
+	for (uint32_t i = 0; i < KEYS; i++) /* read from the two runs, merged */
+		bad += hits_of(w, i, i == 5 ? st : 0, 0, ta) != (i < 100 ? 3u : 1u);
+	is_int(bad, 0, "a key in both runs: one tuple with both counts");
+	kt_window_set_cumulative(w, 0);
+	for (uint32_t i = 0; i < KEYS; i++)
+		kt_window_add(w, 5 * S, i, i == 5 ? st : 0, 0, ta, 4);
+	for (uint32_t i = 0; i < NEW; i++)
+		kt_window_add(w, 5 * S, i, 0, 0, tb, 1);
+	kt_window_advance(w, 7 * S);
+	kt_window_advance(w, 9 * S);
+	kt_window_set_cumulative(w, 1);
+	other = kt_window_task(w, -1, -1);
+	for (uint32_t i = 0; i < KEYS; i++)
+		bad += hits_of(w, i, i == 5 ? st : 0, 0, ta) != (i < 100 ? 7u : 5u);
+	for (uint32_t i = 0; i < NEW; i++)
+		badnew += hits_of(w, i, 0, 0, other) != 1 || hits_of(w, i, 0, 0, tb) != 0;
+	is_int(bad, 0, "past the cap, keys of the big and the small run keep their records");
+	is_int(badnew, 0, "new keys fold into task [other]");
+	is_int(kt_window_total(w), KEYS * 5 + 200 + NEW, "every hit counted once");
+	{
+		size_t n;
+		const struct kt_hit *h = kt_window_hits(w, &n);
+
+		for (size_t i = 0; i < n; i++)
+			leak += h[i].task == tb;
+		is_int(n, KEYS + NEW, "each key once");
+	}
+	is_int(leak, 0, "no record of the new task");
+	is_int(kt_window_nstacks(w), 1, "the stack is held once by the since-start totals");
+	kt_window_free(w);
+}
+
 int main(void)
 {
+	test_cum_busy();
+	test_cum_cap_levels();
 	run("without chains: since-start totals equal a recount", 0, 0);
 	run("with chains: since-start totals by stack equal a recount", 1, 0);
 	run("with chains and counts past 2^32: equal a recount", 1, 1);
