@@ -71,6 +71,10 @@ int kt_rec_open(const char *path, const struct kt_source_info *info, const char 
 int kt_rec_open_as(const char *path, const struct kt_source_info *info, const char *kallsyms_path,
 		   const char *modules_path, long uid, long gid, struct kt_recorder **out,
 		   char *err, size_t errlen);
+/* kt_rec_open writing format version 1 (call chains whole) for kerntops before version 2:
+ * bench/bench_bigmachine -1 makes the recordings the bench's earlier build replays. */
+int kt_rec_open_v1(const char *path, const struct kt_source_info *info, const char *kallsyms_path,
+		   const char *modules_path, struct kt_recorder **out, char *err, size_t errlen);
 int kt_rec_sample(struct kt_recorder *r, const struct kt_sample *s);
 int kt_rec_comm(struct kt_recorder *r, int32_t pid, int32_t tid, const char *comm, uint64_t t);
 int kt_rec_lost(struct kt_recorder *r, uint32_t cpu, uint64_t count, uint64_t t);

@@ -17,8 +17,9 @@
 #include "source_replay_impl.h"
 
 #define REC_BUF (64u << 10)
-/* Worst case of one record: a sample with KT_MAX_STACK frames, all varints at 10 bytes. */
-#define REC_MAX (1 + 10 * 8 + 10 * KT_MAX_STACK)
+/* Worst case of one record: a sample with KT_MAX_STACK frames and a chain id, all varints at
+ * 10 bytes. */
+#define REC_MAX (1 + 10 * 9 + 10 * KT_MAX_STACK)
 
 struct kt_recorder {
 	int fd;
@@ -35,6 +36,9 @@ struct kt_recorder {
 	uint32_t cpu;
 	uint64_t nsamples, ncomm, nlost, nthrottle;
 	uint8_t *psbuf; /* a PROCSTAT block being encoded (KT_REC_BLK_MAX, allocated once) */
+	uint32_t version; /* 2 with call chains (written by id), else 1 */
+	struct kt_wchains chains;
+	uint64_t epoch_at; /* bytes of file when the chains' epoch began */
 };
 
 static int fail(struct kt_recorder *r, int e, const char *what)
@@ -149,6 +153,8 @@ int kt_rec_sample(struct kt_recorder *r, const struct kt_sample *s)
 	uint32_t nf = s->nr_frames > KT_MAX_STACK ? KT_MAX_STACK : s->nr_frames;
 	uint32_t xflags = s->flags & ~(uint32_t)KT_SAMPLE_USER;
 	uint8_t h = 0;
+	uint64_t id = 0;
+	int known = -1;
 
 	if (!r)
 		return 0;
@@ -156,13 +162,22 @@ int kt_rec_sample(struct kt_recorder *r, const struct kt_sample *s)
 	if (!p)
 		return r->error;
 	hdr = p++;
+	if (nf > 1 && s->frames && r->version >= 2) {
+		if (r->written + r->used - r->epoch_at > KT_REC_CHAIN_EPOCH_BYTES) {
+			kt_wchains_epoch(&r->chains);
+			r->epoch_at = r->written + r->used;
+		}
+		known = kt_wchains_id(&r->chains, s->frames + 1, nf - 1, &id);
+		if (known >= 0)
+			h |= KT_RS_CHAIN;
+	}
 	if (s->flags & KT_SAMPLE_USER)
 		h |= KT_RS_USER;
 	if (r->nrec && s->period == r->period)
 		h |= KT_RS_SAME_PERIOD;
 	if (s->pid == s->tid)
 		h |= KT_RS_PID_IS_TID;
-	if (nf && s->frames)
+	if (nf && s->frames && known != 1)
 		h |= KT_RS_FRAMES;
 	if (r->nrec && s->cpu == r->cpu)
 		h |= KT_RS_SAME_CPU;
@@ -180,6 +195,8 @@ int kt_rec_sample(struct kt_recorder *r, const struct kt_sample *s)
 		p = kt_put_var(p, s->period);
 	if (xflags)
 		p = kt_put_var(p, xflags);
+	if (known == 1)
+		p = kt_put_var(p, kt_zig((int64_t)(s->frames[0] - s->ip)));
 	if (h & KT_RS_FRAMES) {
 		uint64_t prev = s->ip;
 
@@ -189,6 +206,8 @@ int kt_rec_sample(struct kt_recorder *r, const struct kt_sample *s)
 			prev = s->frames[i];
 		}
 	}
+	if (h & KT_RS_CHAIN)
+		p = kt_put_var(p, id);
 	r->used += (size_t)(p - p0);
 	r->nrec++;
 	r->t = s->time_ns;
@@ -396,6 +415,7 @@ int kt_rec_close(struct kt_recorder *r, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", r->msg);
 	free(r->buf);
 	free(r->psbuf);
+	kt_wchains_free(&r->chains);
 	free(r);
 	return e;
 }
@@ -419,7 +439,8 @@ static int read_ctx(const char *path, int missing_ok, char **buf, size_t *len, c
 	return e;
 }
 
-static int write_header(struct kt_recorder *r, const struct kt_source_info *info)
+static int write_header(struct kt_recorder *r, const struct kt_source_info *info,
+			uint32_t version)
 {
 	const char *ev = info->event ? info->event : "";
 	size_t evlen = strnlen(ev, KT_REC_EVENT_MAX);
@@ -444,7 +465,9 @@ static int write_header(struct kt_recorder *r, const struct kt_source_info *info
 	if (info->user)
 		flags |= KT_REC_F_USER;
 	memcpy(h, KT_REC_MAGIC, KT_REC_MAGIC_LEN);
-	kt_put_u32(h + 8, KT_REC_VERSION);
+	/* Without call chains nothing needs version 2: older kerntops still read the file. */
+	r->version = version ? version : info->callchain ? KT_REC_VERSION : 1;
+	kt_put_u32(h + 8, r->version);
 	kt_put_u32(h + 12, (uint32_t)hlen);
 	kt_put_u32(h + 16, flags);
 	kt_put_u32(h + 20, max_cpu);
@@ -505,15 +528,9 @@ static void unlink_as(const char *path, long uid, long gid)
 	}
 }
 
-int kt_rec_open(const char *path, const struct kt_source_info *info, const char *kallsyms_path,
-		const char *modules_path, struct kt_recorder **out, char *err, size_t errlen)
-{
-	return kt_rec_open_as(path, info, kallsyms_path, modules_path, 0, 0, out, err, errlen);
-}
-
-int kt_rec_open_as(const char *path, const struct kt_source_info *info, const char *kallsyms_path,
-		   const char *modules_path, long uid, long gid, struct kt_recorder **out,
-		   char *err, size_t errlen)
+static int rec_open(const char *path, const struct kt_source_info *info,
+		    const char *kallsyms_path, const char *modules_path, long uid, long gid,
+		    uint32_t version, struct kt_recorder **out, char *err, size_t errlen)
 {
 	struct kt_recorder *r;
 	char *ks = NULL, *mods = NULL;
@@ -549,7 +566,7 @@ int kt_rec_open_as(const char *path, const struct kt_source_info *info, const ch
 		free(mods);
 		return e;
 	}
-	e = write_header(r, info);
+	e = write_header(r, info, version);
 	if (!e && kallsyms_path)
 		e = write_syms(r, KT_BLK_KALLSYMS, ks, kslen);
 	if (!e && modules_path)
@@ -576,4 +593,23 @@ int kt_rec_open_as(const char *path, const struct kt_source_info *info, const ch
 	}
 	*out = r;
 	return 0;
+}
+
+int kt_rec_open(const char *path, const struct kt_source_info *info, const char *kallsyms_path,
+		const char *modules_path, struct kt_recorder **out, char *err, size_t errlen)
+{
+	return rec_open(path, info, kallsyms_path, modules_path, 0, 0, 0, out, err, errlen);
+}
+
+int kt_rec_open_as(const char *path, const struct kt_source_info *info, const char *kallsyms_path,
+		   const char *modules_path, long uid, long gid, struct kt_recorder **out,
+		   char *err, size_t errlen)
+{
+	return rec_open(path, info, kallsyms_path, modules_path, uid, gid, 0, out, err, errlen);
+}
+
+int kt_rec_open_v1(const char *path, const struct kt_source_info *info, const char *kallsyms_path,
+		   const char *modules_path, struct kt_recorder **out, char *err, size_t errlen)
+{
+	return rec_open(path, info, kallsyms_path, modules_path, 0, 0, 1, out, err, errlen);
 }

@@ -15,7 +15,7 @@
 /* Recording format, see docs/recording-format.md. All integers little-endian. */
 #define KT_REC_MAGIC "KTREC\r\n\032"
 #define KT_REC_MAGIC_LEN 8
-#define KT_REC_VERSION 1
+#define KT_REC_VERSION 2 /* 2: call chains by id (KT_RS_CHAIN); 1 is written without -g */
 #define KT_REC_HDR_FIXED 54 /* bytes before the event name */
 #define KT_REC_HDR_MAX (1u << 20)
 #define KT_REC_BLK_HDR 16	     /* type, len, nrec, crc */
@@ -50,8 +50,64 @@ enum {
 	KT_RS_FRAMES = 1u << 3, /* a frame count and frames follow */
 	KT_RS_SAME_CPU = 1u << 4,
 	KT_RS_XFLAGS = 1u << 5, /* other sample flags follow as a varint */
-	KT_RS_KNOWN = 0x3f,
+	/* version 2: with KT_RS_FRAMES, the chain's callers (the frames after the first) are
+	 * also defined as the id that follows the frames; without, the first frame (a delta
+	 * from the ip) and the id of callers defined before replace the count and frames */
+	KT_RS_CHAIN = 1u << 6,
+	KT_RS_KNOWN_V1 = 0x3f,
+	KT_RS_KNOWN = 0x7f,
 };
+
+/* Call chains by id (version 2, source_rec_chains.c). A reference names one of the last
+ * KT_REC_CHAIN_IDS chains defined, whose frames are among the last KT_REC_CHAIN_FRAMES frames
+ * defined: the writer starts a new set of ids (an epoch) before either would be passed, and
+ * the reader keeps exactly that much, so its memory is bounded whatever the file holds. */
+#define KT_REC_CHAIN_IDS (1u << 15)
+#define KT_REC_CHAIN_FRAMES (1u << 20)
+/* The writer also starts an epoch after this many bytes of file, so that a damaged block's
+ * definitions cost the samples that name them up to there at most (a writer's choice, not a
+ * rule of the format: 17 % more bytes in the bench's 256-CPU recording with chains). */
+#define KT_REC_CHAIN_EPOCH_BYTES (16u << 20)
+
+/* The writer's chains of the current epoch: frames -> id. */
+struct kt_wchains {
+	uint64_t base;	   /* id of the epoch's first chain */
+	uint32_t n, nf;	   /* chains and frames defined in this epoch */
+	uint32_t *slot;	   /* hash table of 2 x KT_REC_CHAIN_IDS: chain index + 1, 0 empty */
+	uint32_t *off;	   /* KT_REC_CHAIN_IDS: a chain's first frame in frames */
+	uint16_t *len;	   /* KT_REC_CHAIN_IDS: its frame count */
+	uint64_t *frames;  /* KT_REC_CHAIN_FRAMES */
+	int failed;	   /* an allocation failed: chains are written whole from then on */
+};
+
+/* The id of frames[0, n): 1 and *id when the chain was defined in this epoch, 0 and the id it
+ * is now defined as when it is new, -1 when it cannot be given one (no memory: write it whole,
+ * without an id). */
+int kt_wchains_id(struct kt_wchains *c, const uint64_t *frames, uint32_t n, uint64_t *id);
+/* Forgets the epoch's chains: the next ones are defined again, with new ids. */
+void kt_wchains_epoch(struct kt_wchains *c);
+void kt_wchains_free(struct kt_wchains *c);
+
+/* The reader's last chains: a ring of ids and a ring of frames. */
+struct kt_rchains {
+	struct kt_rchain {
+		uint64_t id, start; /* id + 1 (0: never defined); its first frame's position */
+		uint32_t n;
+	} *ring;	   /* KT_REC_CHAIN_IDS, by id modulo */
+	uint64_t *frames;  /* KT_REC_CHAIN_FRAMES, by position modulo */
+	uint64_t pos;	   /* frames defined so far (the next one's position) */
+	uint64_t last;	   /* id + 1 of the last chain defined, 0 before the first */
+	int failed;	   /* allocation failed: no chain is kept (references are unresolved) */
+};
+
+/* Keeps frames[0, n) as id. -1 when id does not follow the last one defined (a corrupt
+ * record), else 0 (also when memory is short: the chain is then not kept). */
+int kt_rchains_define(struct kt_rchains *c, uint64_t id, const uint64_t *frames, uint32_t n);
+/* Copies the frames of chain id to out (room for KT_MAX_STACK - 1) and returns their count, or
+ * -1 when it is not (or no longer) kept: a damaged block held its definition, or the file is
+ * corrupt. */
+int kt_rchains_get(const struct kt_rchains *c, uint64_t id, uint64_t *out);
+void kt_rchains_free(struct kt_rchains *c);
 
 uint32_t kt_crc32(uint32_t crc, const void *buf, size_t len);
 
@@ -214,6 +270,9 @@ struct kt_rrec {
 	size_t first_damaged;  /* byte offset of the first of them */
 	uint64_t damaged_recs; /* their record counts (as their headers say) */
 	uint64_t bad_records, bad_cpu, unknown_blocks;
+	uint64_t lost_chains;	/* samples whose chain's definition was not read (skipped) */
+	uint32_t version;
+	struct kt_rchains chains;
 	int syms_bad;	    /* bit 0: kallsyms block damaged, bit 1: modules block */
 	char syms[240];	    /* what replaces them (the notice at open) */
 	char stop[240];	    /* why the replay stopped before the end of the data */

@@ -46,6 +46,7 @@ static int parse_header(struct kt_rrec *d, char *err, size_t errlen)
 	}
 	if (version == 0)
 		return bad(err, errlen, -EINVAL, "kerntop recording has an invalid version 0");
+	d->version = version;
 	hlen = kt_get_u32(h + 12);
 	if (hlen < KT_REC_HDR_FIXED + 4 || hlen > KT_REC_HDR_MAX)
 		return bad(err, errlen, -EINVAL,
@@ -225,6 +226,10 @@ static void summarize(struct kt_rrec *d)
 		add_part(d->notice, sizeof(d->notice), &n,
 			 "; %llu record(s) of a CPU the header does not list skipped",
 			 (unsigned long long)d->bad_cpu);
+	if (d->lost_chains)
+		add_part(d->notice, sizeof(d->notice), &n,
+			 "; %llu sample(s) skipped whose call chain was defined in a damaged block",
+			 (unsigned long long)d->lost_chains);
 	if (d->unknown_blocks)
 		add_part(d->notice, sizeof(d->notice), &n,
 			 "; %llu block(s) of an unknown type skipped (a newer kerntop wrote them)",
@@ -460,10 +465,10 @@ static int decode_sample(struct kt_rrec *d, struct kt_rp_event *ev)
 {
 	const uint8_t *p = d->p, *end = d->end;
 	struct kt_sample *s = &ev->s;
-	uint64_t v, nf;
+	uint64_t v, nf, id = 0;
 	uint8_t h = *p++;
 
-	if (h & ~KT_RS_KNOWN)
+	if (h & ~(d->version >= 2 ? KT_RS_KNOWN : KT_RS_KNOWN_V1))
 		return record_error(d);
 	memset(s, 0, sizeof(*s));
 	if (!(p = kt_get_var(p, end, &v)))
@@ -517,6 +522,20 @@ static int decode_sample(struct kt_rrec *d, struct kt_rp_event *ev)
 		s->nr_frames = (uint32_t)nf;
 		s->frames = d->frames;
 	}
+	if ((h & (KT_RS_CHAIN | KT_RS_FRAMES)) == KT_RS_CHAIN) {
+		/* the leaf's frame here, its callers by id below */
+		if (!(p = kt_get_var(p, end, &v)))
+			return record_error(d);
+		d->frames[0] = s->ip + (uint64_t)kt_unzig(v);
+	}
+	if (h & KT_RS_CHAIN) {
+		if (!(p = kt_get_var(p, end, &id)))
+			return record_error(d);
+		if ((h & KT_RS_FRAMES) &&
+		    (!s->nr_frames ||
+		     kt_rchains_define(&d->chains, id, d->frames + 1, s->nr_frames - 1) < 0))
+			return record_error(d);
+	}
 	d->p = p;
 	d->t = s->time_ns;
 	d->ip = s->ip;
@@ -528,6 +547,19 @@ static int decode_sample(struct kt_rrec *d, struct kt_rp_event *ev)
 		d->skipped++;
 		d->bad_cpu++;
 		return 0;
+	}
+	if ((h & (KT_RS_CHAIN | KT_RS_FRAMES)) == KT_RS_CHAIN) {
+		int n = kt_rchains_get(&d->chains, id, d->frames + 1);
+
+		if (n < 0) {
+			/* Its callers were defined in a damaged block: the sample without them
+			 * would be counted where its callers are not. */
+			d->skipped++;
+			d->lost_chains++;
+			return 0;
+		}
+		s->nr_frames = (uint32_t)n + 1;
+		s->frames = d->frames;
 	}
 	ev->type = KT_EV_SAMPLE;
 	ev->time_ns = s->time_ns;
@@ -689,6 +721,7 @@ void kt_rrec_close(struct kt_rrec *d)
 	free(d->info.texts);
 	free(d->syms_copy[0]);
 	free(d->syms_copy[1]);
+	kt_rchains_free(&d->chains);
 	kt_rwin_free(&d->w);
 	memset(&d->info, 0, sizeof(d->info));
 	d->syms_copy[0] = d->syms_copy[1] = NULL;

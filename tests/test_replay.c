@@ -356,11 +356,11 @@ static void test_bad_headers(void)
 	printf("# %s\n", err);
 	buf[6] = '\n';
 
-	kt_put_u32((uint8_t *)buf + 8, 2);
+	kt_put_u32((uint8_t *)buf + 8, KT_REC_VERSION + 1);
 	kt_put_u32((uint8_t *)buf + hlen - 4, kt_crc32(0, buf, hlen - 4));
 	write_file(path, buf, len);
 	s = open_replay(path, 0, 0, &e, err, sizeof(err));
-	ok(!s && e == -EPROTONOSUPPORT && strstr(err, "version 2 is newer"),
+	ok(!s && e == -EPROTONOSUPPORT && strstr(err, "version 3 is newer"),
 	   "future version: clear error");
 	printf("# %s\n", err);
 	kt_put_u32((uint8_t *)buf + 8, 1);

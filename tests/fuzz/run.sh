@@ -33,7 +33,7 @@ echo "run.sh: work directory $work"
 
 # The sources only need _GNU_SOURCE from config.h.
 printf '#define _GNU_SOURCE 1\n' >"$work/config.h"
-SRC_REPLAY="$top/src/source_replay_rec.c $top/src/source_perfscript.c $top/src/source_replay_crc.c $here/fuzz_targets.c \
+SRC_REPLAY="$top/src/source_replay_rec.c $top/src/source_perfscript.c $top/src/source_replay_crc.c $top/src/source_rec_chains.c $here/fuzz_targets.c \
 	$top/src/procstat.c $top/src/procstat_parse.c $top/src/util_file.c"
 SRC_SYMBOLS="$top/src/symbols_core.c $top/src/symbols_build.c $top/src/symbols_lookup.c $top/src/symbols_kallsyms.c \
 	$top/src/symbols_elf.c $top/src/symbols_ctx.c $top/src/symbols_text.c $top/src/util_file.c $here/fuzz_symbols.c"
