@@ -5,7 +5,8 @@
  * Deterministic for given options (a fixed xorshift seed). See docs/performance.md, "Scale".
  *
  * usage: bench_bigmachine [-c CPUS] [-F HZ] [-s SECS] [-t TASKS] [-m MIGRATE] [-f FUNCS]
- *                         [-z ZIPF] [-g DEPTH] [-S STACKS] [-T] DIR */
+ *                         [-z ZIPF] [-g DEPTH] [-S STACKS] [-T | -1] DIR
+ * -1 writes recording format version 1 (chains whole), for kerntop builds before version 2. */
 #include "config.h"
 
 #include <errno.h>
@@ -27,7 +28,7 @@
 struct gen {
 	uint32_t cpus, hz, tasks, funcs, depth, stacks;
 	double secs, migrate, zipf;
-	int text;
+	int text, v1;
 	uint64_t rng;
 	double *fcdf, *scdf; /* cumulative Zipf weights of functions and of stacks */
 	uint32_t *chain;     /* stacks x depth function indexes, leaf first */
@@ -205,7 +206,8 @@ static int generate(struct gen *g)
 			e = -errno;
 			fprintf(stderr, "bench_bigmachine: %s: %s\n", p, strerror(-e));
 		}
-	} else if ((e = kt_rec_open(p, &info, ks, mods, &rec, err, sizeof(err))) < 0) {
+	} else if ((e = (g->v1 ? kt_rec_open_v1 : kt_rec_open)(p, &info, ks, mods, &rec, err,
+							       sizeof(err))) < 0) {
 		fprintf(stderr, "bench_bigmachine: %s\n", err);
 	}
 	for (uint32_t i = 0; !e && rec && i < ntask; i++) {
@@ -284,7 +286,7 @@ static void usage(void)
 	    stderr,
 	    "usage: bench_bigmachine [-c CPUS=256] [-F HZ=997] [-s SECS=10] [-t TASKS_PER_CPU=8]\n"
 	    "       [-m MIGRATE=0] [-f FUNCS=5000] [-z ZIPF=1.0] [-g DEPTH=0] [-S STACKS=20000]\n"
-	    "       [-T] DIR\n");
+	    "       [-T | -1] DIR\n");
 }
 
 int main(int argc, char **argv)
@@ -299,7 +301,7 @@ int main(int argc, char **argv)
 			.rng = 0x9e3779b97f4a7c15ull};
 	int c, e;
 
-	while ((c = getopt(argc, argv, "c:F:s:t:m:f:z:g:S:T")) != -1) {
+	while ((c = getopt(argc, argv, "c:F:s:t:m:f:z:g:S:T1")) != -1) {
 		switch (c) {
 		case 'c':
 			g.cpus = (uint32_t)atoi(optarg);
@@ -330,6 +332,9 @@ int main(int argc, char **argv)
 			break;
 		case 'T':
 			g.text = 1;
+			break;
+		case '1':
+			g.v1 = 1;
 			break;
 		default:
 			usage();

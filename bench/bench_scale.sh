@@ -9,10 +9,11 @@
 # it), SCALE_MODEL_SECS=11 (its seconds of samples: the window is full at the last tick),
 # SCALE_LONG_SECS=150 (the viewer's long run, today's build only; 0 skips it),
 # SCALE_LONG_G_SECS=45 (the same with SCALE_DEPTH-frame chains; 0 skips it; its recording
-# takes 1.2 GB), BENCH_DIR (inputs and the before build; kept between runs).
+# takes 186 MB), BENCH_DIR (inputs and the before build; kept between runs).
 # 1. builds the before commit's kerntop once (git archive into BENCH_DIR/base-COMMIT);
 # 2. bench_bigmachine writes SCALE_CPUS CPUs x 997 Hz x SCALE_SECS s (8 tasks per CPU, 5000
-#    functions with a Zipf spread), without chains and with SCALE_DEPTH-frame chains;
+#    functions with a Zipf spread), without chains and with SCALE_DEPTH-frame chains (and
+#    these again in recording format version 1, for the before build);
 # 3. each build replays each input: kerntop -b --replay FILE -d 1 --log LOG (recorded speed);
 #    own CPU = (user + system) / seconds of samples (and the same from 11 s to the end, once
 #    the window is full: a long run's cost), peak RSS = getrusage's maxrss, refresh =
@@ -57,12 +58,19 @@ fi
 OLD=$B/build/kerntop
 
 # --- 2. inputs ---
-gen() { # gen NAME ARGS...: DIR/NAME/big.ktrec, made once per set of arguments
+# gen NAME ARGS...: DIR/NAME/big.ktrec, made once per set of arguments; with chains (-g) also
+# DIR/NAME/v1/big.ktrec, the same samples in recording format version 1 (chains whole), which
+# the before build replays: it predates version 2 (chains by id), and reads what it wrote
+gen() {
 	local d=$dir/$1
 	shift
 	mkdir -p "$d"
 	if [ "$(cat "$d/params" 2>/dev/null)" != "$*" ] || [ ! -s "$d/big.ktrec" ]; then
+		rm -rf "$d/v1"
 		"$GEN" "$@" "$d" >"$d/gen.out" || exit 1
+		case " $* " in *" -g "*)
+			mkdir -p "$d/v1" && "$GEN" -1 "$@" "$d/v1" >/dev/null || exit 1 ;;
+		esac
 		echo "$*" >"$d/params"
 	fi
 	sed 's/^bench_bigmachine: //' "$d/gen.out"
@@ -138,15 +146,16 @@ pct() { python3 -c "import sys; print('%.1f' % (100 * float(sys.argv[1]) / float
 mib() { python3 -c "import sys; print('%.1f' % (int(sys.argv[1]) / 1024))" "$1"; }
 
 compare() { # compare NAME CPU_TARGET RSS_TARGET
-	local name=$1 ct=$2 rt=$3 f=$dir/$1/big.ktrec n
+	local name=$1 ct=$2 rt=$3 f=$dir/$1/big.ktrec of=$dir/$1/big.ktrec n
+	[ -s "$dir/$name/v1/big.ktrec" ] && of=$dir/$name/v1/big.ktrec
 	n=$(sed -n 's/^bench_bigmachine: \([0-9]*\) samples.*/\1/p' "$dir/$name/gen.out")
-	cat "$f" >/dev/null
-	read -r oc orss ow osc osp < <(run "$OLD" "$f" "$dir/$name/old.log") || exit 1
+	cat "$f" "$of" >/dev/null
+	read -r oc orss ow osc osp < <(run "$OLD" "$of" "$dir/$name/old.log") || exit 1
 	read -r op50 op99 omax oticks osamp omem ocum ofull ofn < <(stats "$dir/$name/old.log")
 	read -r nc nrss nw nsc nsp < <(run "$K" "$f" "$dir/$name/new.log") || exit 1
 	read -r np50 np99 nmax nticks nsamp nmem ncum nfull nfn < <(stats "$dir/$name/new.log")
 	echo
-	echo "$name: $(cat "$dir/$name/params"); file $(du -h "$f" | cut -f1)"
+	echo "$name: $(cat "$dir/$name/params"); file $(du -h "$f" | cut -f1)$([ "$of" = "$f" ] || echo " (version 1 for the before build: $(du -h "$of" | cut -f1))")"
 	printf '%-38s %12s %12s %8s  %s\n' metric "before" "after" "ratio" "target (met?)"
 	row() { printf '%-38s %12s %12s %8s  %s\n' "$1" "$2" "$3" "$(ratio "$3" "$2")" "$4"; }
 	met() { python3 -c "import sys; print('-' if sys.argv[2] == '-' else 'yes' if float(sys.argv[1]) <= float(sys.argv[2]) else 'NO')" "$1" "$2"; }
@@ -163,7 +172,7 @@ compare() { # compare NAME CPU_TARGET RSS_TARGET
 	row "window_mem at the end, MiB" "$(mib $((omem / 1024)))" "$(mib $((nmem / 1024)))" ""
 	row "samples lost (generated - delivered)" "$((n - osamp))" "$((n - nsamp))" "0 ($( [ $((n - nsamp)) = 0 ] && echo yes || echo NO))"
 	command -v tmux >/dev/null || { echo "(no tmux: the viewer rows are left out)"; return; }
-	read -r ovc ovh ovs ovsp < <(view "$OLD" "$f" "$dir/$name/oldui.log")
+	read -r ovc ovh ovs ovsp < <(view "$OLD" "$of" "$dir/$name/oldui.log")
 	read -r vp50 vp99 vmax vn < <(vstats "$dir/$name/oldui.log")
 	read -r nvc nvh nvs nvsp < <(view "$K" "$f" "$dir/$name/newui.log")
 	read -r wp50 wp99 wmax wn < <(vstats "$dir/$name/newui.log")
