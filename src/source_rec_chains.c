@@ -84,11 +84,13 @@ void kt_wchains_free(struct kt_wchains *c)
 	c->frames = NULL;
 }
 
+#define COMPACT 0x80000000u /* in kt_rchain.n: one word a frame, the upper half in hi */
+#define WMASK (KT_RCHAIN_WORDS - 1)
+
 int kt_rchains_define(struct kt_rchains *c, uint64_t id, const uint64_t *frames, uint32_t n)
 {
 	struct kt_rchain *r;
-	uint64_t at;
-	uint32_t first;
+	uint32_t hi = n ? (uint32_t)(frames[0] >> 32) : 0, compact = 1;
 
 	if (id == UINT64_MAX || (c->last && id < c->last))
 		return -1;
@@ -97,48 +99,59 @@ int kt_rchains_define(struct kt_rchains *c, uint64_t id, const uint64_t *frames,
 		return 0;
 	if (!c->ring) {
 		c->ring = calloc(KT_REC_CHAIN_IDS, sizeof(*c->ring));
-		c->frames = malloc(KT_REC_CHAIN_FRAMES * sizeof(*c->frames));
-		if (!c->ring || !c->frames) {
+		c->words = malloc(KT_RCHAIN_WORDS * sizeof(*c->words));
+		if (!c->ring || !c->words) {
 			kt_rchains_free(c);
 			c->failed = 1;
 			return 0;
 		}
 	}
-	at = c->pos % KT_REC_CHAIN_FRAMES;
-	first = n < KT_REC_CHAIN_FRAMES - at ? n : (uint32_t)(KT_REC_CHAIN_FRAMES - at);
-	memcpy(c->frames + at, frames, first * sizeof(*frames));
-	memcpy(c->frames, frames + first, (n - first) * sizeof(*frames));
+	for (uint32_t k = 0; k < n; k++)
+		compact &= (uint32_t)(frames[k] >> 32) == hi;
 	r = &c->ring[id % KT_REC_CHAIN_IDS];
 	r->id = id + 1;
 	r->start = c->pos;
-	r->n = n;
-	c->pos += n;
+	r->n = n | (compact ? COMPACT : 0);
+	r->hi = hi;
+	for (uint32_t k = 0; k < n; k++) {
+		c->words[c->pos++ & WMASK] = (uint32_t)frames[k];
+		if (!compact)
+			c->words[c->pos++ & WMASK] = (uint32_t)(frames[k] >> 32);
+	}
 	return 0;
 }
 
 int kt_rchains_get(const struct kt_rchains *c, uint64_t id, uint64_t *out)
 {
 	const struct kt_rchain *r;
+	const uint32_t *w = c->words;
 	uint64_t at;
-	uint32_t first;
+	uint32_t n;
 
 	if (!c->ring || id == UINT64_MAX)
 		return -1;
 	r = &c->ring[id % KT_REC_CHAIN_IDS];
-	/* Another id in its place, or frames defined since have overwritten some of its own. */
-	if (r->id != id + 1 || c->pos - r->start > KT_REC_CHAIN_FRAMES)
+	/* Another id in its place, or words written since have overwritten some of its own. */
+	if (r->id != id + 1 || c->pos - r->start > KT_RCHAIN_WORDS)
 		return -1;
-	at = r->start % KT_REC_CHAIN_FRAMES;
-	first = r->n < KT_REC_CHAIN_FRAMES - at ? r->n : (uint32_t)(KT_REC_CHAIN_FRAMES - at);
-	memcpy(out, c->frames + at, first * sizeof(*out));
-	memcpy(out + first, c->frames, (r->n - first) * sizeof(*out));
-	return (int)r->n;
+	n = r->n & ~COMPACT;
+	at = r->start;
+	if (r->n & COMPACT) {
+		uint64_t hi = (uint64_t)r->hi << 32;
+
+		for (uint32_t k = 0; k < n; k++)
+			out[k] = hi | w[(at + k) & WMASK];
+	} else {
+		for (uint32_t k = 0; k < n; k++, at += 2)
+			out[k] = w[at & WMASK] | (uint64_t)w[(at + 1) & WMASK] << 32;
+	}
+	return (int)n;
 }
 
 void kt_rchains_free(struct kt_rchains *c)
 {
 	free(c->ring);
-	free(c->frames);
+	free(c->words);
 	c->ring = NULL;
-	c->frames = NULL;
+	c->words = NULL;
 }

@@ -88,16 +88,21 @@ int kt_wchains_id(struct kt_wchains *c, const uint64_t *frames, uint32_t n, uint
 void kt_wchains_epoch(struct kt_wchains *c);
 void kt_wchains_free(struct kt_wchains *c);
 
-/* The reader's last chains: a ring of ids and a ring of frames. */
+/* The reader's last chains: a ring of ids and a ring of 32-bit words holding their frames,
+ * one word a frame when the chain's frames share their upper half (kernel text, modules:
+ * nearly always), else two: half the cache lines a reference reads, and at most 2 words for
+ * each of the 2^20 frames a reference may reach back. */
+#define KT_RCHAIN_WORDS (2 * KT_REC_CHAIN_FRAMES)
+
 struct kt_rchains {
 	struct kt_rchain {
-		uint64_t id, start; /* id + 1 (0: never defined); its first frame's position */
-		uint32_t n;
-	} *ring;	   /* KT_REC_CHAIN_IDS, by id modulo */
-	uint64_t *frames;  /* KT_REC_CHAIN_FRAMES, by position modulo */
-	uint64_t pos;	   /* frames defined so far (the next one's position) */
-	uint64_t last;	   /* id + 1 of the last chain defined, 0 before the first */
-	int failed;	   /* allocation failed: no chain is kept (references are unresolved) */
+		uint64_t id, start; /* id + 1 (0: never defined); its first word's position */
+		uint32_t n, hi;	    /* frames, and their upper half when compact */
+	} *ring;		    /* KT_REC_CHAIN_IDS, by id modulo */
+	uint32_t *words;	    /* KT_RCHAIN_WORDS, by position modulo */
+	uint64_t pos;		    /* words written so far (the next one's position) */
+	uint64_t last;		    /* id + 1 of the last chain defined, 0 before the first */
+	int failed; /* allocation failed: no chain is kept (references are unresolved) */
 };
 
 /* Keeps frames[0, n) as id. -1 when id does not follow the last one defined (a corrupt

@@ -57,12 +57,20 @@ struct stream {
 	uint64_t n, chains;
 	uint32_t depth;
 	int fixed_depth; /* every chain has depth frames */
+	int mixed; /* 1: every other chain's frames differ in their upper halves, 2: every one's */
 	uint64_t (*pick)(const struct stream *st, uint64_t i);
 };
 
 static uint64_t pick_random(const struct stream *st, uint64_t i)
 {
 	return mix(i * 0x9e3779b97f4a7c15ull + 1) % st->chains;
+}
+
+/* a new chain every other sample, between them one of the first 16: these are named from
+ * the start of an epoch to its end, when its words have nearly gone round the reader's ring */
+static uint64_t pick_hot(const struct stream *st, uint64_t i)
+{
+	return (i % 2 ? (i / 2) % 16 : i / 2) % st->chains;
 }
 
 /* chain i/2, then every fourth sample an older chain: ids pass the epoch's and come back */
@@ -88,7 +96,8 @@ static void sample_of(const struct stream *st, uint64_t i, struct kt_sample *s, 
 	s->ip = 0xffffffff81000000ull + (mix(i) % 4096) * 4;
 	fr[0] = (i % 5 == 4) ? s->ip + 0x40 : s->ip;
 	for (uint32_t k = 1; k < nf; k++)
-		fr[k] = 0xffffffff81000000ull + mix(c * 1000003 + k) % 0x1000000;
+		fr[k] = (st->mixed == 2 || (st->mixed && c % 2)) ? 0xffff800000000000ull | mix(c * 1000003 + k) >> 20
+					   : 0xffffffff81000000ull + mix(c * 1000003 + k) % 0x1000000;
 	s->nr_frames = nf;
 	s->frames = fr;
 }
@@ -189,7 +198,7 @@ static void decode(const uint8_t *buf, size_t len, const struct stream *st, stru
 
 static void test_round_trip(void)
 {
-	struct stream st = {.n = 20000, .chains = 300, .depth = 40, .pick = pick_random};
+	struct stream st = {.n = 20000, .chains = 300, .depth = 40, .pick = pick_random, .mixed = 1};
 	struct result r = {0};
 	struct stat a, b;
 	size_t len;
@@ -232,7 +241,8 @@ static void test_epochs(void)
 				.chains = 3 * KT_REC_CHAIN_FRAMES / 256,
 				.depth = KT_MAX_STACK,
 				.fixed_depth = 1,
-				.pick = pick_walk};
+				.mixed = 2,
+				.pick = pick_hot};
 	struct result r = {0};
 	size_t len;
 	uint8_t *buf;
