@@ -65,13 +65,14 @@ gen() {
 	local d=$dir/$1
 	shift
 	mkdir -p "$d"
-	if [ "$(cat "$d/params" 2>/dev/null)" != "$*" ] || [ ! -s "$d/big.ktrec" ]; then
+	# (the params file names the format too: inputs made before version 2 are made again)
+	if [ "$(cat "$d/params" 2>/dev/null)" != "$* (format 2)" ] || [ ! -s "$d/big.ktrec" ]; then
 		rm -rf "$d/v1"
 		"$GEN" "$@" "$d" >"$d/gen.out" || exit 1
 		case " $* " in *" -g "*)
 			mkdir -p "$d/v1" && "$GEN" -1 "$@" "$d/v1" >/dev/null || exit 1 ;;
 		esac
-		echo "$*" >"$d/params"
+		echo "$* (format 2)" >"$d/params"
 	fi
 	sed 's/^bench_bigmachine: //' "$d/gen.out"
 }
