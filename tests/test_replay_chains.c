@@ -14,6 +14,7 @@
 #include "source_impl.h"
 #include "source_replay_impl.h"
 #include "tap.h"
+#include "test_replay_synth.h"
 
 static char tmpdir[] = "/tmp/kt-test-chains.XXXXXX";
 
@@ -25,21 +26,6 @@ static const char *tmp(const char *name)
 	k ^= 1;
 	snprintf(p[k], sizeof(p[k]), "%s/%s", tmpdir, name);
 	return p[k];
-}
-
-static const uint32_t cpus[] = {0, 3};
-
-static void info_of(struct kt_source_info *in, int callchain)
-{
-	memset(in, 0, sizeof(*in));
-	in->kind = "live";
-	in->event = "cpu-clock";
-	in->freq_hz = 997;
-	in->period = 1003009;
-	in->ncpus = 2;
-	in->cpus = cpus;
-	in->max_cpu = 4;
-	in->callchain = callchain;
 }
 
 static uint64_t mix(uint64_t x)
@@ -112,7 +98,7 @@ static int write_stream(const char *path, const struct stream *st, int callchain
 	char err[KT_ERRLEN];
 	int e;
 
-	info_of(&in, callchain);
+	synth_info(&in, callchain);
 	if ((e = (version == 1 ? kt_rec_open_v1 : kt_rec_open)(path, &in, NULL, NULL, &r, err,
 								 sizeof(err))) < 0) {
 		printf("# %s\n", err);
