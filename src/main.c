@@ -29,240 +29,11 @@
 #include "kerntop/ui.h"
 #include "kerntop/util.h"
 #include "kerntop/window.h"
+#include "main_impl.h"
 
 #define MAX_POLLFDS 1100
-#define SAMPLE_BATCH 16 /* samples ingested together (ingest_batch) */
 /* Seconds the push queue gets to drain at exit. */
 #define KT_PUSH_GRACE_S 2.0
-
-struct app {
-	const struct kt_options *opts;
-	struct kt_source *src;
-	struct kt_symbols *sym;
-	struct kt_window *win;
-	struct kt_agg *agg;
-	struct kt_ui *ui;
-	struct kt_procstat *proc; /* /proc/stat, softirqs, interrupts: read live, fed on replay */
-	struct kt_batch *batch; /* -b: the reports, their output and the --log lines */
-	uint64_t start_ns; /* source clock at start */
-	int dropped;	   /* privileges given up (under sudo) */
-	int replay_done;
-	/* exact-address hits are kept (for annotate and --record's texts): not in a batch run
-	 * without --annotate or --record, where nothing reads them (issue 14: 13 % of its time) */
-	int want_addr;
-	struct kt_push_feed *feed; /* --push */
-	uint32_t locs[KT_MAX_STACK];
-	/* samples wait here for a few more (see ingest_batch), their chains copied */
-	struct kt_sample pend[SAMPLE_BATCH];
-	uint64_t pendfr[SAMPLE_BATCH][KT_WINDOW_CHAIN_DEPTH];
-	uint32_t npend;
-	/* --record: function texts written so far (TEXT blocks), by function id */
-	uint8_t *text_done;
-	uint32_t text_cap, text_next_loc, text_funcs;
-	uint64_t text_bytes;
-	char err[KT_ERRLEN];
-	char last_notice[KT_ERRLEN]; /* on stderr in batch mode: not repeated as the error */
-	struct kt_settings_ctx settings; /* the viewer's saved settings (O key) */
-};
-
-/* The execution context of a sample, classified once per distinct stack (and once per
- * kernel thread's command) and cached in the window's tags as id + 1. */
-static uint32_t sample_ctx(struct app *a, uint32_t loc, uint32_t stack, uint32_t task, int user)
-{
-	uint32_t tag;
-
-	if (user)
-		return KT_CTXID_USER;
-	if (kt_sym_loc_idle(a->sym, loc))
-		return KT_CTXID_IDLE;
-	if (!stack)
-		return KT_CTXID_UNKNOWN;
-	tag = kt_window_stack_tag(a->win, stack, KT_STACK_TAG_CTX);
-	if (!tag) {
-		uint32_t n;
-		const uint32_t *fr = kt_window_stack_frames(a->win, stack, &n);
-
-		tag = kt_sym_ctx_classify(a->sym, fr, n);
-		tag = tag == KT_CTX_BY_COMM ? UINT32_MAX : tag + 1;
-		kt_window_stack_set_tag(a->win, stack, KT_STACK_TAG_CTX, tag);
-	}
-	if (tag != UINT32_MAX)
-		return tag - 1;
-	tag = kt_window_task_tag(a->win, task);
-	if (!tag) {
-		const struct kt_task *t = kt_window_task_info(a->win, task);
-
-		tag = kt_sym_ctx_comm(a->sym, t ? t->comm : "") + 1;
-		kt_window_task_set_tag(a->win, task, tag);
-	}
-	return tag - 1;
-}
-
-/* The location of a sample's address, or of its chain's leaf. */
-static uint32_t sample_loc(struct app *a, const struct kt_sample *s)
-{
-	return s->flags & KT_SAMPLE_USER ? KT_LOC_USER : kt_sym_lookup(a->sym, s->ip);
-}
-
-static uint32_t sample_leaf(struct app *a, const struct kt_sample *s)
-{
-	return s->nr_frames ? kt_sym_lookup(a->sym, s->frames[0]) : 0;
-}
-
-static uint32_t sample_depth(const struct kt_sample *s)
-{
-	return s->nr_frames < KT_MAX_STACK ? s->nr_frames : KT_MAX_STACK;
-}
-
-/* One sample into the window, the locations of its address and its leaf looked up already,
- * and with a chain, its key in the chain cache (NULL: made here). */
-static void ingest(struct app *a, const struct kt_sample *s, uint32_t loc, uint32_t leaf,
-		   const struct kt_chain_key *key)
-{
-	uint32_t stack = 0, task, n = 0, cid;
-
-	if (!(s->flags & KT_SAMPLE_USER) && a->want_addr)
-		kt_window_addr_add(a->win, s->ip, 1);
-	if (s->nr_frames) {
-		uint32_t slot;
-
-		n = sample_depth(s);
-		stack = key ? kt_window_stack_cached_key(a->win, key, n, leaf, &slot)
-			    : kt_window_stack_cached(a->win, s->frames, n, leaf, &slot);
-		if (stack && a->feed) {
-			uint32_t m;
-			const uint32_t *fr = kt_window_stack_frames(a->win, stack, &m);
-
-			memcpy(a->locs, fr, m * sizeof(*fr));
-		} else if (!stack) {
-			a->locs[0] = leaf;
-			for (uint32_t i = 1; i < n; i++)
-				a->locs[i] = kt_sym_lookup(a->sym, s->frames[i]);
-			stack = kt_window_stack(a->win, a->locs, n);
-			kt_window_stack_cache_put(a->win, slot, s->frames, n, leaf, stack);
-		}
-	}
-	task = kt_window_task(a->win, s->pid, s->tid);
-	cid = sample_ctx(a, loc, stack, task, s->flags & KT_SAMPLE_USER);
-	kt_window_add_ctx(a->win, s->time_ns, loc, stack, s->cpu, task, cid, 1);
-	if (a->feed)
-		kt_push_feed_sample(a->feed, s->time_ns, loc, a->locs, n, s->cpu, s->pid, s->tid,
-				    cid);
-}
-
-/* Ingests the waiting samples in their order, in three passes so that the cache misses of
- * one sample overlap those of the others (issue 14: on a big machine each sample's symbol,
- * task and window entries are misses, and one sample at a time they were most of its cost):
- * fetch their symbol cache, task index and exact-address lines; look up their locations
- * (symbols do not depend on the window, so taking them first changes nothing) and fetch
- * their task and window entries; then add them one by one, as they came. Fetching the chain
- * cache's slots too made no difference that could be measured: it is not done. */
-static void ingest_batch(struct app *a)
-{
-	uint32_t loc[SAMPLE_BATCH], leaf[SAMPLE_BATCH], n = a->npend;
-	struct kt_chain_key key[SAMPLE_BATCH];
-	int chains = 0;
-	const struct kt_sample *p = a->pend;
-
-	a->npend = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		kt_sym_prefetch(a->sym, p[i].ip);
-		if (p[i].nr_frames && p[i].frames[0] != p[i].ip)
-			kt_sym_prefetch(a->sym, p[i].frames[0]);
-		kt_window_task_prefetch(a->win, p[i].pid, p[i].tid, 0);
-		if (a->want_addr && !(p[i].flags & KT_SAMPLE_USER))
-			kt_window_addr_prefetch(a->win, p[i].ip);
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		loc[i] = sample_loc(a, &p[i]);
-		leaf[i] = sample_leaf(a, &p[i]);
-		kt_window_task_prefetch(a->win, p[i].pid, p[i].tid, 1);
-		if (p[i].nr_frames) { /* its narrow entry is found through its stack */
-			key[i] = kt_window_chain_key(p[i].frames, sample_depth(&p[i]), leaf[i]);
-			kt_window_chain_prefetch(a->win, &key[i], 0);
-			chains = 1;
-		} else {
-			kt_window_loc_prefetch(a->win, loc[i]);
-		}
-	}
-	for (uint32_t i = 0; chains && i < n; i++)
-		if (p[i].nr_frames)
-			kt_window_chain_prefetch(a->win, &key[i], 1);
-	for (uint32_t i = 0; chains && i < n; i++)
-		if (p[i].nr_frames)
-			kt_window_chain_prefetch(a->win, &key[i], 2);
-	for (uint32_t i = 0; i < n; i++)
-		ingest(a, &p[i], loc[i], leaf[i], p[i].nr_frames ? &key[i] : NULL);
-}
-
-static void on_sample(void *ctx, const struct kt_sample *s)
-{
-	struct app *a = ctx;
-	struct kt_sample *p;
-
-	if (s->nr_frames > KT_WINDOW_CHAIN_DEPTH) { /* its frames are valid only now */
-		if (a->npend)
-			ingest_batch(a);
-		ingest(a, s, sample_loc(a, s), sample_leaf(a, s), NULL);
-		return;
-	}
-	p = &a->pend[a->npend];
-	*p = *s;
-	if (s->nr_frames) {
-		memcpy(a->pendfr[a->npend], s->frames, s->nr_frames * sizeof(*s->frames));
-		p->frames = a->pendfr[a->npend];
-	}
-	if (++a->npend == SAMPLE_BATCH)
-		ingest_batch(a);
-}
-
-static void on_comm(void *ctx, int32_t pid, int32_t tid, const char *comm, uint64_t t)
-{
-	struct app *a = ctx;
-
-	if (a->npend)
-		ingest_batch(a);
-
-	kt_window_comm(a->win, pid, tid, comm);
-	if (a->feed)
-		kt_push_feed_comm(a->feed, pid, tid, comm);
-}
-
-static void on_procstat(void *ctx, const struct kt_ps_snap *snap)
-{
-	struct app *a = ctx;
-
-	if (a->npend)
-		ingest_batch(a);
-
-	kt_procstat_feed(a->proc, snap);
-}
-
-static void on_lost(void *ctx, uint32_t cpu, uint64_t count, uint64_t t)
-{
-	struct app *a = ctx;
-
-	if (a->npend)
-		ingest_batch(a);
-
-	kt_window_add_lost(a->win, t, cpu, count);
-}
-
-/* The user kerntop drops to under sudo (SUDO_UID/SUDO_GID): 1 with the ids, or 0 when it
- * stays as it is (not root, not sudo, sudo from root, --keep-privileges). */
-static int sudo_ids(const struct kt_options *o, long *uid, long *gid)
-{
-	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
-	char *end;
-
-	if (o->keep_privileges || geteuid() != 0 || !u || !g)
-		return 0;
-	*uid = strtol(u, &end, 10);
-	if (*end || *uid <= 0)
-		return 0;
-	*gid = strtol(g, &end, 10);
-	return !*end && *gid >= 0;
-}
 
 static int open_pipeline(struct app *a)
 {
@@ -299,7 +70,7 @@ static int open_pipeline(struct app *a)
 	int r;
 
 	/* A user limited by sudo must not plant a file where only root may write. */
-	if (!sudo_ids(o, &so.record_uid, &so.record_gid))
+	if (!kt_main_sudo_ids(o, &so.record_uid, &so.record_gid))
 		so.record_uid = so.record_gid = 0;
 	r = kt_source_open(&so, &a->src, a->err, sizeof(a->err));
 	if (r < 0)
@@ -366,28 +137,6 @@ static int open_pipeline(struct app *a)
 	return 0;
 }
 
-/* Under sudo, give up root once perf fds and kernel files are open: snapshots then belong
- * to the user and a bug in the viewer cannot act as root. The recording was already created
- * as the user (kt_source_opts.record_uid). */
-static int drop_privileges(struct app *a)
-{
-	long uid, gid;
-
-	if (!sudo_ids(a->opts, &uid, &gid))
-		return 0;
-	if (a->dropped)
-		return 0;
-	if (kt_user_groups(uid, gid) < 0 || setgid((gid_t)gid) < 0 || setuid((uid_t)uid) < 0) {
-		snprintf(a->err, sizeof(a->err),
-			 "cannot drop privileges to SUDO_UID %ld (%s); use --keep-privileges to "
-			 "stay root",
-			 uid, strerror(errno));
-		return -EPERM;
-	}
-	a->dropped = 1;
-	return 0;
-}
-
 /* Under sudo, the files the user names are read with the user's rights: a replay needs no
  * root at all and drops before opening anything; a live run needs root for perf and /proc,
  * so each named input is first opened as the user, and one the user may not read is refused
@@ -400,10 +149,10 @@ static int check_user_inputs(struct app *a)
 	long uid, gid;
 	int r = 0;
 
-	if (!sudo_ids(o, &uid, &gid))
+	if (!kt_main_sudo_ids(o, &uid, &gid))
 		return 0;
 	if (o->replay)
-		return drop_privileges(a);
+		return kt_main_drop_privileges(a);
 	if (kt_ids_assume(uid, gid, &saved, a->err, sizeof(a->err)) < 0)
 		return -EPERM;
 	for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]) && !r; i++) {
@@ -491,35 +240,6 @@ static int check_zoom(struct app *a)
 				     sizeof(a->err)) < 0)
 		return -ENOENT;
 	return kt_report_zoom_check(a->agg, a->opts->zoom, a->opts->nzoom, a->err, sizeof(a->err));
-}
-
-/* The signalfd the loop reads. The signals are not blocked yet: loading (a FIFO that nobody
- * writes, a huge kallsyms) must stay interruptible by SIGINT, SIGTERM and SIGHUP, which end it
- * at once while nothing needs cleaning up (block_signals, once loaded). */
-static int setup_signals(sigset_t *mask)
-{
-	sigemptyset(mask);
-	sigaddset(mask, SIGINT);
-	sigaddset(mask, SIGTERM);
-	sigaddset(mask, SIGHUP);
-	sigaddset(mask, SIGWINCH);
-	signal(SIGPIPE, SIG_IGN);
-	/* a file-size limit (ulimit -f) is then EFBIG from write(), handled like a full disk */
-	signal(SIGXFSZ, SIG_IGN);
-	return signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
-}
-
-/* From here on a quit signal is read by the loop, which closes outputs and the terminal. */
-static int block_signals(const sigset_t *mask)
-{
-	return sigprocmask(SIG_BLOCK, mask, NULL);
-}
-
-static void fatal_signal(int sig)
-{
-	kt_ui_emergency_restore();
-	signal(sig, SIG_DFL);
-	raise(sig);
 }
 
 static void status_notice(struct app *a, const char *msg)
@@ -692,8 +412,7 @@ static int drain(struct app *a, const struct kt_sink *sink, int *src_timeout)
 {
 	int r = kt_source_read(a->src, sink, src_timeout, a->err, sizeof(a->err));
 
-	if (a->npend)
-		ingest_batch(a);
+	kt_main_ingest(a);
 	if (r < 0 || out_of_memory(a))
 		return -1;
 	if (r == KT_SOURCE_EOF) {
@@ -714,11 +433,7 @@ static int run_loop(struct app *a, int sigfd)
 	int batch_max = a->opts->batch && a->opts->replay && a->opts->speed == 0;
 	int placed = 0; /* the first tick is placed once the window has placed its slices */
 
-	sink.ctx = a;
-	sink.sample = on_sample;
-	sink.comm = on_comm;
-	sink.lost = on_lost;
-	sink.procstat = on_procstat;
+	kt_main_sink(&sink, a);
 	for (;;) {
 		int n = 0, src_timeout = -1, timeout, r;
 		uint64_t now;
@@ -858,18 +573,13 @@ static int load_baseline(const struct kt_options *o, const char *path, struct kt
 	bo.push_url = NULL;
 	memset(&b, 0, sizeof(b));
 	b.opts = &bo;
-	sink.ctx = &b;
-	sink.sample = on_sample;
-	sink.comm = on_comm;
-	sink.lost = on_lost;
-	sink.procstat = on_procstat;
+	kt_main_sink(&sink, &b);
 	r = open_pipeline(&b);
 	while (r >= 0) {
 		int timeout = -1;
 
 		r = kt_source_read(b.src, &sink, &timeout, b.err, sizeof(b.err));
-		if (b.npend)
-			ingest_batch(&b);
+		kt_main_ingest(&b);
 		if (r == KT_SOURCE_EOF)
 			break;
 	}
@@ -937,28 +647,6 @@ static void cleanup(struct app *a)
 	kt_source_free(a->src);
 }
 
-/* A closed 0, 1 or 2 would be taken by the next open (the --log file, a perf fd) and the
- * reports or errors would go there: hold them on /dev/null. 0 or -1 when even that fails. */
-static int hold_std_fds(void)
-{
-	for (int fd = 0; fd <= 2; fd++) {
-		int n;
-
-		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
-			continue;
-		n = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
-		if (n < 0)
-			return -1;
-		if (n != fd) {
-			/* a lower descriptor was closed too and took this one: it is fixed later */
-			if (dup2(n, fd) < 0)
-				return -1;
-			close(n);
-		}
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct kt_options opts;
@@ -966,7 +654,7 @@ int main(int argc, char **argv)
 	sigset_t mask;
 	int sigfd, r, status = 0;
 
-	if (hold_std_fds() < 0)
+	if (kt_main_hold_std_fds() < 0)
 		return 1;
 	r = kt_options_parse(&opts, argc, argv, stdout, stderr);
 	if (r != KT_OPTIONS_RUN)
@@ -978,7 +666,7 @@ int main(int argc, char **argv)
 	if (opts.diff_a) {
 		long uid, gid;
 
-		if (sudo_ids(&opts, &uid, &gid) && drop_privileges(&a) < 0) {
+		if (kt_main_sudo_ids(&opts, &uid, &gid) && kt_main_drop_privileges(&a) < 0) {
 			fprintf(stderr, "kerntop: %s\n", a.err);
 			return 1;
 		}
@@ -990,15 +678,15 @@ int main(int argc, char **argv)
 		kt_settings_apply(&a.settings.s, &opts);
 	}
 
-	signal(SIGSEGV, fatal_signal);
-	signal(SIGABRT, fatal_signal);
-	signal(SIGBUS, fatal_signal);
-	sigfd = setup_signals(&mask);
+	signal(SIGSEGV, kt_main_fatal_signal);
+	signal(SIGABRT, kt_main_fatal_signal);
+	signal(SIGBUS, kt_main_fatal_signal);
+	sigfd = kt_main_setup_signals(&mask);
 	if (sigfd < 0) {
 		fprintf(stderr, "kerntop: cannot set up signal handling (%s)\n", strerror(errno));
 		return 1;
 	}
-	if (check_user_inputs(&a) < 0 || open_pipeline(&a) < 0 || drop_privileges(&a) < 0 ||
+	if (check_user_inputs(&a) < 0 || open_pipeline(&a) < 0 || kt_main_drop_privileges(&a) < 0 ||
 	    open_push(&a) < 0) {
 		fprintf(stderr, "kerntop: %s\n", a.err);
 		cleanup(&a);
@@ -1014,7 +702,7 @@ int main(int argc, char **argv)
 		}
 		kt_agg_set_baseline(a.agg, base);
 	}
-	if (block_signals(&mask) < 0) {
+	if (kt_main_block_signals(&mask) < 0) {
 		fprintf(stderr, "kerntop: cannot set up signal handling (%s)\n", strerror(errno));
 		cleanup(&a);
 		return 1;
