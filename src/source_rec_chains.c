@@ -46,7 +46,8 @@ int kt_wchains_id(struct kt_wchains *c, const uint64_t *frames, uint32_t n, uint
 	for (i = h & (SLOTS - 1); c->slot[i]; i = (i + 1) & (SLOTS - 1)) {
 		uint32_t k = c->slot[i] - 1;
 
-		if (c->len[k] == n && memcmp(c->frames + c->off[k], frames, n * sizeof(*frames)) == 0) {
+		if (c->len[k] == n &&
+		    memcmp(c->frames + c->off[k], frames, n * sizeof(*frames)) == 0) {
 			*id = c->base + k;
 			return 1;
 		}

@@ -82,8 +82,9 @@ static void sample_of(const struct stream *st, uint64_t i, struct kt_sample *s, 
 	s->ip = 0xffffffff81000000ull + (mix(i) % 4096) * 4;
 	fr[0] = (i % 5 == 4) ? s->ip + 0x40 : s->ip;
 	for (uint32_t k = 1; k < nf; k++)
-		fr[k] = (st->mixed == 2 || (st->mixed && c % 2)) ? 0xffff800000000000ull | mix(c * 1000003 + k) >> 20
-					   : 0xffffffff81000000ull + mix(c * 1000003 + k) % 0x1000000;
+		fr[k] = (st->mixed == 2 || (st->mixed && c % 2))
+			    ? 0xffff800000000000ull | mix(c * 1000003 + k) >> 20
+			    : 0xffffffff81000000ull + mix(c * 1000003 + k) % 0x1000000;
 	s->nr_frames = nf;
 	s->frames = fr;
 }
@@ -100,7 +101,7 @@ static int write_stream(const char *path, const struct stream *st, int callchain
 
 	synth_info(&in, callchain);
 	if ((e = (version == 1 ? kt_rec_open_v1 : kt_rec_open)(path, &in, NULL, NULL, &r, err,
-								 sizeof(err))) < 0) {
+							       sizeof(err))) < 0) {
 		printf("# %s\n", err);
 		return e;
 	}
@@ -184,14 +185,16 @@ static void decode(const uint8_t *buf, size_t len, const struct stream *st, stru
 
 static void test_round_trip(void)
 {
-	struct stream st = {.n = 20000, .chains = 300, .depth = 40, .pick = pick_random, .mixed = 1};
+	struct stream st = {
+	    .n = 20000, .chains = 300, .depth = 40, .pick = pick_random, .mixed = 1};
 	struct result r = {0};
 	struct stat a, b;
 	size_t len;
 	uint8_t *buf;
 
 	ok(write_stream(tmp("v2.ktrec"), &st, 1, 0) == 0, "a recording with chains is written");
-	ok(write_stream(tmp("v1.ktrec"), &st, 1, 1) == 0, "the same samples in version 1 are written");
+	ok(write_stream(tmp("v1.ktrec"), &st, 1, 1) == 0,
+	   "the same samples in version 1 are written");
 	ok(write_stream(tmp("none.ktrec"), &st, 0, 0) == 0,
 	   "and without the call-chain flag (a live run without -g)");
 	buf = slurp(tmp("v2.ktrec"), &len);
@@ -422,8 +425,9 @@ int main(void)
 	test_damaged();
 	test_hostile();
 	{
-		static const char *const files[] = {"v2.ktrec", "v1.ktrec", "none.ktrec", "ids.ktrec",
-						    "frames.ktrec", "dmg.ktrec", "h.ktrec"};
+		static const char *const files[] = {"v2.ktrec",	 "v1.ktrec",	 "none.ktrec",
+						    "ids.ktrec", "frames.ktrec", "dmg.ktrec",
+						    "h.ktrec"};
 
 		for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++)
 			unlink(tmp(files[i]));
