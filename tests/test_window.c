@@ -629,6 +629,27 @@ static void test_log_merge(void)
 	is_int(hits_of(w, 8, 0, 2, 4), 10000, "and counts the same");
 	kt_window_free(w);
 
+	/* told early: a measured slice whose first 256 samples hardly repeat stops probing there
+	 * and appends the rest unmerged; one whose first 256 repeat enough goes on merging */
+	for (int half = 0; half < 2; half++) {
+		w = mk(4 * S, 1 * S, 0);
+		for (uint32_t i = 0; i < 256; i++)
+			kt_window_add_ctx(w, 45 * S + i, 100 + (half ? i % 128 : i), 0, 2, 4, 2, 1);
+		for (uint32_t i = 0; i < 300; i++)
+			kt_window_add_ctx(w, 45 * S + 256 + i, 7, 0, 2, 4, 2, 1);
+		kt_window_cursor_rolling(w, &c);
+		c.slice = c.last = kt_window_newest(w);
+		recs = 0;
+		while ((got = kt_window_read(w, &c, buf, 8)))
+			recs += got;
+		if (half)
+			is_int(recs, 129, "repeats in the first 256 samples: the slice goes on merging");
+		else
+			is_int(recs, 556, "no repeat in the first 256 samples: the rest unmerged");
+		is_int(hits_of(w, 7, 0, 2, 4), 300, "and counted the same");
+		kt_window_free(w);
+	}
+
 	/* a sample without a chain takes an 8-byte compact record, which counts up to 8192 and
 	 * then gives way; a context id past 63 does not fit one and takes a full record */
 	w = mk(4 * S, 1 * S, 0);
