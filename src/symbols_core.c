@@ -461,6 +461,7 @@ void kt_sym_stats(const struct kt_symbols *s, struct kt_sym_stats *st)
 	st->nfuncs = s->nfuncs;
 	st->nlocs = s->nlocs;
 	st->cache_slots = s->rcache ? s->rcmask + 1 : 0;
+	st->cache_fills = s->rcfills_all;
 }
 
 uint64_t kt_sym_nomem(const struct kt_symbols *s)

@@ -153,6 +153,7 @@ struct kt_symbols {
 	struct sym_rcache *rcache;
 	uint32_t rcmask;	     /* its entries - 1 */
 	uint32_t rclookups, rcfills; /* of the current period */
+	uint64_t rcfills_all;	     /* since the start (kt_sym_stats) */
 
 	struct bucket_slot *bhash;
 	uint32_t bmask, nbuckets;

@@ -233,20 +233,38 @@ static struct sym_rcache *rcache_new(uint32_t n)
 	return c;
 }
 
+/* Puts range e in its set of s's cache as the newest entry (the oldest of a full set gives
+ * way). The set is the range start's: an address of the range on another line looks in
+ * another set and fills that one, as before. */
+static void rcache_put(struct kt_symbols *s, const struct sym_rcache *e, uint64_t addr)
+{
+	struct sym_rcache *rc = &s->rcache[rcache_set(s, addr)];
+
+	memmove(rc + 1, rc, (SYM_RCACHE_WAYS - 1) * sizeof(*rc));
+	rc[0] = *e;
+}
+
 /* The end of a period of SYM_RCACHE_PERIOD lookups: a cache that had to be filled too often
- * doubles (empty: it fills again from the tables). */
+ * doubles, keeping its ranges (issue 14: emptied at each of its five doublings, a 256-CPU
+ * replay's first half second filled it five times over, each fill a few misses deep in the
+ * tables). */
 static void rcache_period(struct kt_symbols *s)
 {
 	uint32_t n = s->rcmask + 1;
 
 	if (s->rcache && n < SYM_RCACHE_MAX &&
 	    s->rcfills > SYM_RCACHE_PERIOD / SYM_RCACHE_GROW_RATIO) {
-		struct sym_rcache *c = rcache_new(n * 2);
+		struct sym_rcache *old = s->rcache, *c = rcache_new(n * 2);
 
 		if (c) {
-			free(s->rcache);
 			s->rcache = c;
 			s->rcmask = n * 2 - 1;
+			/* oldest first, so that each set keeps its order */
+			for (uint32_t w = SYM_RCACHE_WAYS; w-- > 0;)
+				for (uint32_t i = w; i < n; i += SYM_RCACHE_WAYS)
+					if (old[i].loc)
+						rcache_put(s, &old[i], old[i].lo);
+			free(old);
 		}
 	}
 	s->rclookups = s->rcfills = 0;
@@ -305,10 +323,9 @@ uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr)
 		uint64_t hi = key + (s->bucket ? s->bucket : 64);
 
 		s->rcfills++;
-		rc = &s->rcache[rcache_set(s, addr)];
-		/* the newest first: the oldest of a full set gives way */
-		memmove(rc + 1, rc, (SYM_RCACHE_WAYS - 1) * sizeof(*rc));
-		rc[0] = (struct sym_rcache){key, (uint32_t)((hi < end ? hi : end) - key), loc};
+		s->rcfills_all++;
+		rcache_put(s, &(struct sym_rcache){key, (uint32_t)((hi < end ? hi : end) - key), loc},
+			   addr);
 		goto found;
 	}
 	if (loc_table_put(&s->lhash, addr, loc) < 0) {

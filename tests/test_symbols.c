@@ -666,6 +666,64 @@ static void test_big_kallsyms(const char *tmp)
 	kt_sym_free(s);
 }
 
+/* The range cache keeps its ranges when it doubles: the functions looked up just before
+ * the doubling are found in it just after, without going back to the tables (an emptied cache
+ * filled once more for each of them; issue 14: five doublings at a 256-CPU replay's start). */
+static void test_rcache_keeps(const char *tmp)
+{
+	char path[4096];
+	struct kt_sym_opts o;
+	struct kt_symbols *s = NULL;
+	struct kt_sym_stats st;
+	const uint32_t n = 1500; /* more than the first cache's 2048 / 4 ways fit well */
+	uint32_t slots, lookups = 0, bad = 0;
+	uint64_t fills;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/rcache-kallsyms", tmp);
+	fp = fopen(path, "w");
+	if (!fp) {
+		ok(0, "the range cache's kallsyms is written");
+		return;
+	}
+	fprintf(fp, "ffffffff81000000 T _stext\n");
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(fp, "%016llx T rc_%u\n", 0xffffffff81001000ull + i * 0x40ull, i);
+	fprintf(fp, "%016llx T _etext\n", 0xffffffff81001000ull + n * 0x40ull);
+	fclose(fp);
+	memset(&o, 0, sizeof(o));
+	o.kallsyms = path;
+	o.modules = tap_data("symbols/modules");
+	if (kt_sym_new(&o, &s, NULL, 0) < 0) {
+		ok(0, "the range cache's kallsyms loads");
+		return;
+	}
+	/* the n functions in turn until the first period of lookups ends with a doubling */
+	do {
+		for (uint32_t i = 0; i < n; i++, lookups++)
+			kt_sym_lookup(s, 0xffffffff81001000ull + i * 0x40ull + 4);
+		kt_sym_stats(s, &st);
+	} while (st.cache_slots == 2048 && lookups < 100000);
+	slots = st.cache_slots;
+	ok(slots == 4096, "a working set of 1500 functions doubles the range cache");
+	/* finish the pass that crossed the period's end, then one more pass */
+	fills = st.cache_fills;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t a = 0xffffffff81001000ull + i * 0x40ull + 8;
+		const struct kt_sym_func *f = kt_sym_func(s, kt_sym_loc(s, kt_sym_lookup(s, a))->func);
+		char want[32];
+
+		snprintf(want, sizeof(want), "rc_%u", i);
+		bad += !f || strcmp(f->name, want) != 0;
+	}
+	kt_sym_stats(s, &st);
+	printf("# after the doubling: %llu of %u lookups filled the cache\n",
+	       (unsigned long long)(st.cache_fills - fills), n);
+	ok(st.cache_fills - fills < n / 10, "the doubled cache still holds the ranges it had");
+	is_int(bad, 0, "and every one of them gives its own function");
+	kt_sym_free(s);
+}
+
 /* A symbol list naming more modules than a module id can hold (KT_SYM_MODULES_MAX) is no
  * kernel's: refused with the one-line reason and the way out, not "out of memory" and not a
  * wrapped id. About 36 MB of kallsyms: left out under memcheck (KT_MEMCHECK), where it takes
@@ -718,6 +776,7 @@ int main(void)
 	test_bad(tmp);
 	test_default_ranges(tmp);
 	test_big_kallsyms(tmp);
+	test_rcache_keeps(tmp);
 	if (!getenv("KT_MEMCHECK"))
 		test_too_many_modules(tmp);
 	test_cache_small();

@@ -99,6 +99,7 @@ struct kt_sym_stats {
 	uint32_t elf_modules;                      /* modules whose symbols came from an ELF */
 	uint32_t elf_nosyms;                       /* ELF files without any symbol, or unreadable */
 	uint32_t cache_slots; /* the bucket-range cache's entries (0 before the first lookup) */
+	uint64_t cache_fills; /* ranges the cache took from the tables, since the start */
 };
 
 /* Loads symbols. Returns 0, or -errno with a one-line message naming the file and the fix. */
