@@ -26,9 +26,10 @@
 /* A pipe, or a regular file up to REPLAY_WHOLE_MAX, is read whole, up to this size... */
 #define REPLAY_READ_MAX (4ull << 30)
 /* ...a bigger file is read through a window of REPLAY_WINDOW bytes at a time (a recording's
- * block, or a long line, can grow it), so that its size does not matter. */
+ * block, or a long line, can grow it), so that its size does not matter. 1 MiB, the biggest
+ * block: 4 MiB read no faster, and its first fill faulted in three MiB more (issue 14). */
 #define REPLAY_WHOLE_MAX (32u << 20)
-#define REPLAY_WINDOW (4u << 20)
+#define REPLAY_WINDOW (1u << 20)
 /* ...in steps of this size. */
 #define STREAM_STEP (64u << 10)
 /* Bytes looked at before any reader scans a file (perf.data magic, NUL bytes). */
