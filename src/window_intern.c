@@ -77,8 +77,19 @@ struct kt_chain_key kt_window_chain_key(const uint64_t *frames, uint32_t n, uint
 	    kt_mix64((v[0] ^ v[2]) * 0x9fb21c651e98df25ull + (v[1] ^ v[3]))};
 }
 
-/* A new, empty cache of twice the slots (WCHAIN_MIN for the first); when that fails, the
- * cache stays as it is and is never grown again. */
+/* Puts chain e in slot `slot` of c (of mask + 1): the newest first, the one it displaces
+ * second, the second's dropped (a lookup that hits the second way swaps them). */
+static void chain_put(struct chain_slot *c, uint32_t slot, const struct chain_slot *e)
+{
+	if (c[slot].serial)
+		c[slot ^ 1] = c[slot];
+	c[slot] = *e;
+}
+
+/* A cache of twice the slots (WCHAIN_MIN for the first) holding the chains the old one held
+ * (issue 14: emptied at each of its ten doublings, a 256-CPU replay with chains resolved and
+ * interned again, from its second to its twelfth second, 190 000 chains it had cached); when
+ * that fails, the cache stays as it is and is never grown again. */
 static int chain_grow(struct kt_window *w)
 {
 	uint32_t want = w->chains ? 2 * w->nchains : WCHAIN_MIN;
@@ -93,6 +104,12 @@ static int chain_grow(struct kt_window *w)
 	/* every page written now: the cache's memory is all there from its growth on, rather
 	 * than creeping up as its slots fill over the next minutes */
 	memset(c, 0, want * sizeof(*c));
+	/* each line's second way, then its first: the hotter of two that meet again stays first */
+	for (uint32_t way = 2; w->chains && way-- > 0;)
+		for (uint32_t i = way; i < w->nchains; i += 2)
+			if (w->chains[i].serial)
+				chain_put(c, (uint32_t)w->chains[i].key.hash & (want - 1),
+					  &w->chains[i]);
 	free(w->chains);
 	w->chains = c;
 	w->nchains = want;
@@ -188,11 +205,7 @@ void kt_window_stack_cache_put(struct kt_window *w, uint32_t slot, const uint64_
 	k = kt_window_chain_key(frames, n, leaf);
 	if (((uint32_t)k.hash & (w->nchains - 1)) != slot)
 		return; /* not the slot of this chain */
-	/* two ways a line: the newest first, the one it displaces second, the second's
-	 * dropped (a lookup that hits the second way swaps them) */
-	if (w->chains[slot].serial)
-		w->chains[slot ^ 1] = w->chains[slot];
-	w->chains[slot] = (struct chain_slot){k, n, leaf, stack, s->serial};
+	chain_put(w->chains, slot, &(struct chain_slot){k, n, leaf, stack, s->serial});
 }
 
 uint32_t kt_window_stack(struct kt_window *w, const uint32_t *locs, uint32_t n)
