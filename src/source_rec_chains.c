@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kerntop/util.h"
 #include "source_replay_impl.h"
 
 #define SLOTS (2 * KT_REC_CHAIN_IDS)
@@ -120,6 +121,23 @@ int kt_rchains_define(struct kt_rchains *c, uint64_t id, const uint64_t *frames,
 			c->words[c->pos++ & WMASK] = (uint32_t)(frames[k] >> 32);
 	}
 	return 0;
+}
+
+void kt_rchains_prefetch(const struct kt_rchains *c, uint64_t id, int stage)
+{
+	const struct kt_rchain *r;
+
+	if (!c->ring)
+		return;
+	r = &c->ring[id % KT_REC_CHAIN_IDS];
+	if (!stage) {
+		KT_PREFETCH(r);
+	} else if (r->id == id + 1) {
+		/* 31 compact words span two or three lines */
+		KT_PREFETCH(&c->words[r->start & WMASK]);
+		KT_PREFETCH(&c->words[(r->start + 16) & WMASK]);
+		KT_PREFETCH(&c->words[(r->start + 32) & WMASK]);
+	}
 }
 
 int kt_rchains_get(const struct kt_rchains *c, uint64_t id, uint64_t *out)

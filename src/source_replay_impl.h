@@ -105,6 +105,8 @@ struct kt_rchains {
 	int failed; /* allocation failed: no chain is kept (references are unresolved) */
 };
 
+/* Fetches chain id's ring entry (stage 0), or, once it has come, its first frames (1). */
+void kt_rchains_prefetch(const struct kt_rchains *c, uint64_t id, int stage);
 /* Keeps frames[0, n) as id. -1 when id does not follow the last one defined (a corrupt
  * record), else 0 (also when memory is short: the chain is then not kept). */
 int kt_rchains_define(struct kt_rchains *c, uint64_t id, const uint64_t *frames, uint32_t n);
@@ -260,6 +262,14 @@ struct kt_rp_info {
 };
 
 /* Kerntop recording decoder (source_replay_rec.c). */
+/* A sample decoded ahead of its delivery (kt_rrec_next), with its chain's reference to resolve. */
+#define KT_RREC_AHEAD 8
+struct kt_rrec_ahead {
+	struct kt_sample s;
+	uint64_t id, leaf; /* ref: the callers' id, and the leaf's frame */
+	int ref;
+};
+
 struct kt_rrec {
 	struct kt_rwin w;	/* the data (the decoder frees a file window, not its fd) */
 	size_t pos;		/* next block header */
@@ -279,6 +289,8 @@ struct kt_rrec {
 	uint64_t lost_chains;	/* samples whose chain's definition was not read (skipped) */
 	uint32_t version;
 	struct kt_rchains chains;
+	struct kt_rrec_ahead q[KT_RREC_AHEAD]; /* decoded, not yet delivered: from q[qhead] */
+	uint32_t qhead, qn;
 	int syms_bad;	    /* bit 0: kallsyms block damaged, bit 1: modules block */
 	char syms[240];	    /* what replaces them (the notice at open) */
 	char stop[240];	    /* why the replay stopped before the end of the data */

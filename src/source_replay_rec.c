@@ -461,10 +461,13 @@ static int record_error(struct kt_rrec *d)
 	return 0;
 }
 
-static int decode_sample(struct kt_rrec *d, struct kt_rp_event *ev)
+/* Decodes the sample record at d->p into *q: 1, or 0 when it is skipped (counted). A
+ * reference to a chain is left to resolve (q->ref): its callers are copied when it is
+ * delivered (rrec_sample). */
+static int decode_sample(struct kt_rrec *d, struct kt_rrec_ahead *q)
 {
 	const uint8_t *p = d->p, *end = d->end;
-	struct kt_sample *s = &ev->s;
+	struct kt_sample *s = &q->s;
 	uint64_t v, nf, id = 0;
 	uint8_t h = *p++;
 
@@ -522,11 +525,12 @@ static int decode_sample(struct kt_rrec *d, struct kt_rp_event *ev)
 		s->nr_frames = (uint32_t)nf;
 		s->frames = d->frames;
 	}
-	if ((h & (KT_RS_CHAIN | KT_RS_FRAMES)) == KT_RS_CHAIN) {
+	q->ref = (h & (KT_RS_CHAIN | KT_RS_FRAMES)) == KT_RS_CHAIN;
+	if (q->ref) {
 		/* the leaf's frame here, its callers by id below */
 		if (!(p = kt_get_var(p, end, &v)))
 			return record_error(d);
-		d->frames[0] = s->ip + (uint64_t)kt_unzig(v);
+		q->leaf = s->ip + (uint64_t)kt_unzig(v);
 	}
 	if (h & KT_RS_CHAIN) {
 		if (!(p = kt_get_var(p, end, &id)))
@@ -548,8 +552,16 @@ static int decode_sample(struct kt_rrec *d, struct kt_rp_event *ev)
 		d->bad_cpu++;
 		return 0;
 	}
-	if ((h & (KT_RS_CHAIN | KT_RS_FRAMES)) == KT_RS_CHAIN) {
-		int n = kt_rchains_get(&d->chains, id, d->frames + 1);
+	q->id = id;
+	return 1;
+}
+
+/* Delivers q (a sample decoded ahead): 1, or 0 when its chain cannot be followed. */
+static int rrec_sample(struct kt_rrec *d, const struct kt_rrec_ahead *q, struct kt_rp_event *ev)
+{
+	ev->s = q->s;
+	if (q->ref) {
+		int n = kt_rchains_get(&d->chains, q->id, d->frames + 1);
 
 		if (n < 0) {
 			/* Its callers were defined in a damaged block: the sample without them
@@ -558,12 +570,54 @@ static int decode_sample(struct kt_rrec *d, struct kt_rp_event *ev)
 			d->lost_chains++;
 			return 0;
 		}
-		s->nr_frames = (uint32_t)n + 1;
-		s->frames = d->frames;
+		d->frames[0] = q->leaf;
+		ev->s.nr_frames = (uint32_t)n + 1;
+		ev->s.frames = d->frames;
 	}
 	ev->type = KT_EV_SAMPLE;
-	ev->time_ns = s->time_ns;
+	ev->time_ns = ev->s.time_ns;
 	return 1;
+}
+
+/* The next sample of the block: the records are decoded up to KT_RREC_AHEAD ahead, and the
+ * chains their references name fetched meanwhile (issue 14: copying a reference's callers out
+ * of the rings, two cache misses a sample, was a sixth of a 256-CPU replay with chains). A
+ * record that carries frames (a definition, a whole chain) is decoded only once those before
+ * it are delivered: the frames go to d->frames, and a definition writes the rings, which
+ * may not change under a reference waiting to be resolved. 1, or 0 at the block's end. */
+static int rrec_next_sample(struct kt_rrec *d, struct kt_rp_event *ev)
+{
+	for (;;) {
+		struct kt_rrec_ahead *q;
+
+		while (d->qn < KT_RREC_AHEAD && d->p < d->end &&
+		       !(d->qn && (*d->p & KT_RS_FRAMES))) {
+			int frames = *d->p & KT_RS_FRAMES;
+
+			q = &d->q[(d->qhead + d->qn) % KT_RREC_AHEAD];
+			if (decode_sample(d, q) == 1) {
+				if (q->ref)
+					kt_rchains_prefetch(&d->chains, q->id, 0);
+				d->qn++;
+			}
+			if (frames)
+				break; /* its frames are in d->frames: delivered before any other */
+		}
+		if (!d->qn) {
+			if (d->p < d->end)
+				continue; /* a skipped record with frames */
+			return 0;
+		}
+		/* half the queue ahead, the chain's entry has come: its frames are fetched */
+		q = &d->q[(d->qhead + KT_RREC_AHEAD / 2) % KT_RREC_AHEAD];
+		if (d->qn > KT_RREC_AHEAD / 2 && q->ref)
+			kt_rchains_prefetch(&d->chains, q->id, 1);
+		q = &d->q[d->qhead];
+		d->qhead = (d->qhead + 1) % KT_RREC_AHEAD;
+		d->qn--;
+		if (rrec_sample(d, q, ev))
+			return 1;
+	}
 }
 
 static int decode_other(struct kt_rrec *d, struct kt_rp_event *ev)
@@ -696,12 +750,17 @@ int kt_rrec_next(struct kt_rrec *d, struct kt_rp_event *ev)
 	for (;;) {
 		int r;
 
+		if (d->qn) {
+			if (rrec_next_sample(d, ev))
+				return 1;
+			continue;
+		}
 		if (d->p >= d->end && !next_block(d))
 			return 0;
 		if (d->p >= d->end)
 			continue;
 		if (d->type == KT_BLK_SAMPLES)
-			r = decode_sample(d, ev);
+			r = rrec_next_sample(d, ev);
 		else if (d->type == KT_BLK_PROCSTAT)
 			r = decode_procstat(d, ev);
 		else
