@@ -9,7 +9,9 @@
 # it), SCALE_MODEL_SECS=11 (its seconds of samples: the window is full at the last tick),
 # SCALE_LONG_SECS=150 (the viewer's long run, today's build only; 0 skips it),
 # SCALE_LONG_G_SECS=45 (the same with SCALE_DEPTH-frame chains; 0 skips it; its recording
-# takes 186 MB), BENCH_DIR (inputs and the before build; kept between runs).
+# takes 186 MB), SCALE_REPS=3 (paced replays of each build and input in the 15 s tables,
+# before and after taking turns; the CPU rows give their median and range, the other rows
+# those of the last), BENCH_DIR (inputs and the before build; kept between runs).
 # 1. builds the before commit's kerntop once (git archive into BENCH_DIR/base-COMMIT);
 # 2. bench_bigmachine writes SCALE_CPUS CPUs x 997 Hz x SCALE_SECS s (8 tasks per CPU, 5000
 #    functions with a Zipf spread), without chains and with SCALE_DEPTH-frame chains (and
@@ -41,6 +43,7 @@ msecs=${SCALE_MODEL_SECS:-11}
 dir=${BENCH_DIR:-/tmp/kerntop-bench-scale}
 longs=${SCALE_LONG_SECS:-150}
 longg=${SCALE_LONG_G_SECS:-45}
+reps=${SCALE_REPS:-3}
 [ -x "$K" ] || { echo "bench_scale: build $K first" >&2; exit 2; }
 [ -x "$GEN" ] || { echo "bench_scale: build $GEN first (make check builds it)" >&2; exit 2; }
 mkdir -p "$dir"
@@ -145,24 +148,52 @@ PY
 ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print('%.2f' % (a / b) if b else '-')" "$1" "$2"; }
 pct() { python3 -c "import sys; print('%.1f' % (100 * float(sys.argv[1]) / float(sys.argv[2])))" "$1" "$2"; }
 mib() { python3 -c "import sys; print('%.1f' % (int(sys.argv[1]) / 1024))" "$1"; }
+# cpus NUMS... / DEN: the median of 100 * NUM / DEN (the lower of two), and the range when
+# there are several:
+# "8.1 (7.9-8.6)"; "-" when DEN is 0
+cpus() {
+	python3 - "$@" <<'PY'
+import sys
+a = sys.argv[1:]
+den = float(a[a.index("/") + 1])
+v = sorted(100 * float(x) / den for x in a[:a.index("/")]) if den else []
+if not v:
+    print("-")
+elif len(v) == 1:
+    print("%.1f" % v[0])
+else:
+    print("%.1f (%.1f-%.1f)" % (v[(len(v) - 1) // 2], v[0], v[-1]))
+PY
+}
+# med "FIGURES": the median's number alone ("8.1 (7.9-8.6)" -> 8.1)
+med() { echo "${1%% *}"; }
 
 compare() { # compare NAME CPU_TARGET RSS_TARGET
 	local name=$1 ct=$2 rt=$3 f=$dir/$1/big.ktrec of=$dir/$1/big.ktrec n
 	[ -s "$dir/$name/v1/big.ktrec" ] && of=$dir/$name/v1/big.ktrec
 	n=$(sed -n 's/^bench_bigmachine: \([0-9]*\) samples.*/\1/p' "$dir/$name/gen.out")
 	cat "$f" "$of" >/dev/null
-	read -r oc orss ow osc osp < <(run "$OLD" "$of" "$dir/$name/old.log") || exit 1
+	local ocs=() oss=() ncs=() nss=() ovcs=() ovss=() nvcs=() nvss=() r
+	for ((r = 0; r < reps; r++)); do
+		read -r oc orss ow osc osp < <(run "$OLD" "$of" "$dir/$name/old.log") || exit 1
+		read -r nc nrss nw nsc nsp < <(run "$K" "$f" "$dir/$name/new.log") || exit 1
+		ocs+=("$oc") oss+=("$osc") ncs+=("$nc") nss+=("$nsc")
+	done
 	read -r op50 op99 omax oticks osamp omem ocum ofull ofn < <(stats "$dir/$name/old.log")
-	read -r nc nrss nw nsc nsp < <(run "$K" "$f" "$dir/$name/new.log") || exit 1
 	read -r np50 np99 nmax nticks nsamp nmem ncum nfull nfn < <(stats "$dir/$name/new.log")
+	local ocpu ncpu2 oscpu nscpu
+	ocpu=$(cpus "${ocs[@]}" / "$secs") ncpu2=$(cpus "${ncs[@]}" / "$secs")
+	oscpu=$(cpus "${oss[@]}" / "$osp") nscpu=$(cpus "${nss[@]}" / "$nsp")
 	echo
 	echo "$name: $(cat "$dir/$name/params"); file $(du -h "$f" | cut -f1)$([ "$of" = "$f" ] || echo " (version 1 for the before build: $(du -h "$of" | cut -f1))")"
-	printf '%-38s %12s %12s %8s  %s\n' metric "before" "after" "ratio" "target (met?)"
-	row() { printf '%-38s %12s %12s %8s  %s\n' "$1" "$2" "$3" "$(ratio "$3" "$2")" "$4"; }
+	echo "(CPU rows: the median of $reps paced replays of each build, taking turns, and their range;"
+	echo " the other rows: the last replay of each)"
+	printf '%-38s %18s %18s %6s  %s\n' metric "before" "after" "ratio" "target (met?)"
+	row() { printf '%-38s %18s %18s %6s  %s\n' "$1" "$2" "$3" "$(ratio "$(med "$3")" "$(med "$2")")" "$4"; }
 	met() { python3 -c "import sys; print('-' if sys.argv[2] == '-' else 'yes' if float(sys.argv[1]) <= float(sys.argv[2]) else 'NO')" "$1" "$2"; }
-	row "own CPU, % of one core" "$(pct "$oc" "$secs")" "$(pct "$nc" "$secs")" "<= $ct ($(met "$(pct "$nc" "$secs")" "$ct"))"
+	row "own CPU, % of one core" "$ocpu" "$ncpu2" "<= $ct ($(met "$(med "$ncpu2")" "$ct"))"
 	if [ "$nsp" != 0.0 ] && [ "$osp" != 0.0 ]; then
-		row "  the same, window full (last ${nsp} s)" "$(pct "$osc" "$osp")" "$(pct "$nsc" "$nsp")" "<= $ct ($(met "$(pct "$nsc" "$nsp")" "$ct"))"
+		row "  the same, window full (last ${nsp} s)" "$oscpu" "$nscpu" "<= $ct ($(met "$(med "$nscpu")" "$ct"))"
 	fi
 	row "wall s of the ${secs} s replay" "$ow" "$nw" "(a replay that falls behind takes longer)"
 	row "peak RSS, MiB" "$(mib "$orss")" "$(mib "$nrss")" "<= $rt ($(met "$(mib "$nrss")" "$rt"))"
@@ -173,13 +204,19 @@ compare() { # compare NAME CPU_TARGET RSS_TARGET
 	row "window_mem at the end, MiB" "$(mib $((omem / 1024)))" "$(mib $((nmem / 1024)))" ""
 	row "samples lost (generated - delivered)" "$((n - osamp))" "$((n - nsamp))" "0 ($( [ $((n - nsamp)) = 0 ] && echo yes || echo NO))"
 	command -v tmux >/dev/null || { echo "(no tmux: the viewer rows are left out)"; return; }
-	read -r ovc ovh ovs ovsp < <(view "$OLD" "$of" "$dir/$name/oldui.log")
+	for ((r = 0; r < reps; r++)); do
+		read -r ovc ovh ovs ovsp < <(view "$OLD" "$of" "$dir/$name/oldui.log")
+		read -r nvc nvh nvs nvsp < <(view "$K" "$f" "$dir/$name/newui.log")
+		ovcs+=("$ovc") ovss+=("$ovs") nvcs+=("$nvc") nvss+=("$nvs")
+	done
 	read -r vp50 vp99 vmax vn < <(vstats "$dir/$name/oldui.log")
-	read -r nvc nvh nvs nvsp < <(view "$K" "$f" "$dir/$name/newui.log")
 	read -r wp50 wp99 wmax wn < <(vstats "$dir/$name/newui.log")
-	row "viewer: own CPU, % of one core" "$(pct "$ovc" "$secs")" "$(pct "$nvc" "$secs")" "<= $ct ($(met "$(pct "$nvc" "$secs")" "$ct"))"
+	local ovcpu nvcpu
+	ovcpu=$(cpus "${ovcs[@]}" / "$secs") nvcpu=$(cpus "${nvcs[@]}" / "$secs")
+	row "viewer: own CPU, % of one core" "$ovcpu" "$nvcpu" "<= $ct ($(met "$(med "$nvcpu")" "$ct"))"
 	if [ "$nvsp" != 0 ] && [ "$ovsp" != 0 ]; then
-		row "  the same, window full (last ${nvsp} s)" "$(pct "$ovs" "$ovsp")" "$(pct "$nvs" "$nvsp")" "<= $ct ($(met "$(pct "$nvs" "$nvsp")" "$ct"))"
+		ovcpu=$(cpus "${ovss[@]}" / "$ovsp") nvcpu=$(cpus "${nvss[@]}" / "$nvsp")
+		row "  the same, window full (last ${nvsp} s)" "$ovcpu" "$nvcpu" "<= $ct ($(met "$(med "$nvcpu")" "$ct"))"
 	fi
 	row "viewer: peak RSS, MiB" "$(mib "$ovh")" "$(mib "$nvh")" "<= $rt ($(met "$(mib "$nvh")" "$rt"))"
 	row "viewer: refresh p50, ms (query + draw)" "$vp50" "$wp50" ""
