@@ -10,8 +10,8 @@
 # SCALE_LONG_SECS=150 (the viewer's long run, today's build only; 0 skips it),
 # SCALE_LONG_G_SECS=45 (the same with SCALE_DEPTH-frame chains; 0 skips it; its recording
 # takes 186 MB), SCALE_REPS=3 (paced replays of each build and input in the 15 s tables,
-# before and after taking turns; the CPU rows give their median and range, the other rows
-# those of the last), BENCH_DIR (inputs and the before build; kept between runs).
+# before and after taking turns; the CPU and p99 rows give their median and range, the
+# other rows those of the last), BENCH_DIR (inputs and the before build; kept between runs).
 # 1. builds the before commit's kerntop once (git archive into BENCH_DIR/base-COMMIT);
 # 2. bench_bigmachine writes SCALE_CPUS CPUs x 997 Hz x SCALE_SECS s (8 tasks per CPU, 5000
 #    functions with a Zipf spread), without chains and with SCALE_DEPTH-frame chains (and
@@ -165,6 +165,8 @@ else:
     print("%.1f (%.1f-%.1f)" % (v[(len(v) - 1) // 2], v[0], v[-1]))
 PY
 }
+# medr NUMS...: their median and range, as cpus gives them
+medr() { cpus "$@" / 100; }
 # med "FIGURES": the median's number alone ("8.1 (7.9-8.6)" -> 8.1)
 med() { echo "${1%% *}"; }
 
@@ -174,20 +176,23 @@ compare() { # compare NAME CPU_TARGET RSS_TARGET
 	n=$(sed -n 's/^bench_bigmachine: \([0-9]*\) samples.*/\1/p' "$dir/$name/gen.out")
 	cat "$f" "$of" >/dev/null
 	local ocs=() oss=() ncs=() nss=() ovcs=() ovss=() nvcs=() nvss=() r
+	local o99s=() ofs=() n99s=() nfs=() v99s=() w99s=()
 	for ((r = 0; r < reps; r++)); do
 		read -r oc orss ow osc osp < <(run "$OLD" "$of" "$dir/$name/old.log") || exit 1
+		read -r op50 op99 omax oticks osamp omem ocum ofull ofn < <(stats "$dir/$name/old.log")
 		read -r nc nrss nw nsc nsp < <(run "$K" "$f" "$dir/$name/new.log") || exit 1
+		read -r np50 np99 nmax nticks nsamp nmem ncum nfull nfn < <(stats "$dir/$name/new.log")
 		ocs+=("$oc") oss+=("$osc") ncs+=("$nc") nss+=("$nsc")
+		o99s+=("$op99") ofs+=("$ofull") n99s+=("$np99") nfs+=("$nfull")
 	done
-	read -r op50 op99 omax oticks osamp omem ocum ofull ofn < <(stats "$dir/$name/old.log")
-	read -r np50 np99 nmax nticks nsamp nmem ncum nfull nfn < <(stats "$dir/$name/new.log")
+	op99=$(medr "${o99s[@]}") np99=$(medr "${n99s[@]}") ofull=$(medr "${ofs[@]}") nfull=$(medr "${nfs[@]}")
 	local ocpu ncpu2 oscpu nscpu
 	ocpu=$(cpus "${ocs[@]}" / "$secs") ncpu2=$(cpus "${ncs[@]}" / "$secs")
 	oscpu=$(cpus "${oss[@]}" / "$osp") nscpu=$(cpus "${nss[@]}" / "$nsp")
 	echo
 	echo "$name: $(cat "$dir/$name/params"); file $(du -h "$f" | cut -f1)$([ "$of" = "$f" ] || echo " (version 1 for the before build: $(du -h "$of" | cut -f1))")"
-	echo "(CPU rows: the median of $reps paced replays of each build, taking turns, and their range;"
-	echo " the other rows: the last replay of each)"
+	echo "(CPU and p99 rows: the median of $reps paced replays of each build, taking turns, and"
+	echo " their range; the other rows: the last replay of each)"
 	printf '%-38s %18s %18s %6s  %s\n' metric "before" "after" "ratio" "target (met?)"
 	row() { printf '%-38s %18s %18s %6s  %s\n' "$1" "$2" "$3" "$(ratio "$(med "$3")" "$(med "$2")")" "$4"; }
 	met() { python3 -c "import sys; print('-' if sys.argv[2] == '-' else 'yes' if float(sys.argv[1]) <= float(sys.argv[2]) else 'NO')" "$1" "$2"; }
@@ -198,19 +203,21 @@ compare() { # compare NAME CPU_TARGET RSS_TARGET
 	row "wall s of the ${secs} s replay" "$ow" "$nw" "(a replay that falls behind takes longer)"
 	row "peak RSS, MiB" "$(mib "$orss")" "$(mib "$nrss")" "<= $rt ($(met "$(mib "$nrss")" "$rt"))"
 	row "refresh p50, ms" "$op50" "$np50" ""
-	row "refresh p99, ms ($nticks ticks)" "$op99" "$np99" "<= 20 ($(met "$np99" 20))"
-	row "  the same once the window is full ($nfn)" "$ofull" "$nfull" "<= 20 ($(met "$nfull" 20))"
+	row "refresh p99, ms ($nticks ticks)" "$op99" "$np99" "<= 20 ($(met "$(med "$np99")" 20))"
+	row "  the same once the window is full ($nfn)" "$ofull" "$nfull" "<= 20 ($(met "$(med "$nfull")" 20))"
 	row "refresh max, ms" "$omax" "$nmax" ""
 	row "window_mem at the end, MiB" "$(mib $((omem / 1024)))" "$(mib $((nmem / 1024)))" ""
 	row "samples lost (generated - delivered)" "$((n - osamp))" "$((n - nsamp))" "0 ($( [ $((n - nsamp)) = 0 ] && echo yes || echo NO))"
 	command -v tmux >/dev/null || { echo "(no tmux: the viewer rows are left out)"; return; }
 	for ((r = 0; r < reps; r++)); do
 		read -r ovc ovh ovs ovsp < <(view "$OLD" "$of" "$dir/$name/oldui.log")
+		read -r vp50 vp99 vmax vn < <(vstats "$dir/$name/oldui.log")
 		read -r nvc nvh nvs nvsp < <(view "$K" "$f" "$dir/$name/newui.log")
+		read -r wp50 wp99 wmax wn < <(vstats "$dir/$name/newui.log")
 		ovcs+=("$ovc") ovss+=("$ovs") nvcs+=("$nvc") nvss+=("$nvs")
+		v99s+=("$vp99") w99s+=("$wp99")
 	done
-	read -r vp50 vp99 vmax vn < <(vstats "$dir/$name/oldui.log")
-	read -r wp50 wp99 wmax wn < <(vstats "$dir/$name/newui.log")
+	vp99=$(medr "${v99s[@]}") wp99=$(medr "${w99s[@]}")
 	local ovcpu nvcpu
 	ovcpu=$(cpus "${ovcs[@]}" / "$secs") nvcpu=$(cpus "${nvcs[@]}" / "$secs")
 	row "viewer: own CPU, % of one core" "$ovcpu" "$nvcpu" "<= $ct ($(met "$(med "$nvcpu")" "$ct"))"
@@ -220,7 +227,7 @@ compare() { # compare NAME CPU_TARGET RSS_TARGET
 	fi
 	row "viewer: peak RSS, MiB" "$(mib "$ovh")" "$(mib "$nvh")" "<= $rt ($(met "$(mib "$nvh")" "$rt"))"
 	row "viewer: refresh p50, ms (query + draw)" "$vp50" "$wp50" ""
-	row "viewer: refresh p99, ms ($wn refreshes)" "$vp99" "$wp99" "<= 20 ($(met "$wp99" 20))"
+	row "viewer: refresh p99, ms ($wn refreshes)" "$vp99" "$wp99" "<= 20 ($(met "$(med "$wp99")" 20))"
 }
 
 # view BINARY FILE LOG: "cpu_s hwm_kib steady_cpu_s steady_s" of the viewer replaying FILE in
