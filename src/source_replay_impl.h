@@ -264,10 +264,13 @@ struct kt_rp_info {
 /* Kerntop recording decoder (source_replay_rec.c). */
 /* A sample decoded ahead of its delivery (kt_rrec_next), with its chain's reference to resolve. */
 #define KT_RREC_AHEAD 8
-struct kt_rrec_ahead {
-	struct kt_sample s;
+struct kt_rrec_ref {
 	uint64_t id, leaf; /* ref: the callers' id, and the leaf's frame */
 	int ref;
+};
+struct kt_rrec_ahead {
+	struct kt_sample s;
+	struct kt_rrec_ref r;
 };
 
 struct kt_rrec {

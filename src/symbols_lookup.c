@@ -324,7 +324,8 @@ uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr)
 
 		s->rcfills++;
 		s->rcfills_all++;
-		rcache_put(s, &(struct sym_rcache){key, (uint32_t)((hi < end ? hi : end) - key), loc},
+		rcache_put(s,
+			   &(struct sym_rcache){key, (uint32_t)((hi < end ? hi : end) - key), loc},
 			   addr);
 		goto found;
 	}

@@ -710,7 +710,8 @@ static void test_rcache_keeps(const char *tmp)
 	fills = st.cache_fills;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t a = 0xffffffff81001000ull + i * 0x40ull + 8;
-		const struct kt_sym_func *f = kt_sym_func(s, kt_sym_loc(s, kt_sym_lookup(s, a))->func);
+		const struct kt_sym_func *f =
+		    kt_sym_func(s, kt_sym_loc(s, kt_sym_lookup(s, a))->func);
 		char want[32];
 
 		snprintf(want, sizeof(want), "rc_%u", i);
