@@ -60,6 +60,7 @@ static int run_file(const char *path, int *mask, char *why, size_t len)
 			if (targets[t].run((const uint8_t *)buf, n))
 				m |= 1 << t;
 		free(buf);
+		kt_fuzz_text_done(); /* _exit runs no atexit handler */
 		if (write(fds[1], &m, sizeof(m)) != (ssize_t)sizeof(m))
 			_exit(65);
 		_exit(0);

@@ -29,11 +29,14 @@ static const char text_modules[] = "fakemod 16384 0 - Live 0xffffffffc0001000\n"
 static char root[PATH_MAX];
 static volatile uint64_t sink;
 
-/* One private directory per process (the corpus driver forks per file), removed at exit. */
-static void cleanup(void)
+/* One private directory per process (the corpus driver forks per file), removed at exit,
+ * or by the driver's child before its _exit (which runs no atexit handler). */
+void kt_fuzz_text_done(void)
 {
 	char p[PATH_MAX + 32];
 
+	if (!root[0])
+		return;
 	snprintf(p, sizeof(p), "%s/proc/kcore", root);
 	unlink(p);
 	snprintf(p, sizeof(p), "%s/mods/fakemod.ko", root);
@@ -43,6 +46,7 @@ static void cleanup(void)
 	snprintf(p, sizeof(p), "%s/mods", root);
 	rmdir(p);
 	rmdir(root);
+	root[0] = 0;
 }
 
 static int put(const char *rel, const uint8_t *data, size_t size)
@@ -78,7 +82,7 @@ int kt_fuzz_text(const uint8_t *data, size_t size)
 			 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 		if (!mkdtemp(root))
 			return 0;
-		atexit(cleanup);
+		atexit(kt_fuzz_text_done);
 		snprintf(p, sizeof(p), "%s/proc", root);
 		mkdir(p, 0700);
 		snprintf(p, sizeof(p), "%s/mods", root);

@@ -18,5 +18,7 @@ int kt_fuzz_ranges(const uint8_t *data, size_t size);
 int kt_fuzz_procstat(const uint8_t *data, size_t size);
 /* fuzz_text.c: annotate's kernel text reader (the input as /proc/kcore and as a .ko) */
 int kt_fuzz_text(const uint8_t *data, size_t size);
+/* Removes the private directory kt_fuzz_text made (also done at exit) */
+void kt_fuzz_text_done(void);
 
 #endif
