@@ -34,6 +34,8 @@
 #define MAX_POLLFDS 1100
 /* Seconds the push queue gets to drain at exit. */
 #define KT_PUSH_GRACE_S 2.0
+/* a source of this many CPUs or more gets its tables in huge pages where allowed (util_mem.c) */
+#define KT_HUGE_MIN_CPUS 64
 
 static int open_pipeline(struct app *a)
 {
@@ -76,6 +78,9 @@ static int open_pipeline(struct app *a)
 	if (r < 0)
 		return r;
 	info = kt_source_info(a->src);
+	/* a big machine's tables: in huge pages where the kernel allows (util_mem.c) */
+	if (info->ncpus >= KT_HUGE_MIN_CPUS)
+		kt_mem_huge_begin(KT_PATH_THP_ENABLED);
 	if (info->kallsyms && !o->kallsyms) {
 		sy.kallsyms_buf = info->kallsyms;
 		sy.kallsyms_len = info->kallsyms_len;

@@ -107,6 +107,7 @@ static void ingest_batch(struct app *a)
 	const struct kt_sample *p = a->pend;
 
 	a->npend = 0;
+	kt_mem_huge_check();
 	for (uint32_t i = 0; i < n; i++) {
 		kt_sym_prefetch(a->sym, p[i].ip);
 		if (p[i].nr_frames && p[i].frames[0] != p[i].ip)

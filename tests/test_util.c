@@ -1,9 +1,12 @@
 /* Tests for the shared file helpers: exclusive 0600 creation, no-clobber atomic publishing,
- * refusal of world-writable directories, and whole-file reads. */
+ * refusal of world-writable directories, and whole-file reads; and the heap's huge pages. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -133,6 +136,92 @@ static void test_dl(void)
 	   "its message names the library and the function");
 }
 
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* Whether a mapping of this process with VmFlags "hg" (MADV_HUGEPAGE) covers addr. */
+static int marked_huge(const void *addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	unsigned long lo = 0, hi = 0, a = (unsigned long)addr;
+	int in = 0, found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long x, y;
+
+		if (sscanf(line, "%lx-%lx ", &x, &y) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			lo = x;
+			hi = y;
+			in = a >= lo && a < hi;
+		} else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+			found = strstr(line, " hg") != NULL;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static void test_huge(void)
+{
+	char path[300], *piece[512];
+	int usable, asked, marked = 0;
+
+	snprintf(path, sizeof(path), "%s/thp", dir);
+	put(path, "always [madvise] never\n");
+	ok(kt_mem_huge_usable(path) == 1, "huge pages: [madvise] allows them");
+	put(path, "[always] madvise never\n");
+	ok(kt_mem_huge_usable(path) == 1, "huge pages: [always] allows them");
+	put(path, "always madvise [never]\n");
+	ok(kt_mem_huge_usable(path) == 0, "huge pages: [never] does not");
+	ok(kt_mem_huge_begin(path) == 0, "huge pages: not asked for when the setting is never");
+	put(path, "");
+	ok(kt_mem_huge_usable(path) == 0, "huge pages: an empty setting file does not");
+	snprintf(path, sizeof(path), "%s/thp-none", dir);
+	ok(kt_mem_huge_usable(path) == 0, "huge pages: no setting file (a kernel without them)");
+
+	/* this machine's own setting: the heap's part grown after the start is marked */
+	usable = kt_mem_huge_usable(KT_PATH_THP_ENABLED);
+	if (!usable) {
+		printf("# skip: the kernel's %s does not allow huge pages\n", KT_PATH_THP_ENABLED);
+		return;
+	}
+	asked = kt_mem_huge_begin(KT_PATH_THP_ENABLED);
+	if (!asked) { /* a sanitizer's or valgrind's allocator takes no mallopt */
+		printf("# skip: this allocator refused mallopt; the heap is not glibc's\n");
+		return;
+	}
+	ok(kt_mem_huge_begin(KT_PATH_THP_ENABLED) == 1, "huge pages: asking twice is harmless");
+	for (int i = 0; i < 512; i++) { /* 32 MiB in blocks the heap serves */
+		piece[i] = malloc(64 << 10);
+		if (piece[i])
+			memset(piece[i], 1, 64 << 10);
+		kt_mem_huge_check();
+	}
+	if (!piece[100] || (void *)piece[100] >= sbrk(0)) { /* valgrind's blocks are mmapped */
+		printf("# skip: this allocator does not serve blocks from the heap (brk)\n");
+		for (int i = 0; i < 512; i++)
+			free(piece[i]);
+		return;
+	}
+	/* the first 2 MiB after the start may be the unmarked rest of the old heap's last one */
+	for (int i = 64; i < 512; i++)
+		marked += piece[i] && marked_huge(piece[i]);
+	printf("# %d of 448 blocks in a mapping marked for huge pages\n", marked);
+	ok(marked >= 400, "huge pages: the heap's new part is marked MADV_HUGEPAGE");
+	for (int i = 0; i < 512; i++)
+		free(piece[i]);
+}
+
 int main(void)
 {
 	ok(mkdtemp(dir) != NULL, "temp dir");
@@ -142,6 +231,7 @@ int main(void)
 	test_atomic();
 	test_sysroot_path();
 	test_dl();
+	test_huge();
 	ok(kt_now_ns() > 0, "monotonic clock");
 	{
 		char *t = kt_memdup_text("abcdef", 3);

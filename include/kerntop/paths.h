@@ -34,8 +34,10 @@
 #define KT_PATH_PROC_SOFTIRQS "/proc/softirqs"
 #define KT_PATH_PROC_INTERRUPTS "/proc/interrupts"
 
-/* kerntop's own memory, for the --log line (never under the sysroot) */
+/* kerntop's own memory, for the --log line, and whether its tables may ask for huge
+ * pages (never under the sysroot) */
 #define KT_PATH_SELF_STATM "/proc/self/statm"
+#define KT_PATH_THP_ENABLED "/sys/kernel/mm/transparent_hugepage/enabled"
 
 /* The one sysroot resolver: sysroot ("" or NULL for /) then the system path fmt (a KT_PATH_*
  * with its arguments) into out. 0, or -ENAMETOOLONG when the path does not fit (out then holds

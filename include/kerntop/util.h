@@ -113,4 +113,13 @@ void *kt_dl_open(const char *soname, const char *package, char *err, size_t errl
  * pointer's storage): 0, or -ENOENT with the name in err. */
 int kt_dl_fn(void *lib, const char *soname, const char *name, void *fn, char *err, size_t errlen);
 
+/* Transparent huge pages for the heap of a big machine's tables (util_mem.c). Whether the
+ * kernel's setting file THP_ENABLED (/sys/kernel/mm/transparent_hugepage/enabled) allows
+ * them to be asked for: "[always]" or "[madvise]". kt_mem_huge_begin: from now on the heap
+ * grows 16 MiB at a time and kt_mem_huge_check, called where memory is taken often, marks
+ * its new part MADV_HUGEPAGE; 1 when asked, 0 when the setting or glibc refused. */
+int kt_mem_huge_usable(const char *thp_enabled);
+int kt_mem_huge_begin(const char *thp_enabled);
+void kt_mem_huge_check(void);
+
 #endif
