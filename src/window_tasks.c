@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "window_impl.h"
@@ -111,10 +112,19 @@ static uint32_t task_slot(struct kt_window *w)
 		w->taskfree = w->task[id].next;
 		return id;
 	}
-	if (kt_grow((void **)&w->task, &w->taskcap, w->ntask + 1, sizeof(*w->task)) < 0)
-		return UINT32_MAX;
-	if (w->task != old)
+	if (w->ntask == w->taskcap) { /* doubled, 64-byte aligned (struct wtask) */
+		uint32_t cap = w->taskcap ? w->taskcap * 2 : 64;
+		void *p;
+
+		if (cap < w->taskcap || posix_memalign(&p, 64, (size_t)cap * sizeof(*w->task)))
+			return UINT32_MAX;
+		if (old)
+			memcpy(p, old, (size_t)w->ntask * sizeof(*w->task));
+		free(old);
+		w->task = p;
+		w->taskcap = cap;
 		task_fix_comms(w);
+	}
 	return w->ntask++;
 }
 
