@@ -50,6 +50,7 @@ void kt_agg_free(struct kt_agg *a)
 		return;
 	kt_window_set_move_hook(a->w, NULL, NULL);
 	free(a->li);
+	free(a->lkey);
 	kt_idx_free(&a->funcrep);
 	free(a->seenfunc);
 	kt_idx_free(&a->g.idx);
@@ -170,7 +171,10 @@ const struct locinfo *kt_agg_loc(struct kt_agg *a, uint32_t loc)
 
 		if (loc >= n)
 			return &unknown;
-		if (kt_grow((void **)&a->li, &a->licap, n, sizeof(*a->li)) < 0) {
+		uint32_t nf = kt_sym_nfuncs(a->s), nm = kt_sym_nmodules(a->s);
+
+		if (kt_grow((void **)&a->li, &a->licap, n, sizeof(*a->li)) < 0 ||
+		    kt_grow((void **)&a->lkey, &a->lkeycap, n, sizeof(*a->lkey)) < 0) {
 			a->nomem++; /* a query in progress fails rather than count it as unknown */
 			return &unknown;
 		}
@@ -185,6 +189,10 @@ const struct locinfo *kt_agg_loc(struct kt_agg *a, uint32_t loc)
 			c->module = c->idle ? KT_AGG_IDLE_MODULE : l->module;
 			c->helper = !c->user && kt_sym_irq_helper(a->s, l->func);
 			c->rep = loc_rep(a, i, c);
+			a->lkey[i] = (uint64_t)c->fseen << 32 |
+				     (c->user ? KT_LKEY_USER : c->idle ? KT_LKEY_IDLE : KT_LKEY_KERNEL);
+			if (kt_agg_loc_keyed(c, nf, nm) && c->module < 1u << 29)
+				a->lkey[i] |= KT_LKEY_KEYED | (uint64_t)c->module << 3;
 		}
 		a->nli = n;
 	}

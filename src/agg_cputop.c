@@ -92,6 +92,33 @@ static int loc_class(const struct locinfo *li)
 	return li->user ? CLS_USER : li->idle ? CLS_IDLE : CLS_KERNEL;
 }
 
+/* What the loops over every hit read of location loc (below a->nli): its class, and when it
+ * is keyed (counted by function and module), its function's rank and its module; 0 when it
+ * is not keyed. Through its 8-byte lkey (its 24-byte info was a cache miss a hit at 256
+ * CPUs), and through the info for the rare location whose lkey does not say it is keyed. */
+static inline int loc_keys(const struct kt_agg *a, uint32_t loc, uint32_t nf, uint32_t nm,
+			   int *cls, uint32_t *fseen, uint32_t *mod)
+{
+	uint64_t k = a->lkey[loc];
+	const struct locinfo *li;
+
+	_Static_assert((int)KT_LKEY_USER == (int)CLS_USER && (int)KT_LKEY_IDLE == (int)CLS_IDLE &&
+			   (int)KT_LKEY_KERNEL == (int)CLS_KERNEL,
+		       "an lkey's class is the view's");
+	*cls = (int)kt_lkey_class(k);
+	if (k & KT_LKEY_KEYED) {
+		*fseen = kt_lkey_fseen(k);
+		*mod = kt_lkey_module(k);
+		return 1;
+	}
+	li = &a->li[loc];
+	if (!kt_agg_loc_keyed(li, nf, nm))
+		return 0;
+	*fseen = li->fseen;
+	*mod = li->module;
+	return 1;
+}
+
 static uint32_t key_hash(uint32_t key)
 {
 	return (key + 1) * 0x9e3779b1u;
@@ -363,13 +390,13 @@ static int slice_make(struct kt_agg *a, struct kt_cputop *t, struct cslice *s,
 		return -1;
 	while ((n = kt_window_read(a->w, c, buf, sizeof(buf) / sizeof(buf[0])))) {
 		for (size_t i = 0; i < n; i++) {
-			const struct locinfo *li;
-			uint32_t k[2];
+			uint32_t k[2], fseen, mod;
+			int cls, keyed;
 
-			/* a location's info is a miss at 256 CPUs: fetched 8 records ahead (the
-			 * infos made do not move while this runs) */
+			/* a location's key is a miss at 256 CPUs: fetched 8 records ahead (the
+			 * keys made do not move while this runs) */
 			if (i + 8 < n && buf[i + 8].loc < a->nli)
-				KT_PREFETCH(&a->li[buf[i + 8].loc]);
+				KT_PREFETCH(&a->lkey[buf[i + 8].loc]);
 			if (buf[i].cpu != cpu && nt) {
 				int e = flush_run(a, t, s, cpu, nt, ns, direct);
 
@@ -385,16 +412,22 @@ static int slice_make(struct kt_agg *a, struct kt_cputop *t, struct cslice *s,
 			}
 			if (buf[i].loc >= nloc)
 				continue; /* interned after the query began: not counted by it */
-			li = kt_agg_loc(a, buf[i].loc);
-			s->cls[(size_t)buf[i].cpu * NCLS + loc_class(li)] += buf[i].hits;
-			if (!kt_agg_loc_keyed(li, nf, nm))
+			if (buf[i].loc >= a->nli) { /* no info (out of memory): unknown */
+				const struct locinfo *li = kt_agg_loc(a, buf[i].loc);
+
+				s->cls[(size_t)buf[i].cpu * NCLS + loc_class(li)] += buf[i].hits;
 				continue;
-			if (li->fseen >= ns) {
+			}
+			keyed = loc_keys(a, buf[i].loc, nf, nm, &cls, &fseen, &mod);
+			s->cls[(size_t)buf[i].cpu * NCLS + cls] += buf[i].hits;
+			if (!keyed)
+				continue;
+			if (fseen >= ns) {
 				s->odd = 1; /* no rank (out of memory) */
 				continue;
 			}
-			k[0] = li->fseen;
-			k[1] = ns + li->module;
+			k[0] = fseen;
+			k[1] = ns + mod;
 			for (int m = 0; m < 2; m++) {
 				if (buf[i].hits > UINT32_MAX - t->cnt[k[m]]) {
 					s->odd = 1; /* 2^32 hits of a (CPU, key) in one slice */
@@ -613,12 +646,12 @@ static void on_expire(void *ctx, uint64_t no, const struct kt_hit *h, size_t n)
 			goto reset;
 	}
 	ns = t->xns;
-	for (size_t i = 0; i < n; i++) /* their location infos are misses: fetched together */
+	for (size_t i = 0; i < n; i++) /* their location keys are misses: fetched together */
 		if (h[i].loc < a->nli)
-			KT_PREFETCH(&a->li[h[i].loc]);
+			KT_PREFETCH(&a->lkey[h[i].loc]);
 	for (size_t i = 0; i < n; i++) {
-		const struct locinfo *li;
-		uint32_t k[2];
+		uint32_t k[2], fseen, mod;
+		int cls, keyed;
 
 		if (h[i].cpu >= t->ncpu)
 			continue;
@@ -627,14 +660,14 @@ static void on_expire(void *ctx, uint64_t no, const struct kt_hit *h, size_t n)
 		if (h[i].cpu != t->xcpu && expire_flush(a, t) < 0)
 			goto reset;
 		t->xcpu = h[i].cpu;
-		li = &a->li[h[i].loc];
-		t->cls[(size_t)h[i].cpu * NCLS + loc_class(li)] -= h[i].hits;
-		if (!kt_agg_loc_keyed(li, nf, nm))
+		keyed = loc_keys(a, h[i].loc, nf, nm, &cls, &fseen, &mod);
+		t->cls[(size_t)h[i].cpu * NCLS + cls] -= h[i].hits;
+		if (!keyed)
 			continue;
-		if (li->fseen >= ns || ns + li->module >= t->cntcap)
+		if (fseen >= ns || ns + mod >= t->cntcap)
 			goto reset; /* cannot happen: add_slice ranked it */
-		k[0] = li->fseen;
-		k[1] = ns + li->module;
+		k[0] = fseen;
+		k[1] = ns + mod;
 		for (int m = 0; m < 2; m++) {
 			if (h[i].hits > UINT32_MAX - t->cnt[k[m]])
 				goto reset; /* cannot happen: it came in as a sum below 2^32 */
