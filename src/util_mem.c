@@ -2,9 +2,8 @@
  * fault is dear (11-14 us on the development VM, against 7-9 us a 4 KiB page faulted in as
  * part of a huge page), and a 256-CPU replay faulted its 47 MiB in 12 000 times: about a
  * sixth of its CPU. Once the source has said the machine is big, kt_mem_huge_begin makes
- * glibc's heap grow 16 MiB at a time (and serve requests below 32 MiB from it, where the
- * default moves that bound as blocks are freed), and kt_mem_huge_check, called where
- * samples are taken in, marks each whole 2 MiB of the heap's new part MADV_HUGEPAGE before
+ * glibc's heap grow 16 MiB at a time, and kt_mem_huge_check, called where samples are
+ * taken in, marks each whole 2 MiB of the heap's new part MADV_HUGEPAGE before
  * most of it is touched: later faults there take 2 MiB at once. The kernel's setting
  * decides: "never" (what many database servers set) leaves everything as it was, and a
  * small machine's process is not asked (its few MiB would round up to whole huge pages). */
@@ -43,8 +42,11 @@ int kt_mem_huge_begin(const char *thp_enabled)
 		return 1;
 	if (!kt_mem_huge_usable(thp_enabled))
 		return 0;
-	/* mallopt returns 1 on success */
-	if (!mallopt(M_MMAP_THRESHOLD, 32 << 20) || !mallopt(M_TOP_PAD, 16 << 20))
+	/* mallopt returns 1 on success. Setting the pad also fixes glibc's mmap threshold where
+	 * it is (128 KiB at the start): bigger blocks keep mappings of their own in 4 KiB pages.
+	 * Serving them from the heap too (a threshold of 32 MiB) spared no more faults and put
+	 * the viewer's peak at 63 MiB instead of 60 (their slack became resident). */
+	if (!mallopt(M_TOP_PAD, 16 << 20))
 		return 0;
 	huge_end = ((uintptr_t)sbrk(0) + HUGE_SZ - 1) & ~(HUGE_SZ - 1);
 	kt_mem_huge_check();
