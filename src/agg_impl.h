@@ -89,7 +89,7 @@ struct kt_agg {
 	struct locinfo *li;
 	uint32_t nli, licap;
 	/* by location as li (and as many): what the CPU view's loops over every hit read of it,
-	 * in 8 bytes instead of li's 24 (kt_agg_lkey) */
+	 * in 8 bytes instead of li's 24 (its lkey: kt_lkey_class and the others below) */
 	uint64_t *lkey;
 	uint32_t lkeycap;
 	/* function -> its first location (ids of li), for the functions with locations: a
