@@ -189,8 +189,7 @@ const struct locinfo *kt_agg_loc(struct kt_agg *a, uint32_t loc)
 			c->module = c->idle ? KT_AGG_IDLE_MODULE : l->module;
 			c->helper = !c->user && kt_sym_irq_helper(a->s, l->func);
 			c->rep = loc_rep(a, i, c);
-			a->lkey[i] = (uint64_t)c->fseen << 32 |
-				     (c->user ? KT_LKEY_USER : c->idle ? KT_LKEY_IDLE : KT_LKEY_KERNEL);
+			a->lkey[i] = (uint64_t)c->fseen << 32 | kt_agg_loc_class(c);
 			if (kt_agg_loc_keyed(c, nf, nm) && c->module < 1u << 29)
 				a->lkey[i] |= KT_LKEY_KEYED | (uint64_t)c->module << 3;
 		}

@@ -89,7 +89,7 @@ struct kt_cputop {
  * (on_expire), so the sums stay exact. */
 static int loc_class(const struct locinfo *li)
 {
-	return li->user ? CLS_USER : li->idle ? CLS_IDLE : CLS_KERNEL;
+	return (int)kt_agg_loc_class(li); /* the lkey's classes are the view's (loc_keys) */
 }
 
 /* What the loops over every hit read of location loc (below a->nli): its class, and when it

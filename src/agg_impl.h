@@ -184,6 +184,10 @@ static inline int kt_agg_loc_keyed(const struct locinfo *li, uint32_t nf, uint32
  * (KT_LKEY_KEYED only below 2^29) and its function's rank (fseen) in bits 32-63. */
 enum { KT_LKEY_USER, KT_LKEY_IDLE, KT_LKEY_KERNEL };
 #define KT_LKEY_KEYED 4u
+static inline uint32_t kt_agg_loc_class(const struct locinfo *li)
+{
+	return li->user ? KT_LKEY_USER : li->idle ? KT_LKEY_IDLE : KT_LKEY_KERNEL;
+}
 static inline uint32_t kt_lkey_class(uint64_t k)
 {
 	return (uint32_t)k & 3;
