@@ -46,9 +46,14 @@ static uint32_t sample_loc(struct app *a, const struct kt_sample *s)
 	return s->flags & KT_SAMPLE_USER ? KT_LOC_USER : kt_sym_lookup(a->sym, s->ip);
 }
 
-static uint32_t sample_leaf(struct app *a, const struct kt_sample *s)
+/* The chain's leaf is nearly always the sample's own kernel address, found once. */
+static uint32_t sample_leaf(struct app *a, const struct kt_sample *s, uint32_t loc)
 {
-	return s->nr_frames ? kt_sym_lookup(a->sym, s->frames[0]) : 0;
+	if (!s->nr_frames)
+		return 0;
+	if (s->frames[0] == s->ip && !(s->flags & KT_SAMPLE_USER))
+		return loc;
+	return kt_sym_lookup(a->sym, s->frames[0]);
 }
 
 static uint32_t sample_depth(const struct kt_sample *s)
@@ -118,7 +123,7 @@ static void ingest_batch(struct app *a)
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		loc[i] = sample_loc(a, &p[i]);
-		leaf[i] = sample_leaf(a, &p[i]);
+		leaf[i] = sample_leaf(a, &p[i], loc[i]);
 		kt_window_task_prefetch(a->win, p[i].pid, p[i].tid, 1);
 		if (p[i].nr_frames) { /* its narrow entry is found through its stack */
 			key[i] = kt_window_chain_key(p[i].frames, sample_depth(&p[i]), leaf[i]);
@@ -144,9 +149,12 @@ static void on_sample(void *ctx, const struct kt_sample *s)
 	struct kt_sample *p;
 
 	if (s->nr_frames > KT_WINDOW_CHAIN_DEPTH) { /* its frames are valid only now */
+		uint32_t loc;
+
 		if (a->npend)
 			ingest_batch(a);
-		ingest(a, s, sample_loc(a, s), sample_leaf(a, s), NULL);
+		loc = sample_loc(a, s);
+		ingest(a, s, loc, sample_leaf(a, s, loc), NULL);
 		return;
 	}
 	p = &a->pend[a->npend];

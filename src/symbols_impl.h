@@ -107,13 +107,16 @@ struct str_chunk {
 
 /* The bucket-range cache starts at SYM_RCACHE_MIN entries (16 bytes each) and doubles, up to
  * SYM_RCACHE_MAX, while more than 1 lookup in SYM_RCACHE_GROW_RATIO of the last
- * SYM_RCACHE_PERIOD had to fill it: a small machine's kernel working set fits the smallest,
- * a big machine's spread of functions (issue 14) gets the room it needs. Sets of
+ * SYM_RCACHE_PERIOD had to fill it with a range it had seen before (a location's first sight
+ * fills it whatever its size): a small machine's kernel working set fits the smallest, a big
+ * machine's spread of functions (issue 14) gets the room it needs. 1 in 16 of every fill
+ * kept it at 8192 entries for a 256-CPU replay with chains, whose callers' lookups hit and
+ * hid its leaves' misses (10 % of the replay's CPU). Sets of
  * SYM_RCACHE_WAYS entries, one 64-byte line each, the oldest entry of a full set giving way. */
 #define SYM_RCACHE_MIN 2048u
 #define SYM_RCACHE_MAX 65536u
 #define SYM_RCACHE_PERIOD 16384u
-#define SYM_RCACHE_GROW_RATIO 16u
+#define SYM_RCACHE_GROW_RATIO 256u
 #define SYM_RCACHE_WAYS 4u
 struct sym_rcache {
 	uint64_t lo;

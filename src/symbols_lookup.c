@@ -278,7 +278,7 @@ void kt_sym_prefetch(const struct kt_symbols *s, uint64_t addr)
 
 uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr)
 {
-	uint32_t pos, f, loc;
+	uint32_t pos, f, loc, fresh = 0;
 	uint64_t key;
 	struct kt_sym_loc *l;
 	struct sym_rcache *rc;
@@ -309,6 +309,7 @@ uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr)
 			return 1;
 		}
 		loc = s->nlocs++;
+		fresh = 1;
 		l = &s->locs[loc];
 		l->addr = key;
 		l->func = f;
@@ -322,7 +323,7 @@ uint32_t kt_sym_lookup(struct kt_symbols *s, uint64_t addr)
 		uint64_t end = s->funcs[f].start + s->funcs[f].size;
 		uint64_t hi = key + (s->bucket ? s->bucket : 64);
 
-		s->rcfills++;
+		s->rcfills += !fresh; /* a first sight is no sign of a small cache */
 		s->rcfills_all++;
 		rcache_put(s,
 			   &(struct sym_rcache){key, (uint32_t)((hi < end ? hi : end) - key), loc},
