@@ -357,17 +357,20 @@ struct kt_window {
 
 /* window_intern.c: stacks */
 /* the chain cache's slots: a power of two from WCHAIN_MIN, doubled while the live stacks are
- * more than half as many, up to WCHAIN_MAX (32 bytes each: 8 MiB) */
+ * more than half as many, up to WCHAIN_MAX (16 bytes each: 8 MiB) */
 #define WCHAIN_MIN 256u
-#define WCHAIN_MAX 262144u
-/* A slot holds the chain's 128-bit key (kt_window_chain_key) instead of its 31 addresses, so
- * that a lookup reads one cache line (two chains share a key with odds of 2^-64 a lookup).
- * The line's two slots are the two ways of one set: a chain is in either, the hotter first
- * (direct-mapped, a 256-CPU replay missed 10 % of its chains, each miss a lookup of every
- * frame's symbol and an interning of the stack). */
+#define WCHAIN_MAX 524288u
+#define WCHAIN_WAYS 4u
+/* A slot holds the 64-bit hash of the chain's key (kt_window_chain_key, which covers its
+ * leaf and length too) instead of its 31 addresses; the key's other half picks the set, four
+ * slots on one cache line, so that a lookup reads one line (two chains are taken for one
+ * with odds of 2^-62 a lookup). A chain is in any way of its set, the most recently used
+ * first (direct-mapped, a 256-CPU replay missed 10 % of its chains, each miss a lookup of
+ * every frame's symbol and an interning of the stack; with two ways of 32-byte slots,
+ * 4.6 %). */
 struct chain_slot {
-	struct kt_chain_key key;
-	uint32_t n, leaf, stack, serial; /* serial 0: empty */
+	uint64_t hash;
+	uint32_t stack, serial; /* serial 0: empty (and the set's ways after it) */
 };
 void kt_window_stack_ref(struct kt_window *w, uint32_t stack, int rolling);
 void kt_window_stack_unref(struct kt_window *w, uint32_t stack, int rolling);

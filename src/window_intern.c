@@ -77,23 +77,39 @@ struct kt_chain_key kt_window_chain_key(const uint64_t *frames, uint32_t n, uint
 	    kt_mix64((v[0] ^ v[2]) * 0x9fb21c651e98df25ull + (v[1] ^ v[3]))};
 }
 
-/* Puts chain e in slot `slot` of c (of mask + 1): the newest first, the one it displaces
- * second, the second's dropped (a lookup that hits the second way swaps them). */
-static void chain_put(struct chain_slot *c, uint32_t slot, const struct chain_slot *e)
+/* The first slot of key k's set in a cache of n slots. */
+static inline uint32_t chain_set(const struct kt_chain_key *k, uint32_t n)
 {
-	if (c[slot].serial)
-		c[slot ^ 1] = c[slot];
-	c[slot] = *e;
+	return (uint32_t)k->check & (n - 1) & ~(WCHAIN_WAYS - 1);
+}
+
+/* Puts chain e first in set c (its ways), the others one way down, the last one dropped. */
+static void chain_put(struct chain_slot *c, const struct chain_slot *e)
+{
+	memmove(c + 1, c, (WCHAIN_WAYS - 1) * sizeof(*c));
+	c[0] = *e;
+}
+
+/* The way of set c holding hash, or WCHAIN_WAYS. */
+static inline uint32_t chain_way(const struct chain_slot *c, uint64_t hash)
+{
+	for (uint32_t i = 0; i < WCHAIN_WAYS && c[i].serial; i++)
+		if (c[i].hash == hash)
+			return i;
+	return WCHAIN_WAYS;
 }
 
 /* A cache of twice the slots (WCHAIN_MIN for the first) holding the chains the old one held
  * (issue 14: emptied at each of its ten doublings, a 256-CPU replay with chains resolved and
  * interned again, from its second to its twelfth second, 190 000 chains it had cached); when
- * that fails, the cache stays as it is and is never grown again. */
+ * that fails, the cache stays as it is and is never grown again. A slot does not keep the
+ * half of the key that picks its set: each chain goes to both sets its old one splits into,
+ * the copy in the set that is not its own is never found (its hash is another set's) and
+ * gives way as that set fills. */
 static int chain_grow(struct kt_window *w)
 {
 	uint32_t want = w->chains ? 2 * w->nchains : WCHAIN_MIN;
-	struct chain_slot *c = aligned_alloc(64, want * sizeof(*c)); /* a slot in one line */
+	struct chain_slot *c = aligned_alloc(64, want * sizeof(*c)); /* a set in one line */
 
 	if (!w->maxchains)
 		w->maxchains = WCHAIN_MAX;
@@ -104,51 +120,41 @@ static int chain_grow(struct kt_window *w)
 	/* every page written now: the cache's memory is all there from its growth on, rather
 	 * than creeping up as its slots fill over the next minutes */
 	memset(c, 0, want * sizeof(*c));
-	/* each line's second way, then its first: the hotter of two that meet again stays first */
-	for (uint32_t way = 2; w->chains && way-- > 0;)
-		for (uint32_t i = way; i < w->nchains; i += 2)
-			if (w->chains[i].serial)
-				chain_put(c, (uint32_t)w->chains[i].key.hash & (want - 1),
-					  &w->chains[i]);
+	if (w->chains) {
+		for (uint32_t set = 0; set < w->nchains; set += WCHAIN_WAYS) {
+			memcpy(&c[set], &w->chains[set], WCHAIN_WAYS * sizeof(*c));
+			memcpy(&c[set + w->nchains], &w->chains[set], WCHAIN_WAYS * sizeof(*c));
+		}
+	}
 	free(w->chains);
 	w->chains = c;
 	w->nchains = want;
 	return 0;
 }
 
-static inline int chain_is(const struct chain_slot *c, const struct kt_chain_key *k, uint32_t n,
-			   uint32_t leaf)
-{
-	return c->serial && c->key.hash == k->hash && c->key.check == k->check && c->n == n &&
-	       c->leaf == leaf;
-}
-
 uint32_t kt_window_stack_cached_key(struct kt_window *w, const struct kt_chain_key *k,
 				    uint32_t n, uint32_t leaf, uint32_t *slot)
 {
-	const struct chain_slot *c;
+	struct chain_slot *c;
 	const struct wstack *s;
+	uint32_t way;
 
+	(void)leaf; /* in the key */
 	*slot = UINT32_MAX;
 	if (n < 2 || n > KT_WINDOW_CHAIN_DEPTH)
 		return 0;
 	if ((!w->maxchains || (w->stklive > w->nchains / 2 && w->nchains < w->maxchains)) &&
 	    chain_grow(w) < 0 && !w->chains)
 		return 0; /* no cache: every chain is resolved */
-	*slot = (uint32_t)k->hash & (w->nchains - 1);
+	*slot = chain_set(k, w->nchains);
 	c = &w->chains[*slot];
-	if (!chain_is(c, k, n, leaf)) {
-		struct chain_slot t;
+	if ((way = chain_way(c, k->hash)) == WCHAIN_WAYS)
+		return 0;
+	if (way) { /* the most recently used first, so that a new one replaces the coldest */
+		struct chain_slot t = c[way];
 
-		c = &w->chains[*slot ^ 1];
-		if (!chain_is(c, k, n, leaf))
-			return 0;
-		/* the other way of the line: the hotter chain of the two first, so that a new
-		 * one replaces the colder */
-		t = *c;
-		w->chains[*slot ^ 1] = w->chains[*slot];
-		w->chains[*slot] = t;
-		c = &w->chains[*slot];
+		memmove(c + 1, c, way * sizeof(*c));
+		c[0] = t;
 	}
 	s = stack_at(w, c->stack);
 	return s && s->serial == c->serial ? c->stack : 0;
@@ -168,20 +174,17 @@ void kt_window_chain_prefetch(const struct kt_window *w, const struct kt_chain_k
 			      int fetched)
 {
 	const struct chain_slot *c;
-	uint32_t slot;
+	uint32_t way;
 
 	if (!w->chains)
 		return;
-	slot = (uint32_t)k->hash & (w->nchains - 1);
-	c = &w->chains[slot];
+	c = &w->chains[chain_set(k, w->nchains)];
 	if (!fetched) {
-		KT_PREFETCH(c); /* both ways: one line */
+		KT_PREFETCH(c); /* every way: one line */
 		return;
 	}
-	if (c->key.hash != k->hash)
-		c = &w->chains[slot ^ 1];
-	if (c->serial && c->stack < w->nstk) {
-		const struct wstack *s = &w->stk[c->stack];
+	if ((way = chain_way(c, k->hash)) < WCHAIN_WAYS && c[way].stack < w->nstk) {
+		const struct wstack *s = &w->stk[c[way].stack];
 
 		if (fetched == 1) {
 			KT_PREFETCH(s);
@@ -203,9 +206,9 @@ void kt_window_stack_cache_put(struct kt_window *w, uint32_t slot, const uint64_
 	if (slot >= w->nchains || n < 2 || n > KT_WINDOW_CHAIN_DEPTH || !s)
 		return;
 	k = kt_window_chain_key(frames, n, leaf);
-	if (((uint32_t)k.hash & (w->nchains - 1)) != slot)
-		return; /* not the slot of this chain */
-	chain_put(w->chains, slot, &(struct chain_slot){k, n, leaf, stack, s->serial});
+	if (chain_set(&k, w->nchains) != slot)
+		return; /* not the set of this chain (the cache grew meanwhile) */
+	chain_put(&w->chains[slot], &(struct chain_slot){k.hash, stack, s->serial});
 }
 
 uint32_t kt_window_stack(struct kt_window *w, const uint32_t *locs, uint32_t n)

@@ -422,8 +422,9 @@ static void test_chain_cache(void)
 	}
 	is_int(hits, 6000, "6000 chains, each found right after it was kept");
 	/* the cache doubled six times on the way (256 to 16 384 slots) and kept its chains,
-	 * but for those two ways of a line could not hold (5238 found); emptied at each
-	 * doubling, only those kept after its last one (the 4097th chain on) were (1888) */
+	 * but for those the four ways of a set could not hold (5307 found; 5238 with two
+	 * ways); emptied at each doubling, only those kept after its last one (the 4097th
+	 * chain on) were (1888) */
 	hits = 0;
 	for (uint32_t i = 0; i < 6000; i++) {
 		uint64_t c[3] = {0xffffffff81000010ull, 0xffffffff82000000ull + 16 * i, 7};
