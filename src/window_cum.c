@@ -30,6 +30,8 @@
  * of the big one's */
 #define CUM_DEL_MIN 64u
 #define CUM_DEL_SHIFT 2
+/* a merge fetches the stack of the key this many ahead */
+#define CUM_REF_AHEAD 8u
 
 /* Room for n decoded records in both scratch arrays. */
 static int tmp_room(struct kt_window *w, uint32_t n)
@@ -362,6 +364,12 @@ static int merge_into(struct kt_window *w, uint32_t li, int big, const struct kt
 			y.hits += a[i].hits;
 			w->base_total += a[i].hits;
 			i++;
+			/* the stack a new key will reference, a few keys ahead (in key order
+			 * the stacks are anywhere: with chains at 256 CPUs a miss each, 7 % of
+			 * the viewer's CPU) */
+			if (i + CUM_REF_AHEAD < n && a[i + CUM_REF_AHEAD].stack &&
+			    a[i + CUM_REF_AHEAD].stack < w->nstk)
+				KT_PREFETCH(&w->stk[a[i + CUM_REF_AHEAD].stack]);
 		}
 		out += wlog_encode(&w->cumscr[out], li, &y, 0);
 	}
