@@ -486,36 +486,6 @@ static void test_wide(void)
 	kt_sym_free(s);
 }
 
-/* A small working set (a few functions, as on a quiet 2-CPU machine) keeps the range cache at
- * its smallest however many lookups it serves. */
-static void test_cache_small(void)
-{
-	struct kt_sym_opts o = {.kallsyms = tap_data("symbols/kallsyms"),
-				.modules = tap_data("symbols/modules")};
-	struct kt_symbols *s = load(&o);
-	struct kt_sym_stats st;
-	uint32_t first = 0, same = 1;
-
-	if (!s) {
-		ok(0, "fixture loads");
-		return;
-	}
-	for (uint32_t i = 0; i < 300000; i++) {
-		uint32_t loc =
-		    kt_sym_lookup(s, 0xffffffff81000000ull + (i % 64) * 0x40ull + (i & 7));
-
-		if (i < 64 * 8 && (i % 64) == 0 && !first)
-			first = loc;
-		if ((i % 64) == 0 && loc != first)
-			same = 0;
-	}
-	kt_sym_stats(s, &st);
-	is_int(st.cache_slots, 2048,
-	       "300 000 lookups over 64 buckets: the range cache stays small");
-	ok(same, "and the same address resolves the same all along");
-	kt_sym_free(s);
-}
-
 /* Mutated fixtures (deterministic): loading never crashes, and every address resolves to a
  * function whose range holds it, or to a bucket of the right size. */
 static void test_mutations(void)
@@ -666,122 +636,6 @@ static void test_big_kallsyms(const char *tmp)
 	kt_sym_free(s);
 }
 
-/* The range cache keeps its ranges when it doubles: the functions looked up just before
- * the doubling are found in it just after, without going back to the tables (an emptied cache
- * filled once more for each of them; issue 14: five doublings at a 256-CPU replay's start).
- * It doubles for the ranges it had to take again, not for first sights: 3000 functions in
- * turn do not fit 2048 entries, and each pass after the first takes most of them again. */
-static void test_rcache_keeps(const char *tmp)
-{
-	char path[4096];
-	struct kt_sym_opts o;
-	struct kt_symbols *s = NULL;
-	struct kt_sym_stats st;
-	const uint32_t n = 3000; /* more than the first cache's 2048 entries */
-	uint32_t slots, lookups = 0, bad = 0;
-	uint64_t fills;
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/rcache-kallsyms", tmp);
-	fp = fopen(path, "w");
-	if (!fp) {
-		ok(0, "the range cache's kallsyms is written");
-		return;
-	}
-	fprintf(fp, "ffffffff81000000 T _stext\n");
-	for (uint32_t i = 0; i < n; i++)
-		fprintf(fp, "%016llx T rc_%u\n", 0xffffffff81001000ull + i * 0x40ull, i);
-	fprintf(fp, "%016llx T _etext\n", 0xffffffff81001000ull + n * 0x40ull);
-	fclose(fp);
-	memset(&o, 0, sizeof(o));
-	o.kallsyms = path;
-	o.modules = tap_data("symbols/modules");
-	if (kt_sym_new(&o, &s, NULL, 0) < 0) {
-		ok(0, "the range cache's kallsyms loads");
-		return;
-	}
-	/* the n functions in turn until the first period of lookups ends with a doubling */
-	do {
-		for (uint32_t i = 0; i < n; i++, lookups++)
-			kt_sym_lookup(s, 0xffffffff81001000ull + i * 0x40ull + 4);
-		kt_sym_stats(s, &st);
-	} while (st.cache_slots == 2048 && lookups < 100000);
-	slots = st.cache_slots;
-	ok(slots == 4096, "a working set of 3000 functions doubles the range cache");
-	/* finish the pass that crossed the period's end, then one more pass */
-	fills = st.cache_fills;
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t a = 0xffffffff81001000ull + i * 0x40ull + 8;
-		const struct kt_sym_func *f =
-		    kt_sym_func(s, kt_sym_loc(s, kt_sym_lookup(s, a))->func);
-		char want[32];
-
-		snprintf(want, sizeof(want), "rc_%u", i);
-		bad += !f || strcmp(f->name, want) != 0;
-	}
-	kt_sym_stats(s, &st);
-	printf("# after the doubling: %llu of %u lookups filled the cache\n",
-	       (unsigned long long)(st.cache_fills - fills), n);
-	ok(st.cache_fills - fills < n / 10, "the doubled cache still holds the ranges it had");
-	is_int(bad, 0, "and every one of them gives its own function");
-	kt_sym_free(s);
-}
-
-/* First sights of locations do not grow the range cache (a small machine's viewer keeps its
- * 32 KiB while it meets its kernel's code), ranges taken again do, at 1 lookup in 40 (with
- * chains a big machine's callers hit the cache and dilute its leaves' misses: at 1 in 16 its
- * cache stayed at 8192 entries for 25 000 leaf locations, issue 14). */
-static void test_rcache_refills(const char *tmp)
-{
-	char path[4096];
-	struct kt_sym_opts o;
-	struct kt_symbols *s = NULL;
-	struct kt_sym_stats st;
-	const uint32_t n = 8000;
-	/* eight hot functions in turn (the same address twice is answered before the cache) */
-#define HOT(i) (0xffffffff81001000ull + (i) % 8 * 0x40ull + 4)
-	uint32_t i;
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/refill-kallsyms", tmp);
-	fp = fopen(path, "w");
-	if (!fp) {
-		ok(0, "the refill kallsyms is written");
-		return;
-	}
-	fprintf(fp, "ffffffff81000000 T _stext\n");
-	for (i = 0; i < n; i++)
-		fprintf(fp, "%016llx T rf_%u\n", 0xffffffff81001000ull + i * 0x40ull, i);
-	fprintf(fp, "%016llx T _etext\n", 0xffffffff81001000ull + n * 0x40ull);
-	fclose(fp);
-	memset(&o, 0, sizeof(o));
-	o.kallsyms = path;
-	o.modules = tap_data("symbols/modules");
-	if (kt_sym_new(&o, &s, NULL, 0) < 0) {
-		ok(0, "the refill kallsyms loads");
-		return;
-	}
-	/* every function once, then the hot ones: two periods of 16384 lookups */
-	for (i = 0; i < n; i++)
-		kt_sym_lookup(s, 0xffffffff81001000ull + i * 0x40ull + 8);
-	for (i = n; i < 2 * 16384; i++)
-		kt_sym_lookup(s, HOT(i));
-	kt_sym_stats(s, &st);
-	is_int(st.cache_slots, 2048, "8000 first sights leave the range cache at its first size");
-	is_int(st.cache_fills >= n, 1, "though each of them filled it");
-	/* the hot ones, and every 40th lookup one of the 8000 again */
-	for (i = 0; i < 2 * 16384 && st.cache_slots == 2048; i++) {
-		kt_sym_lookup(s, i % 40 ? HOT(i)
-					  : 0xffffffff81001000ull + (i / 40 * 7 % n) * 0x40ull + 8);
-		if (i % 1024 == 0)
-			kt_sym_stats(s, &st);
-	}
-	kt_sym_stats(s, &st);
-	ok(st.cache_slots > 2048, "ranges taken again at 1 lookup in 40 double it");
-	kt_sym_free(s);
-#undef HOT
-}
-
 /* A symbol list naming more modules than a module id can hold (KT_SYM_MODULES_MAX) is no
  * kernel's: refused with the one-line reason and the way out, not "out of memory" and not a
  * wrapped id. About 36 MB of kallsyms: left out under memcheck (KT_MEMCHECK), where it takes
@@ -834,11 +688,8 @@ int main(void)
 	test_bad(tmp);
 	test_default_ranges(tmp);
 	test_big_kallsyms(tmp);
-	test_rcache_keeps(tmp);
-	test_rcache_refills(tmp);
 	if (!getenv("KT_MEMCHECK"))
 		test_too_many_modules(tmp);
-	test_cache_small();
 	{
 		char cmd[4200];
 
