@@ -41,6 +41,36 @@ static void test_cache_small(void)
 	kt_sym_free(s);
 }
 
+/* A kallsyms of n functions of 64 bytes each from 0xffffffff81001000 (PREFIX0, PREFIX1, ...)
+ * written under tmp and loaded; NULL (a failed check said why) when it cannot be. */
+static struct kt_symbols *funcs_load(const char *tmp, const char *prefix, uint32_t n)
+{
+	char path[4096];
+	struct kt_sym_opts o;
+	struct kt_symbols *s = NULL;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s-kallsyms", tmp, prefix);
+	fp = fopen(path, "w");
+	if (!fp) {
+		ok(0, "a test kallsyms is written");
+		return NULL;
+	}
+	fprintf(fp, "ffffffff81000000 T _stext\n");
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(fp, "%016llx T %s_%u\n", 0xffffffff81001000ull + i * 0x40ull, prefix, i);
+	fprintf(fp, "%016llx T _etext\n", 0xffffffff81001000ull + n * 0x40ull);
+	fclose(fp);
+	memset(&o, 0, sizeof(o));
+	o.kallsyms = path;
+	o.modules = tap_data("symbols/modules");
+	if (kt_sym_new(&o, &s, NULL, 0) < 0) {
+		ok(0, "a test kallsyms loads");
+		return NULL;
+	}
+	return s;
+}
+
 /* The range cache keeps its ranges when it doubles: the functions looked up just before
  * the doubling are found in it just after, without going back to the tables (an emptied cache
  * filled once more for each of them; issue 14: five doublings at a 256-CPU replay's start).
@@ -48,33 +78,14 @@ static void test_cache_small(void)
  * turn do not fit 2048 entries, and each pass after the first takes most of them again. */
 static void test_rcache_keeps(const char *tmp)
 {
-	char path[4096];
-	struct kt_sym_opts o;
-	struct kt_symbols *s = NULL;
+	struct kt_symbols *s;
 	struct kt_sym_stats st;
 	const uint32_t n = 3000; /* more than the first cache's 2048 entries */
 	uint32_t slots, lookups = 0, bad = 0;
 	uint64_t fills;
-	FILE *fp;
 
-	snprintf(path, sizeof(path), "%s/rcache-kallsyms", tmp);
-	fp = fopen(path, "w");
-	if (!fp) {
-		ok(0, "the range cache's kallsyms is written");
+	if (!(s = funcs_load(tmp, "rc", n)))
 		return;
-	}
-	fprintf(fp, "ffffffff81000000 T _stext\n");
-	for (uint32_t i = 0; i < n; i++)
-		fprintf(fp, "%016llx T rc_%u\n", 0xffffffff81001000ull + i * 0x40ull, i);
-	fprintf(fp, "%016llx T _etext\n", 0xffffffff81001000ull + n * 0x40ull);
-	fclose(fp);
-	memset(&o, 0, sizeof(o));
-	o.kallsyms = path;
-	o.modules = tap_data("symbols/modules");
-	if (kt_sym_new(&o, &s, NULL, 0) < 0) {
-		ok(0, "the range cache's kallsyms loads");
-		return;
-	}
 	/* the n functions in turn until the first period of lookups ends with a doubling */
 	do {
 		for (uint32_t i = 0; i < n; i++, lookups++)
@@ -108,34 +119,15 @@ static void test_rcache_keeps(const char *tmp)
  * cache stayed at 8192 entries for 25 000 leaf locations, issue 14). */
 static void test_rcache_refills(const char *tmp)
 {
-	char path[4096];
-	struct kt_sym_opts o;
-	struct kt_symbols *s = NULL;
+	struct kt_symbols *s;
 	struct kt_sym_stats st;
 	const uint32_t n = 8000;
 	/* eight hot functions in turn (the same address twice is answered before the cache) */
 #define HOT(i) (0xffffffff81001000ull + (i) % 8 * 0x40ull + 4)
 	uint32_t i;
-	FILE *fp;
 
-	snprintf(path, sizeof(path), "%s/refill-kallsyms", tmp);
-	fp = fopen(path, "w");
-	if (!fp) {
-		ok(0, "the refill kallsyms is written");
+	if (!(s = funcs_load(tmp, "rf", n)))
 		return;
-	}
-	fprintf(fp, "ffffffff81000000 T _stext\n");
-	for (i = 0; i < n; i++)
-		fprintf(fp, "%016llx T rf_%u\n", 0xffffffff81001000ull + i * 0x40ull, i);
-	fprintf(fp, "%016llx T _etext\n", 0xffffffff81001000ull + n * 0x40ull);
-	fclose(fp);
-	memset(&o, 0, sizeof(o));
-	o.kallsyms = path;
-	o.modules = tap_data("symbols/modules");
-	if (kt_sym_new(&o, &s, NULL, 0) < 0) {
-		ok(0, "the refill kallsyms loads");
-		return;
-	}
 	/* every function once, then the hot ones: two periods of 16384 lookups */
 	for (i = 0; i < n; i++)
 		kt_sym_lookup(s, 0xffffffff81001000ull + i * 0x40ull + 8);
