@@ -607,8 +607,8 @@ static void test_big_kallsyms(const char *tmp)
 	 * lookup stays right across its growth (an emptied cache fills from the tables). */
 	kt_sym_stats(s, &st);
 	slots0 = st.cache_slots;
-	/* 26 667 new functions: at most one period of 16 384 lookups has ended, one doubling */
-	ok(slots0 == 2048 || slots0 == 4096, "the range cache starts small");
+	/* 26 667 new functions: first sights, which do not grow it */
+	is_int(slots0, 2048, "the range cache starts small");
 	bad = 0;
 	for (int pass = 0; pass < 8; pass++) {
 		for (uint32_t i = 0; i < n; i++) {
