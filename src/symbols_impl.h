@@ -111,12 +111,13 @@ struct str_chunk {
  * fills it whatever its size): a small machine's kernel working set fits the smallest, a big
  * machine's spread of functions (issue 14) gets the room it needs. 1 in 16 of every fill
  * kept it at 8192 entries for a 256-CPU replay with chains, whose callers' lookups hit and
- * hid its leaves' misses (10 % of the replay's CPU). Sets of
+ * hid its leaves' misses (10 % of the replay's CPU); 1 in 256 grew a small machine's to its
+ * largest under a varied kernel load, for a few refills a second. Sets of
  * SYM_RCACHE_WAYS entries, one 64-byte line each, the oldest entry of a full set giving way. */
 #define SYM_RCACHE_MIN 2048u
 #define SYM_RCACHE_MAX 65536u
 #define SYM_RCACHE_PERIOD 16384u
-#define SYM_RCACHE_GROW_RATIO 256u
+#define SYM_RCACHE_GROW_RATIO 64u
 #define SYM_RCACHE_WAYS 4u
 struct sym_rcache {
 	uint64_t lo;
