@@ -100,10 +100,11 @@ static void ingest(struct app *a, const struct kt_sample *s, uint32_t loc, uint3
 /* Ingests the waiting samples in their order, in three passes so that the cache misses of
  * one sample overlap those of the others (issue 14: on a big machine each sample's symbol,
  * task and window entries are misses, and one sample at a time they were most of its cost):
- * fetch their symbol cache, task index and exact-address lines; look up their locations
- * (symbols do not depend on the window, so taking them first changes nothing) and fetch
- * their task and window entries; then add them one by one, as they came. Fetching the chain
- * cache's slots too made no difference that could be measured: it is not done. */
+ * fetch their symbol cache and task index lines (exact addresses wait in a log of their own,
+ * window_addr.c); look up their locations (symbols do not depend on the window, so taking
+ * them first changes nothing) and fetch their task and window entries; then add them one by
+ * one, as they came. Fetching the chain cache's slots too made no difference that could be
+ * measured: it is not done. */
 static void ingest_batch(struct app *a)
 {
 	uint32_t loc[SAMPLE_BATCH], leaf[SAMPLE_BATCH], n = a->npend;
@@ -118,8 +119,6 @@ static void ingest_batch(struct app *a)
 		if (p[i].nr_frames && p[i].frames[0] != p[i].ip)
 			kt_sym_prefetch(a->sym, p[i].frames[0]);
 		kt_window_task_prefetch(a->win, p[i].pid, p[i].tid, 0);
-		if (a->want_addr && !(p[i].flags & KT_SAMPLE_USER))
-			kt_window_addr_prefetch(a->win, p[i].ip);
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		loc[i] = sample_loc(a, &p[i]);

@@ -350,6 +350,7 @@ static void slice_expire(struct kt_window *w, struct slice *s)
 	size_t n;
 
 	w->expiring = ++w->stamp;
+	kt_window_addr_flush(w); /* the exact-address log waits at most a slice */
 	if (!w->no_cum)
 		kt_window_cum_fold(w, s); /* first: its stacks stay referenced throughout */
 	while ((n = slice_read(s, &li, &pos, UINT32_MAX, buf, sizeof(buf) / sizeof(buf[0])))) {

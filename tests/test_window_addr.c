@@ -1,6 +1,6 @@
 /* The exact-address hits (window_addr.c): counts per address against a recount, addresses
- * with different high halves apart, ranges, counts past 2^32 in one address, and the cap on
- * distinct addresses. */
+ * with different high halves apart, ranges, single hits through the log read at any moment,
+ * counts past 2^32 in one address, and the cap on distinct addresses. */
 #include "config.h"
 
 #include <stdint.h>
@@ -65,6 +65,49 @@ static void test_recount(void)
 	kt_window_free(w);
 }
 
+/* Single hits (a live run's: they wait in the log, taken in by slot order) over 150 000
+ * addresses of two high halves, so that the table doubles in the middle of taking the log
+ * in, read back at random moments (each read takes the log in) and at the end. */
+static void test_single_hits(void)
+{
+	struct kt_window_opts o = {.span_ns = 1000000000ull};
+	struct kt_window *w = NULL;
+	enum { N = 150000 };
+	uint32_t *k = calloc(N, sizeof(*k)), *u = calloc(N, sizeof(*u));
+	uint64_t s = 0x9e3779b97f4a7c15ull, total = 0;
+	int bad = 0, reads = 0;
+
+	kt_window_new(&o, &w);
+	for (int i = 0; i < 400000; i++) {
+		/* a skewed spread: half the hits on 1/16 of the addresses */
+		uint32_t a = (uint32_t)(rnd(&s) % (rnd(&s) & 1 ? N / 16 : N));
+		int user = (rnd(&s) & 7) == 0;
+
+		kt_window_addr_add(w, (user ? UTEXT : KTEXT) + 4ull * a, 1);
+		(user ? u : k)[a]++;
+		total++;
+		if (rnd(&s) % 5000 == 0) { /* a read now sees every hit so far */
+			uint32_t b = (uint32_t)(rnd(&s) % N);
+
+			bad += kt_window_addr_hits(w, KTEXT + 4ull * b) != k[b];
+			bad += kt_window_addr_hits(w, UTEXT + 4ull * b) != u[b];
+			reads++;
+		}
+	}
+	ok(reads > 40, "reads in the middle of the adds");
+	is_int(bad, 0, "each read in the middle saw every hit added before it");
+	bad = 0;
+	for (int a = 0; a < N; a++) {
+		bad += kt_window_addr_hits(w, KTEXT + 4ull * a) != k[a];
+		bad += kt_window_addr_hits(w, UTEXT + 4ull * a) != u[a];
+	}
+	is_int(bad, 0, "every address's single hits equal the recount at the end");
+	is_int(kt_window_addr_range(w, 0, UINT64_MAX), total, "and the whole range holds them all");
+	free(k);
+	free(u);
+	kt_window_free(w);
+}
+
 /* One address's count past 2^32 (a slot holds 32 bits), by single adds and by one weighted
  * add; ranges include what moved out of the slot. */
 static void test_big_counts(void)
@@ -116,6 +159,7 @@ static void test_cap(void)
 int main(void)
 {
 	test_recount();
+	test_single_hits();
 	test_big_counts();
 	test_cap();
 	return tap_done();

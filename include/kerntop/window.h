@@ -270,10 +270,11 @@ int kt_window_slice_phase(const struct kt_window *w, uint64_t t, uint64_t *phase
  * KT_WINDOW_ADDR_MAX distinct addresses; hits on new ones past it are not counted there. */
 #define KT_WINDOW_ADDR_MAX (1u << 20)
 void kt_window_addr_add(struct kt_window *w, uint64_t addr, uint64_t hits);
-/* A hint: addr will be added soon (its slot is fetched now). */
-void kt_window_addr_prefetch(const struct kt_window *w, uint64_t addr);
-uint64_t kt_window_addr_hits(const struct kt_window *w, uint64_t addr);
+/* Single hits wait in a short log, taken in by the reads below, by a slice leaving the window
+ * or here. */
+void kt_window_addr_flush(struct kt_window *w);
+uint64_t kt_window_addr_hits(struct kt_window *w, uint64_t addr);
 /* The hits of every address in [lo, hi). */
-uint64_t kt_window_addr_range(const struct kt_window *w, uint64_t lo, uint64_t hi);
+uint64_t kt_window_addr_range(struct kt_window *w, uint64_t lo, uint64_t hi);
 
 #endif
