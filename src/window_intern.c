@@ -128,13 +128,13 @@ static int chain_grow(struct kt_window *w)
 		return -1;
 	}
 	/* every page written now: the cache's memory is all there from its growth on, rather
-	 * than creeping up as its slots fill over the next minutes */
-	memset(c, 0, want * sizeof(*c));
+	 * than creeping up as its slots fill over the next minutes. Set s splits into s and
+	 * s + nchains: the old sets go whole into both halves */
 	if (w->chains) {
-		for (uint32_t set = 0; set < w->nchains; set += WCHAIN_WAYS) {
-			memcpy(&c[set], &w->chains[set], WCHAIN_WAYS * sizeof(*c));
-			memcpy(&c[set + w->nchains], &w->chains[set], WCHAIN_WAYS * sizeof(*c));
-		}
+		memcpy(c, w->chains, w->nchains * sizeof(*c));
+		memcpy(c + w->nchains, w->chains, w->nchains * sizeof(*c));
+	} else {
+		memset(c, 0, want * sizeof(*c));
 	}
 	free(w->chains);
 	w->chains = c;
