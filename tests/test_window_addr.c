@@ -86,11 +86,12 @@ static void test_single_hits(void)
 		kt_window_addr_add(w, (user ? UTEXT : KTEXT) + 4ull * a, 1);
 		(user ? u : k)[a]++;
 		total++;
-		if (rnd(&s) % 5000 == 0) { /* a read now sees every hit so far */
+		if (rnd(&s) % 5000 == 0) { /* a read now sees every hit so far, the last one too */
 			uint32_t b = (uint32_t)(rnd(&s) % N);
 
-			bad += kt_window_addr_hits(w, KTEXT + 4ull * b) != k[b];
-			bad += kt_window_addr_hits(w, UTEXT + 4ull * b) != u[b];
+			bad += kt_window_addr_hits(w, KTEXT + 4ull * a) != k[a];
+			bad += kt_window_addr_hits(w, UTEXT + 4ull * a) != u[a];
+			bad += kt_window_addr_range(w, KTEXT + 4ull * b, KTEXT + 4ull * b + 1) != k[b];
 			reads++;
 		}
 	}
