@@ -65,8 +65,9 @@ struct addr_hits {
 
 /* An address's low half hashed by kerntop's 64-bit finalizer (the multiply's bits 32 and up
  * alone clustered the near-consecutive addresses of a function: 4 extra probes an add at 3/4
- * full on the 256-CPU replay, against 0.5 now); its slot is the hash's top bits, so that one
- * order of the hashes is the order of the slots in a table of any size. */
+ * full on the 256-CPU replay, against 0.5 with the finalizer); its slot is the hash's top
+ * bits (0.8 probes an add for that replay's 640 000 addresses in 1 Mi slots, as with its low
+ * bits), so that one order of the hashes is the order of the slots in a table of any size. */
 static inline uint32_t hash32(uint32_t x)
 {
 	return (uint32_t)(kt_mix64(x) >> 32);
