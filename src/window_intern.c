@@ -61,13 +61,17 @@ static inline uint64_t chain_round(uint64_t acc, uint64_t frame)
 
 /* The chain's key: 128 bits of hash of its leaf location, length and callers' addresses,
  * four lanes apart so that the frames' multiplies overlap (issue 14: one chain of 31 serial
- * multiplies per sample was a sixth of the -g ingest). */
+ * multiplies per sample was a sixth of the -g ingest). The leaf and the length go into their
+ * lanes through a step of their own: XORed into the lane's seed, the next frame's XOR could
+ * cancel them (leaf 65 under a caller at ...4ef and leaf 6 under one at ...4a8 gave one key,
+ * 0x41 ^ 0xef = 0x06 ^ 0xa8: a live run counted a sample under another function's stack). */
 struct kt_chain_key kt_window_chain_key(const uint64_t *frames, uint32_t n, uint32_t leaf)
 {
 	/* four named lanes, not an array: the compiler kept an array's lanes in memory, a
 	 * store and a load in each step's chain of dependences */
-	uint64_t v0 = 0x60ea27eeadc0b5d6ull ^ leaf, v1 = 0xc2b2ae3d27d4eb4full ^ n,
-		 v2 = 0x165667b19e3779f9ull, v3 = 0x61c8864e7a143579ull;
+	uint64_t v0 = chain_round(0x60ea27eeadc0b5d6ull, leaf),
+		 v1 = chain_round(0xc2b2ae3d27d4eb4full, n), v2 = 0x165667b19e3779f9ull,
+		 v3 = 0x61c8864e7a143579ull;
 	uint32_t i = 1;
 
 	for (; i + 4 <= n; i += 4) {

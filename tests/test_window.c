@@ -462,6 +462,35 @@ static void test_chain_cache(void)
 		is_int(kt_window_stack_cached(w, d, KT_WINDOW_CHAIN_DEPTH, l[0], &slot2), st,
 		       "and the chain put back is found again");
 	}
+	{
+		/* the leaf and the first caller changed together, their XOR the same: a live
+		 * run's vfs_write sample (leaf 65, caller ...4ef) took the stack of an fdget_pos
+		 * one (leaf 6, caller ...4a8) when the leaf was XORed into the first caller's lane */
+		uint64_t a[4] = {0xffffffff816dcecbull, 0xffffffff816dd4efull, 0xffffffff8223df91ull,
+				 0xffffffff81000130ull};
+		uint64_t b[4] = {0xffffffff8170f0ebull, 0xffffffff816dd4a8ull, 0xffffffff8223df91ull,
+				 0xffffffff81000130ull};
+		uint32_t la[4] = {65, 70, 71, 72}, lb[4] = {6, 70, 71, 72}, sa, same = 0;
+		struct kt_chain_key k[64];
+
+		sa = kt_window_stack(w, la, 4);
+		kt_window_add(w, 12 * S, 65, sa, 0, 0, 1);
+		st = kt_window_stack(w, lb, 4);
+		kt_window_add(w, 12 * S, 6, st, 0, 0, 1);
+		if (!kt_window_stack_cached(w, b, 4, 6, &slot))
+			kt_window_stack_cache_put(w, slot, b, 4, 6, st);
+		is_int(kt_window_stack_cached(w, b, 4, 6, &slot), st, "the fdget_pos chain: its stack");
+		ok(kt_window_stack_cached(w, a, 4, 65, &slot) != st,
+		   "the vfs_write chain (the same leaf ^ first caller) is not taken for it");
+		/* 64 leaves, each under a caller that gives the same leaf ^ caller: 64 keys */
+		for (uint32_t i = 0; i < 64; i++) {
+			a[1] = 0xffffffff816dd400ull ^ i;
+			k[i] = kt_window_chain_key(a, 4, i);
+			for (uint32_t j = 0; j < i; j++)
+				same += k[j].hash == k[i].hash || k[j].check == k[i].check;
+		}
+		is_int(same, 0, "leaves whose XOR with the first caller is the same: distinct keys");
+	}
 	kt_window_free(w);
 }
 
