@@ -153,7 +153,6 @@ uint32_t kt_window_stack_cached_key(struct kt_window *w, const struct kt_chain_k
 	const struct wstack *s;
 	uint32_t way;
 
-	(void)leaf; /* in the key */
 	*slot = UINT32_MAX;
 	if (n < 2 || n > KT_WINDOW_CHAIN_DEPTH)
 		return 0;
@@ -171,7 +170,10 @@ uint32_t kt_window_stack_cached_key(struct kt_window *w, const struct kt_chain_k
 		c[0] = t;
 	}
 	s = stack_at(w, c->stack);
-	return s && s->serial == c->serial ? c->stack : 0;
+	/* the leaf and the length are in the key, and checked here too (the stack's line is
+	 * read for its serial anyway): a key that let them cancel once gave a chain another
+	 * leaf's stack */
+	return s && s->serial == c->serial && s->leaf == leaf && s->n == n ? c->stack : 0;
 }
 
 uint32_t kt_window_stack_cached(struct kt_window *w, const uint64_t *frames, uint32_t n,
