@@ -364,7 +364,8 @@ struct kt_window {
 /* A slot holds the 64-bit hash of the chain's key (kt_window_chain_key, which covers its
  * leaf and length too) instead of its 31 addresses; the key's other half picks the set, four
  * slots on one cache line, so that a lookup reads one line (two chains are taken for one
- * with odds of 2^-62 a lookup). A chain is in any way of its set, the most recently used
+ * with odds of 2^-62 a lookup when the key is sound, and never two of different leaves or
+ * lengths: the stack's are checked). A chain is in any way of its set, the most recently used
  * first (direct-mapped, a 256-CPU replay missed 10 % of its chains, each miss a lookup of
  * every frame's symbol and an interning of the stack; with two ways of 32-byte slots,
  * 4.6 %). */
