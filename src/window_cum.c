@@ -334,7 +334,7 @@ static int merge_into(struct kt_window *w, uint32_t li, int big, const struct kt
 {
 	struct cumlv *v = &w->cumlv[li];
 	struct wlog *r = big ? &w->cumrun[li] : &v->del;
-	uint32_t i = 0, pos = 0, out = 0;
+	uint32_t i = 0, pos = 0, out = 0, xat = 0, xu = 0;
 	struct kt_hit x, y;
 	int have = 0;
 
@@ -344,13 +344,23 @@ static int merge_into(struct kt_window *w, uint32_t li, int big, const struct kt
 		int c;
 
 		if (!have && pos < r->n) {
-			pos += wlog_decode(r, li, pos, &x);
+			xat = pos;
+			xu = wlog_decode(r, li, pos, &x);
+			pos += xu;
 			have = 1;
 		}
 		if (!have && i >= n)
 			break;
 		c = !have ? 1 : i < n ? kt_cum_key_cmp(&x, &a[i]) : -1;
-		if (c <= 0) {
+		if (c < 0) {
+			/* a record the slice has no hits for, copied as it is (most of a big
+			 * run's: decoded and encoded again they were a quarter of the fold) */
+			memcpy(&w->cumscr[out], &r->u[xat], xu * sizeof(*r->u));
+			out += xu;
+			have = 0;
+			continue;
+		}
+		if (c == 0) {
 			y = x;
 			have = 0;
 		} else {
@@ -360,17 +370,14 @@ static int merge_into(struct kt_window *w, uint32_t li, int big, const struct kt
 			*(big ? &v->nbig : &v->ndel) += 1;
 			kt_window_stack_ref(w, y.stack, 0);
 		}
-		if (c >= 0) {
-			y.hits += a[i].hits;
-			w->base_total += a[i].hits;
-			i++;
-			/* the stack a new key will reference, a few keys ahead (in key order
-			 * the stacks are anywhere: with chains at 256 CPUs a miss each, 7 % of
-			 * the viewer's CPU) */
-			if (i + CUM_REF_AHEAD < n && a[i + CUM_REF_AHEAD].stack &&
-			    a[i + CUM_REF_AHEAD].stack < w->nstk)
-				KT_PREFETCH(&w->stk[a[i + CUM_REF_AHEAD].stack]);
-		}
+		y.hits += a[i].hits;
+		w->base_total += a[i].hits;
+		i++;
+		/* the stack a new key will reference, a few keys ahead (in key order the stacks
+		 * are anywhere: with chains at 256 CPUs a miss each, 7 % of the viewer's CPU) */
+		if (i + CUM_REF_AHEAD < n && a[i + CUM_REF_AHEAD].stack &&
+		    a[i + CUM_REF_AHEAD].stack < w->nstk)
+			KT_PREFETCH(&w->stk[a[i + CUM_REF_AHEAD].stack]);
 		out += wlog_encode(&w->cumscr[out], li, &y, 0);
 	}
 	run_take(w, r, out);
@@ -384,6 +391,7 @@ static int merge_into(struct kt_window *w, uint32_t li, int big, const struct kt
 struct runs_walk {
 	const struct wlog *b, *d;
 	uint32_t li, pb, pd;
+	uint32_t xat, yat; /* the units x and y start at */
 	struct kt_hit x, y;
 	int hx, hy;
 };
@@ -399,10 +407,12 @@ static int walk_next(struct runs_walk *r)
 	int c;
 
 	if (!r->hx && r->pb < r->b->n) {
+		r->xat = r->pb;
 		r->pb += wlog_decode(r->b, r->li, r->pb, &r->x);
 		r->hx = 1;
 	}
 	if (!r->hy && r->pd < r->d->n) {
+		r->yat = r->pd;
 		r->pd += wlog_decode(r->d, r->li, r->pd, &r->y);
 		r->hy = 1;
 	}
@@ -443,7 +453,15 @@ static int compact(struct kt_window *w, uint32_t li)
 			w->ncum--;
 		}
 		index_add(w, li, nrec++, out, h, filter);
-		out += wlog_encode(&w->cumscr[out], li, h, 0);
+		if (c == 2) {
+			out += wlog_encode(&w->cumscr[out], li, h, 0);
+		} else { /* a key of one run only: its record as it is */
+			uint32_t at = c == 1 ? r.yat : r.xat, end = c == 1 ? r.pd : r.pb;
+			const uint64_t *u = c == 1 ? d->u : b->u;
+
+			memcpy(&w->cumscr[out], &u[at], (end - at) * sizeof(*u));
+			out += end - at;
+		}
 	}
 	run_take(w, b, out);
 	v->nbig = nrec;

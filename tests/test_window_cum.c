@@ -260,10 +260,65 @@ static void test_cum_cap_levels(void)
 	kt_window_free(w);
 }
 
+/* Past the cap, the small run joining the big one copies the records of a key only one run
+ * has as they are: records of every width (a compact one; two units, for a stack or a count
+ * past WREC_COMPACT_MAX; four, for a count past 65 535) must come out with their key and
+ * count, beside the keys both runs have, whose counts are added. */
+static uint64_t first_hits(uint32_t i)
+{
+	return i % 5 == 0 ? 70000 : i % 5 == 1 ? 9000 : 1 + i % 3;
+}
+
+static void test_cum_compact_widths(void)
+{
+	enum { KEYS = 400, BOTH = 200, NEW = 50 };
+	struct kt_window_opts o = {.span_ns = 1 * S, .slice_ns = 1 * S, .max_cum_tuples = KEYS};
+	struct kt_window *w = NULL;
+	uint32_t ta, tb, other, st[4];
+	uint64_t all = 0;
+	int bad = 0, badnew = 0;
+
+	if (kt_window_new(&o, &w) < 0)
+		abort();
+	ta = kt_window_task(w, 10, 10);
+	tb = kt_window_task(w, 20, 20);
+	for (uint32_t k = 0; k < 4; k++) {
+		uint32_t fr[2] = {7 + k, 8};
+
+		st[k] = kt_window_stack(w, fr, 2);
+	}
+#define STK_OF(i) ((i) % 3 == 0 ? st[(i) % 4] : 0)
+	for (uint32_t i = 0; i < KEYS; i++) { /* the cap's keys: straight into the big run */
+		kt_window_add(w, 1 * S, i, STK_OF(i), 0, ta, first_hits(i));
+		all += first_hits(i);
+	}
+	kt_window_advance(w, 3 * S);
+	/* past the cap: half the keys again, and new ones that fold into task [other], all
+	 * into the small run, which is then more than a quarter of the big one */
+	for (uint32_t i = 0; i < BOTH; i++)
+		kt_window_add(w, 3 * S, i, STK_OF(i), 0, ta, 1);
+	for (uint32_t j = 0; j < NEW; j++)
+		kt_window_add(w, 3 * S, 1000 + j, 0, 0, tb, 9000);
+	all += BOTH + (uint64_t)NEW * 9000;
+	kt_window_advance(w, 5 * S);
+	kt_window_set_cumulative(w, 1);
+	other = kt_window_task(w, -1, -1);
+	for (uint32_t i = 0; i < KEYS; i++)
+		bad += hits_of(w, i, STK_OF(i), 0, ta) != first_hits(i) + (i < BOTH);
+	for (uint32_t j = 0; j < NEW; j++)
+		badnew += hits_of(w, 1000 + j, 0, 0, other) != 9000;
+#undef STK_OF
+	is_int(bad, 0, "runs joined: every width of record keeps its key and count");
+	is_int(badnew, 0, "and the small run's own records theirs");
+	is_int(kt_window_total(w), all, "every hit counted once");
+	kt_window_free(w);
+}
+
 int main(void)
 {
 	test_cum_busy();
 	test_cum_cap_levels();
+	test_cum_compact_widths();
 	run("without chains: since-start totals equal a recount", 0, 0);
 	run("with chains: since-start totals by stack equal a recount", 1, 0);
 	run("with chains and counts past 2^32: equal a recount", 1, 1);
