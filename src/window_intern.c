@@ -64,7 +64,7 @@ static inline uint64_t chain_round(uint64_t acc, uint64_t frame)
  * multiplies per sample was a sixth of the -g ingest). The leaf and the length go into their
  * lanes through a step of their own: XORed into the lane's seed, the next frame's XOR could
  * cancel them (leaf 65 under a caller at ...4ef and leaf 6 under one at ...4a8 gave one key,
- * 0x41 ^ 0xef = 0x06 ^ 0xa8: a live run counted a sample under another function's stack). */
+ * 0x41 ^ 0xef = 0x06 ^ 0xa8: a replay counted a sample under another function's stack). */
 struct kt_chain_key kt_window_chain_key(const uint64_t *frames, uint32_t n, uint32_t leaf)
 {
 	/* four named lanes, not an array: the compiler kept an array's lanes in memory, a
