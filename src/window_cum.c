@@ -327,6 +327,15 @@ static struct kt_hit *fold_new(struct kt_window *w, uint32_t li, struct kt_hit *
 	return folded ? kt_window_cum_sort_merge(w, a, n) : a;
 }
 
+/* Copies the record at units [at, end) of run units u to the scratch run at out, as it is;
+ * returns its units. */
+static uint32_t copy_record(struct kt_window *w, uint32_t out, const uint64_t *u, uint32_t at,
+			    uint32_t end)
+{
+	memcpy(&w->cumscr[out], &u[at], (end - at) * sizeof(*u));
+	return end - at;
+}
+
 /* Merges a[0, n) (sorted, each key once) into log li's small run, or its big one when big is
  * set, through the scratch run: 0, or -1 when there is no scratch for it (nothing changed). */
 static int merge_into(struct kt_window *w, uint32_t li, int big, const struct kt_hit *a,
@@ -334,7 +343,7 @@ static int merge_into(struct kt_window *w, uint32_t li, int big, const struct kt
 {
 	struct cumlv *v = &w->cumlv[li];
 	struct wlog *r = big ? &w->cumrun[li] : &v->del;
-	uint32_t i = 0, pos = 0, out = 0, xat = 0, xu = 0;
+	uint32_t i = 0, pos = 0, out = 0, xat = 0;
 	struct kt_hit x, y;
 	int have = 0;
 
@@ -345,8 +354,7 @@ static int merge_into(struct kt_window *w, uint32_t li, int big, const struct kt
 
 		if (!have && pos < r->n) {
 			xat = pos;
-			xu = wlog_decode(r, li, pos, &x);
-			pos += xu;
+			pos += wlog_decode(r, li, pos, &x);
 			have = 1;
 		}
 		if (!have && i >= n)
@@ -355,8 +363,7 @@ static int merge_into(struct kt_window *w, uint32_t li, int big, const struct kt
 		if (c < 0) {
 			/* a record the slice has no hits for, copied as it is (most of a big
 			 * run's: decoded and encoded again they were a quarter of the fold) */
-			memcpy(&w->cumscr[out], &r->u[xat], xu * sizeof(*r->u));
-			out += xu;
+			out += copy_record(w, out, r->u, xat, pos);
 			have = 0;
 			continue;
 		}
@@ -453,15 +460,12 @@ static int compact(struct kt_window *w, uint32_t li)
 			w->ncum--;
 		}
 		index_add(w, li, nrec++, out, h, filter);
-		if (c == 2) {
+		if (c == 2)
 			out += wlog_encode(&w->cumscr[out], li, h, 0);
-		} else { /* a key of one run only: its record as it is */
-			uint32_t at = c == 1 ? r.yat : r.xat, end = c == 1 ? r.pd : r.pb;
-			const uint64_t *u = c == 1 ? d->u : b->u;
-
-			memcpy(&w->cumscr[out], &u[at], (end - at) * sizeof(*u));
-			out += end - at;
-		}
+		else if (c == 1) /* a key of one run only: its record as it is */
+			out += copy_record(w, out, d->u, r.yat, r.pd);
+		else
+			out += copy_record(w, out, b->u, r.xat, r.pb);
 	}
 	run_take(w, b, out);
 	v->nbig = nrec;
