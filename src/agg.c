@@ -60,6 +60,7 @@ void kt_agg_free(struct kt_agg *a)
 	free(a->own);
 	free(a->ownrec);
 	kt_agg_proj_free(a);
+	kt_agg_rollup_free(a);
 	free(a->locrow);
 	kt_agg_trend_free(a);
 	kt_agg_cputop_free(a);
@@ -516,7 +517,7 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 	size_t keep;
 	struct kt_cpuview cv;
 	struct kt_hits_view hv = {NULL, 0, sizeof(struct kt_hit)};
-	int kept = 0;
+	int kept = 0, roll = kt_agg_rollup_kind(a, q, dims);
 
 	kt_idx_clear(&a->g.idx);
 	if (q->view == KT_VIEW_CPUS && (kept = kt_agg_cpu_rows_kept(a, q, r, &cv)) < 0)
@@ -525,7 +526,8 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 	if (!kept) {
 		/* in place when they are the window's narrow totals; dense (h, n) whenever
 		 * the CPU is needed, which the CPU view and per-CPU columns below read */
-		kt_agg_proj_view(a, KT_PROJ_TOTALS, dims, &hv);
+		if (roll < 0 || kt_agg_rollup(a, KT_PROJ_TOTALS, roll, &hv, NULL) < 0)
+			kt_agg_proj_view(a, KT_PROJ_TOTALS, dims, &hv);
 		h = hv.h;
 		n = hv.n;
 	}
@@ -561,7 +563,14 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 		return -ENOMEM;
 	rn = 0;
 	if (!kept) {
-		rh = kt_agg_proj(a, KT_PROJ_RECENT, dims, &rn, &rlen);
+		struct kt_hits_view rv;
+
+		if (roll >= 0 && kt_agg_rollup(a, KT_PROJ_RECENT, roll, &rv, &rlen) == 0) {
+			rh = rv.h;
+			rn = rv.n;
+		} else {
+			rh = kt_agg_proj(a, KT_PROJ_RECENT, dims, &rn, &rlen);
+		}
 		p->recent_s = (double)rlen / 1e9;
 	}
 	for (size_t i = 0; i < rn; i++) {

@@ -77,6 +77,15 @@ struct kt_proj {
 #define KT_AGG_NPROJ 4
 #define KT_AGG_PROJ_RETRY 16
 
+/* A projection's hits summed by function or by context (agg_rollup.c), per window generation. */
+enum { KT_ROLL_FUNC, KT_ROLL_CTX };
+struct kt_rollup {
+	struct kt_hit *h; /* a key's first hit's fields, its location the function's rep */
+	uint32_t n, cap;
+	uint64_t gen, len_ns;
+	int owner, cum, valid;
+};
+
 /* A location's entry in the projection being built from one CPU's log (agg_proj.c). */
 struct kt_dense {
 	uint32_t stamp, id;
@@ -137,6 +146,10 @@ struct kt_agg {
 	uint64_t proj_clock;
 	struct kt_dense *dense; /* per location, stamped per log */
 	uint32_t densecap, dstamp;
+	/* rollups of the totals [0] and the newest slice [1], by KT_ROLL_* (agg_rollup.c) */
+	struct kt_rollup roll[2][2];
+	uint32_t *rollslot[2]; /* per KT_ROLL_*: by key, its entry + 1 while one is made */
+	uint32_t rollslotcap[2];
 	/* per source and dimension set: requests since a projection was found not worth it
 	 * (0: worth it, or never tried); it is tried again every KT_AGG_PROJ_RETRY requests */
 	uint32_t proj_wide[3][KT_NEED_ALL + 1];
@@ -227,6 +240,15 @@ static inline const struct kt_hit *kt_hv_at(const struct kt_hits_view *v, size_t
 }
 void kt_agg_proj_view(struct kt_agg *a, enum kt_proj_src which, unsigned need,
 		      struct kt_hits_view *v);
+/* agg_rollup.c: the KT_ROLL_* kind whose hits give flat query q (of dims, KT_NEED_*) its
+ * rows, or -1: none (projections off, or q reads a dimension a rollup drops). */
+int kt_agg_rollup_kind(const struct kt_agg *a, const struct kt_query *q, unsigned dims);
+/* The hits of which (KT_PROJ_TOTALS or KT_PROJ_RECENT) summed by kind into *v (and the
+ * slice's length in *len_ns, for the newest slice); valid until the window changes. 0, or -1:
+ * none (a->nomem counted when for want of memory), the query reads its projection. */
+int kt_agg_rollup(struct kt_agg *a, enum kt_proj_src which, int kind, struct kt_hits_view *v,
+		  uint64_t *len_ns);
+void kt_agg_rollup_free(struct kt_agg *a);
 
 /* The stacks views' totals by (location, stack, context) without a copy, when the window
  * keeps them (what kt_agg_proj(a, KT_PROJ_TOTALS, need) would copy): the narrow totals' hits

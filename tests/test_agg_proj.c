@@ -180,6 +180,14 @@ static void run(struct kt_symbols *sym, uint32_t ntask, uint32_t nhits, const ch
 				f.ctx = nctx ? rnd(nctx) : 0;
 				f.hide_idle = 1;
 				bad += compare(a, &f, fn, md, &queries);
+				/* filters by location alone: the contexts view reads no
+				 * rollup by context then (agg_rollup.c) */
+				kt_filter_all(&f);
+				f.hide_idle = 1;
+				bad += compare(a, &f, fn, md, &queries);
+				kt_filter_all(&f);
+				f.module = mods ? rnd(mods) : KT_ANY;
+				bad += compare(a, &f, fn, md, &queries);
 				kt_filter_all(&f);
 				f.module = mods ? rnd(mods) : KT_ANY;
 				f.text = "_";
