@@ -631,9 +631,13 @@ static int flat_query(struct kt_agg *a, const struct kt_query *q, struct kt_resu
 	r->nrows = keep;
 	if (a->base && kt_agg_baseline_rows(a, q, r) < 0)
 		return -ENOMEM;
+	r->total_rows = r->nrows;
+	/* with a limit, only the rows that can make it are sorted: the top functions are a
+	 * few of 5 000, most of the rest tied on their hits and compared by name */
+	if (q->limit && !q->reverse)
+		r->nrows = kt_agg_top(r->rows, r->nrows, q->sort, q->limit);
 	kt_agg_sort(r->rows, r->nrows, q->sort, q->reverse,
 		    q->view == KT_VIEW_CPUS || q->view == KT_VIEW_TASKS);
-	r->total_rows = r->nrows;
 	if (q->limit && r->nrows > q->limit)
 		r->nrows = q->limit;
 	if (kept)
