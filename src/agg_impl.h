@@ -80,7 +80,7 @@ struct kt_proj {
 /* A projection's hits summed by function or by context (agg_rollup.c), per window generation. */
 enum { KT_ROLL_FUNC, KT_ROLL_CTX };
 struct kt_rollup {
-	struct kt_hit *h; /* a key's first hit's fields, its location the function's rep */
+	struct kt_hit *h; /* by function: at its rep location; by context: its first hit's */
 	uint32_t n, cap;
 	uint64_t gen, len_ns;
 	int owner, cum, valid;

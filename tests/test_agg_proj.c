@@ -109,7 +109,7 @@ static int compare(struct kt_agg *a, const struct kt_filter *f, uint32_t func, u
 		for (int variant = 0; variant < 3; variant++) {
 			struct kt_query q = {
 			    .view = views[v], .module = mod, .func = func, .filter = *f};
-			int rx, ry;
+			int rx, ry, cut = 1;
 
 			q.sort = variant == 1	? KT_SORT_RATE
 				 : variant == 2 ? KT_SORT_RISING
@@ -130,19 +130,19 @@ static int compare(struct kt_agg *a, const struct kt_filter *f, uint32_t func, u
 			    views[v] != KT_VIEW_CALLEES) {
 				/* its first two and three rows, asked for with a limit (a
 				 * tree keeps its limit hottest branches, not its first rows) */
-				for (q.limit = 2; q.limit <= 3 && ry == rx; q.limit++)
-					if (kt_agg_query(a, &q, &z) != 0 || !prefix(&x, &z, q.limit))
-						ry = rx - 1;
+				for (q.limit = 2; q.limit <= 3 && cut; q.limit++)
+					cut = kt_agg_query(a, &q, &z) == 0 && prefix(&x, &z, q.limit);
 				q.limit = 0;
 			}
-			if (rx != ry || (rx == 0 && !same(&x, &y, NCPU))) {
+			if (rx != ry || !cut || (rx == 0 && !same(&x, &y, NCPU))) {
 				bad++;
 				if (bad <= 3)
 					printf(
-					    "# differs: view %s variant %d cpu %u task %u ctx %u "
+					    "# differs%s: view %s variant %d cpu %u task %u ctx %u "
 					    "module %u hide_idle %d\n",
-					    kt_view_name(views[v]), variant, f->cpu, f->task,
-					    f->ctx, f->module, f->hide_idle);
+					    cut ? "" : " with a limit", kt_view_name(views[v]),
+					    variant, f->cpu, f->task, f->ctx, f->module,
+					    f->hide_idle);
 			}
 		}
 	}
