@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "kerntop/util.h"
+
 struct kt_idx_slot {
 	uint32_t id1; /* id + 1; 0 = empty */
 	uint32_t hash;
@@ -80,6 +82,8 @@ static inline int kt_idx_grow(struct kt_idx *ix)
 
 	if (!ns)
 		return -ENOMEM;
+	if (ncap * sizeof(*ns) >= KT_MEM_HUGE_MIN)
+		kt_mem_huge_block(ns, ncap * sizeof(*ns));
 	if (ix->slot) {
 		for (uint32_t i = 0; i <= ix->mask; i++) {
 			uint32_t j;
@@ -169,6 +173,8 @@ static inline int kt_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 	np = realloc(*p, (size_t)ncap * elem);
 	if (!np)
 		return -ENOMEM;
+	if ((size_t)ncap * elem >= KT_MEM_HUGE_MIN)
+		kt_mem_huge_block(np, (size_t)ncap * elem);
 	*p = np;
 	*cap = ncap;
 	return 0;
@@ -189,6 +195,8 @@ static inline int kt_grow_snug(void **p, uint32_t *cap, uint32_t need, size_t el
 	np = realloc(*p, (size_t)ncap * elem);
 	if (!np)
 		return -ENOMEM;
+	if ((size_t)ncap * elem >= KT_MEM_HUGE_MIN)
+		kt_mem_huge_block(np, (size_t)ncap * elem);
 	*p = np;
 	*cap = (uint32_t)ncap;
 	return 0;

@@ -86,6 +86,8 @@ static int grow(struct addr_group *g)
 
 	if (!ns)
 		return -ENOMEM;
+	if (ncap * sizeof(*ns) >= KT_MEM_HUGE_MIN)
+		kt_mem_huge_block(ns, ncap * sizeof(*ns));
 	for (uint32_t i = 0; g->slot && i <= g->mask; i++) {
 		uint32_t h;
 

@@ -131,6 +131,8 @@ static int chain_grow(struct kt_window *w)
 		w->maxchains = w->nchains ? w->nchains : 1; /* not 0: tried */
 		return -1;
 	}
+	if (want * sizeof(*c) >= KT_MEM_HUGE_MIN)
+		kt_mem_huge_block(c, want * sizeof(*c));
 	/* every page written now: the cache's memory is all there from its growth on, rather
 	 * than creeping up as its slots fill over the next minutes. Set s splits into s and
 	 * s + nchains: the old sets go whole into both halves */

@@ -12,6 +12,7 @@
 
 #include "kerntop/paths.h"
 #include "kerntop/util.h"
+#include "util_idx.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/kt-util-XXXXXX";
@@ -220,6 +221,21 @@ static void test_huge(void)
 	ok(marked >= 400, "huge pages: the heap's new part is marked MADV_HUGEPAGE");
 	for (int i = 0; i < 512; i++)
 		free(piece[i]);
+
+	/* a big table grown by kt_grow, past what the heap's top holds, is a mapping of its own
+	 * (glibc's mmap threshold): marked too */
+	{
+		char *big = NULL;
+		uint32_t cap = 0;
+
+		ok(kt_grow((void **)&big, &cap, 256, 1 << 20) == 0, "huge pages: a table grown");
+		if (big && (void *)big < sbrk(0))
+			printf("# skip: this allocator served 256 MiB from the heap\n");
+		else if (big)
+			ok(marked_huge(big + 128 * (1 << 20)),
+			   "huge pages: a table of 256 MiB grown by kt_grow is marked");
+		free(big);
+	}
 }
 
 int main(void)

@@ -121,5 +121,10 @@ int kt_dl_fn(void *lib, const char *soname, const char *name, void *fn, char *er
 int kt_mem_huge_usable(const char *thp_enabled);
 int kt_mem_huge_begin(const char *thp_enabled);
 void kt_mem_huge_check(void);
+/* Marks the whole 2 MiB of block P (SIZE bytes) MADV_HUGEPAGE once kt_mem_huge_begin has
+ * asked: glibc maps a block of 128 KiB or more apart from the heap, in 4 KiB pages. Callers
+ * pass only blocks of KT_MEM_HUGE_MIN bytes or more (the big tables a sample reads). */
+#define KT_MEM_HUGE_MIN ((size_t)4 << 20)
+void kt_mem_huge_block(void *p, size_t size);
 
 #endif
