@@ -324,22 +324,23 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 		}
 	}
 	if ((need & KT_NEED_ALL) != KT_NEED_ALL && a->project && !a->irq_owner &&
-	    !kt_window_cumulative(a->w)) {
+	    which != KT_PROJ_RECENT && !(need & (KT_NEED_CPU | KT_NEED_TASK | KT_NEED_STACK)) &&
+	    (src = kt_window_narrow(a->w, &sn, &stride))) {
+		/* the narrow totals, kept by the window (since start too): their keys are the
+		 * projection's, (location, context, chain or not), so a dense copy */
+		p = proj_slot(a, which, need, gen, 0);
+		if (copy_distinct(p, src, sn, stride) < 0) {
+			a->nomem++; /* the query fails; the slot is not reused */
+			p->valid = 0;
+		}
+		*n = p->n;
+		return p->h;
+	}
+	/* the rest reads the rolling window's slices; the newest one is the same since start */
+	if ((need & KT_NEED_ALL) != KT_NEED_ALL && a->project && !a->irq_owner &&
+	    (!kt_window_cumulative(a->w) || which == KT_PROJ_RECENT)) {
 		struct kt_window_cursor c;
 		const struct kt_tslice *t;
-
-		if (which != KT_PROJ_RECENT && !(need & (KT_NEED_CPU | KT_NEED_TASK | KT_NEED_STACK)) &&
-		    (src = kt_window_narrow(a->w, &sn, &stride))) {
-			/* the narrow rolling totals, kept by the window: their keys are the
-			 * projection's, (location, context, chain or not), so a dense copy */
-			p = proj_slot(a, which, need, gen, 0);
-			if (copy_distinct(p, src, sn, stride) < 0) {
-				a->nomem++; /* the query fails; the slot is not reused */
-				p->valid = 0;
-			}
-			*n = p->n;
-			return p->h;
-		}
 		const struct kt_hit *stk;
 		size_t ns, nstride;
 
@@ -461,14 +462,15 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 /* Whether a query of need reads what the window keeps (its narrow totals, or with stack its
  * stacks' totals) rather than its logs: neither the CPU nor the task (nor, with the stack,
  * the function's representative), the stack exactly when stack is set; projections on, no
- * --irq-owner re-keying, the rolling window. */
+ * --irq-owner re-keying; the rolling window, or without the stack since start too (the
+ * window keeps its narrow totals since start once asked: window_since.c). */
 static int window_tables(const struct kt_agg *a, unsigned need, int stack)
 {
 	unsigned deny = KT_NEED_CPU | KT_NEED_TASK | (stack ? KT_NEED_FUNC : 0);
 
 	need = proj_need(need);
 	return !!(need & KT_NEED_STACK) == !!stack && !(need & deny) && a->project &&
-	       !a->irq_owner && !kt_window_cumulative(a->w);
+	       !a->irq_owner && (!stack || !kt_window_cumulative(a->w));
 }
 
 void kt_agg_proj_view(struct kt_agg *a, enum kt_proj_src which, unsigned need,

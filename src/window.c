@@ -70,6 +70,7 @@ void kt_window_free(struct kt_window *w)
 	kt_idx_free(&w->full.idx);
 	kt_idx_free(&w->recentidx);
 	kt_window_cum_free(w);
+	kt_window_since_free(w);
 	free(w->out);
 	free(w->recent);
 	kt_window_logidx_free(w);
@@ -132,6 +133,11 @@ static uint32_t table_entry(struct wtable *t, uint32_t loc, uint32_t stack, uint
 	return id;
 }
 
+uint32_t kt_wtable_entry(struct wtable *t, uint32_t loc, uint32_t stack, uint32_t ctx)
+{
+	return table_entry(t, loc, stack, 0, 0, ctx);
+}
+
 static void table_release(struct wtable *t, uint32_t id)
 {
 	kt_idx_remove(&t->idx, t->t[id].hash, id);
@@ -147,6 +153,11 @@ static void table_clear(struct wtable *t)
 	t->n = 0;
 	t->free = 0;
 	t->live = 0;
+}
+
+void kt_wtable_clear(struct wtable *t)
+{
+	table_clear(t);
 }
 
 /* The entry of (loc, stack, ctx) in table t (CPU and task 0): first through *slot when
@@ -729,8 +740,8 @@ const struct kt_hit *kt_window_tuples(const struct kt_window *w, size_t *n, size
 const struct kt_hit *kt_window_narrow(const struct kt_window *w, size_t *n, size_t *stride)
 {
 	*n = 0;
-	if (w->cumulative)
-		return NULL;
+	if (w->cumulative) /* a cache: made once per generation */
+		return kt_window_since_narrow((struct kt_window *)w, n, stride);
 	*n = w->nar.n;
 	*stride = sizeof(*w->nar.t);
 	return w->nar.t ? &w->nar.t[0].h : NULL;
@@ -877,7 +888,7 @@ size_t kt_window_mem(const struct kt_window *w)
 	     (size_t)w->sopened.cap * sizeof(*w->sopened.id) +
 	     (size_t)w->slastcap * sizeof(*w->slast);
 	m += (size_t)w->full.cap * sizeof(*w->full.t) + kt_idx_mem(&w->full.idx);
-	m += kt_window_cum_mem(w);
+	m += kt_window_cum_mem(w) + kt_window_since_mem(w);
 	m += (size_t)w->outcap * sizeof(*w->out) + (size_t)w->recentcap * sizeof(*w->recent) +
 	     kt_idx_mem(&w->recentidx) + kt_window_logidx_mem(w);
 	return m + kt_window_stacks_mem(w) + kt_window_tasks_mem(w) + kt_window_addr_mem(w);

@@ -547,6 +547,8 @@ void kt_window_cum_fold(struct kt_window *w, const struct slice *s)
 			w->nomem++;
 			continue;
 		}
+		for (uint32_t i = 0; w->cnar_on && i < n; i++) /* as they joined the runs */
+			kt_window_since_add(w, &a[i], (int64_t)a[i].hits);
 		if (w->cumlv[li].del.n > CUM_DEL_MIN + (w->cumrun[li].n >> CUM_DEL_SHIFT) &&
 		    compact(w, li) < 0)
 			w->nomem++; /* the small run stays as it is */
@@ -574,8 +576,12 @@ void kt_window_cum_remap(struct kt_window *w, const uint32_t *map)
 			if ((map && map[h->task] != h->task) || (h->stack && w->stk[h->stack].drop)) {
 				if (map)
 					h->task = map[h->task];
-				kt_window_stack_unref(w, h->stack, 0);
-				h->stack = 0;
+				if (h->stack) { /* its hits move to "no chain" in the narrow sums */
+					kt_window_since_add(w, h, -(int64_t)h->hits);
+					kt_window_stack_unref(w, h->stack, 0);
+					h->stack = 0;
+					kt_window_since_add(w, h, (int64_t)h->hits);
+				}
 			}
 		}
 		a = kt_window_cum_sort_merge(w, w->cumtmp, &n);
@@ -653,6 +659,24 @@ size_t kt_window_cum_merge(struct kt_window *w, struct kt_hit *out, const struct
 	}
 	free(off);
 	return j;
+}
+
+int kt_window_cum_narrow(struct kt_window *w)
+{
+	uint64_t nomem = w->nomem;
+
+	for (uint32_t li = 0; li < w->ncumrun; li++) {
+		const struct wlog *run[2] = {&w->cumrun[li], &w->cumlv[li].del};
+
+		for (int k = 0; k < 2; k++)
+			for (uint32_t pos = 0; pos < run[k]->n;) {
+				struct kt_hit h;
+
+				pos += wlog_decode(run[k], li, pos, &h);
+				kt_window_since_add(w, &h, (int64_t)h.hits);
+			}
+	}
+	return w->nomem == nomem ? 0 : -1;
 }
 
 size_t kt_window_cum_mem(const struct kt_window *w)

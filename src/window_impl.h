@@ -312,6 +312,12 @@ struct kt_window {
 	uint32_t cumqcap;
 	uint64_t base_total, base_lost;
 	uint32_t other_task; /* group "[other]"; UINT32_MAX until first needed */
+	/* the runs' records summed by (location, chain or not, context), kept once the
+	 * since-start view has asked for them (cnar_on; window_since.c), and the same plus the
+	 * rolling narrow totals, made once per generation (cnout_gen: gen + 1) */
+	struct wtable cnar, cnout;
+	int cnar_on;
+	uint64_t cnout_gen;
 
 	/* dense copies handed out by kt_window_hits / kt_window_recent */
 	struct kt_hit *out;
@@ -400,6 +406,23 @@ size_t kt_window_cum_merge(struct kt_window *w, struct kt_hit *out, const struct
 			   size_t nt, size_t stride);
 size_t kt_window_cum_mem(const struct kt_window *w);
 void kt_window_cum_free(struct kt_window *w);
+/* Adds every record of the runs to the since-start narrow sums (kt_window_since_add); -1
+ * when the runs could not be read (out of memory). */
+int kt_window_cum_narrow(struct kt_window *w);
+
+/* window.c: the entry of (loc, stack, ctx) in table t (CPU and task 0), made with no hits
+ * when new; UINT32_MAX out of memory. clear: every entry gone. */
+uint32_t kt_wtable_entry(struct wtable *t, uint32_t loc, uint32_t stack, uint32_t ctx);
+void kt_wtable_clear(struct wtable *t);
+
+/* window_since.c: the since-start narrow totals (location, chain or not, context) without
+ * the since-start tuples. add: hits (negative: taken off) of record h's key, when kept;
+ * narrow: the runs' sums plus the rolling ones (kept from the first call on), NULL out of
+ * memory */
+void kt_window_since_add(struct kt_window *w, const struct kt_hit *h, int64_t hits);
+const struct kt_hit *kt_window_since_narrow(struct kt_window *w, size_t *n, size_t *stride);
+size_t kt_window_since_mem(const struct kt_window *w);
+void kt_window_since_free(struct kt_window *w);
 
 /* The order of the since-start runs' keys: location, stack, task, context, CPU. */
 static inline int kt_cum_key_cmp(const struct kt_hit *a, const struct kt_hit *b)

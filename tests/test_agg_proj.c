@@ -307,6 +307,9 @@ static void run_refreshes(struct kt_symbols *sym, int expect)
 			f.cpu = rnd(NCPU);
 		if (step % 11 == 4)
 			f.task = task; /* answered by the projection: slices leave unasked */
+		/* since start now and then: the since-start narrow totals (made at the first,
+		 * then kept as slices expire between) and the newest slice as in the window */
+		kt_window_set_cumulative(w, step % 4 == 3);
 		/* the CPU view, and views by location read from the window's narrow totals in
 		 * place (entries whose hits all left are free there: skipped) */
 		for (int v = 0; v < 3; v++) {
@@ -331,6 +334,7 @@ static void run_refreshes(struct kt_symbols *sym, int expect)
 			kt_result_free(&x);
 			kt_result_free(&y);
 		}
+		kt_window_set_cumulative(w, 0);
 	}
 	printf("# %d refreshes compared, %llu answered from the kept tables\n", queries,
 	       (unsigned long long)kt_agg_cputop_answers(a));

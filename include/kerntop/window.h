@@ -164,7 +164,9 @@ const struct kt_hit *kt_window_hits(const struct kt_window *w, size_t *n);
 const struct kt_hit *kt_window_tuples(const struct kt_window *w, size_t *n, size_t *stride);
 /* The narrow rolling totals in place, kept incrementally: (location, context) with stack 1
  * when the hits had a chain (0 when not), CPU and task 0; n entries stride bytes apart, those
- * with hits == 0 free. NULL in cumulative mode. Valid until the next add/advance/mode change. */
+ * with hits == 0 free. In cumulative mode the same since start (the since-start tuples
+ * summed by those keys, kept from the first call on; window_since.c), NULL when they could
+ * not be made. Valid until the next add/advance/mode change. */
 const struct kt_hit *kt_window_narrow(const struct kt_window *w, size_t *n, size_t *stride);
 /* The rolling totals of the hits that had a chain, by (location, stack, context) (CPU and
  * task 0): with kt_window_narrow's entries of stack 0 they are the window's hits by
