@@ -53,7 +53,7 @@ vg() {
 # lost at 20000 Hz" into "every sample delivered or counted lost" (a memcheck drain is too
 # slow for the rate; the normal run checks the ring size). About 40 s of wall time per lane here.
 NOT_UNIT="test_replay_dump"
-LANE1="test_replay test_replay_stream test_replay_chains test_symbols test_symbols_cache test_report test_window test_window_addr test_window_cum test_window_retire test_symbols_elf test_agg test_agg_proj test_stacks_tree test_util test_settings test_procstat test_source_auto test_contexts test_annotate_rec test_ui_keys test_ui_layout test_history"
+LANE1="test_replay test_replay_stream test_replay_chains test_symbols test_symbols_cache test_report test_window test_window_addr test_window_cum test_window_since test_window_retire test_symbols_elf test_agg test_agg_proj test_stacks_tree test_util test_settings test_procstat test_source_auto test_contexts test_annotate_rec test_ui_keys test_ui_layout test_history"
 LANE2="test_source_live_hotplug test_source_live test_symbols_live test_source_live_ring test_source_many"
 unit_lane() { # unit_lane TEST...: each under memcheck, its exit status in $TMP/u-TEST.rc
 	for t in "$@"; do
