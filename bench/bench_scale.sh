@@ -11,7 +11,9 @@
 # SCALE_LONG_G_SECS=45 (the same with SCALE_DEPTH-frame chains; 0 skips it; its recording
 # takes 186 MB), SCALE_REPS=3 (paced replays of each build and input in the 15 s tables,
 # before and after taking turns; the CPU and p99 rows give their median and range, the
-# other rows those of the last), BENCH_DIR (inputs and the before build; kept between runs).
+# other rows those of the last), SCALE_CUM=1 (the viewer once more with --cumulative, the
+# since-start view, each build once; 0 skips it), BENCH_DIR (inputs and the before build;
+# kept between runs).
 # 1. builds the before commit's kerntop once (git archive into BENCH_DIR/base-COMMIT);
 # 2. bench_bigmachine writes SCALE_CPUS CPUs x 997 Hz x SCALE_SECS s (8 tasks per CPU, 5000
 #    functions with a Zipf spread), without chains and with SCALE_DEPTH-frame chains (and
@@ -44,6 +46,7 @@ dir=${BENCH_DIR:-/tmp/kerntop-bench-scale}
 longs=${SCALE_LONG_SECS:-150}
 longg=${SCALE_LONG_G_SECS:-45}
 reps=${SCALE_REPS:-3}
+cumv=${SCALE_CUM:-1}
 [ -x "$K" ] || { echo "bench_scale: build $K first" >&2; exit 2; }
 [ -x "$GEN" ] || { echo "bench_scale: build $GEN first (make check builds it)" >&2; exit 2; }
 mkdir -p "$dir"
@@ -230,19 +233,29 @@ compare() { # compare NAME CPU_TARGET RSS_TARGET
 	row "viewer: peak RSS, MiB" "$(mib "$ovh")" "$(mib "$nvh")" "<= $rt ($(met "$(mib "$nvh")" "$rt"))"
 	row "viewer: refresh p50, ms (query + draw)" "$vp50" "$wp50" ""
 	row "viewer: refresh p99, ms ($wn refreshes)" "$vp99" "$wp99" "<= 20 ($(met "$(med "$wp99")" 20))"
+	[ "$cumv" != 0 ] || return 0
+	# the since-start view (z, --cumulative): every screen must keep working
+	read -r ovc ovh _ _ < <(view "$OLD" "$of" "$dir/$name/oldcum.log" --cumulative)
+	read -r vp50 vp99 _ _ < <(vstats "$dir/$name/oldcum.log")
+	read -r nvc nvh _ _ < <(view "$K" "$f" "$dir/$name/newcum.log" --cumulative)
+	read -r wp50 wp99 _ wn < <(vstats "$dir/$name/newcum.log")
+	row "viewer --cumulative: own CPU, %" "$(cpus "$ovc" / "$secs")" "$(cpus "$nvc" / "$secs")" ""
+	row "viewer --cumulative: peak RSS, MiB" "$(mib "$ovh")" "$(mib "$nvh")" ""
+	row "viewer --cumulative: refresh p50, ms" "$vp50" "$wp50" ""
+	row "viewer --cumulative: refresh p99, ms ($wn)" "$vp99" "$wp99" "<= 20 ($(met "$wp99" 20))"
 }
 
-# view BINARY FILE LOG: "cpu_s hwm_kib steady_cpu_s steady_s" of the viewer replaying FILE in
-# tmux until its end (steady_*: as run's, "0 0" for a replay shorter than 13 s)
+# view BINARY FILE LOG [OPTION]: "cpu_s hwm_kib steady_cpu_s steady_s" of the viewer replaying
+# FILE in tmux until its end (steady_*: as run's, "0 0" for a replay shorter than 13 s)
 S=kt-scale-$$
 tm() { tmux -L "$S" -f /dev/null "$@"; }
 trap 'tm kill-server >/dev/null 2>&1' EXIT
 view() {
-	local bin=$1 f=$2 log=$3 pid a b h t0 c0=0 c1=0 span=0
+	local bin=$1 f=$2 log=$3 opt=${4:-} pid a b h t0 c0=0 c1=0 span=0
 	rm -f "$log"
 	tm kill-session -t v >/dev/null 2>&1
 	t0=$(date +%s.%N)
-	tm new-session -d -s v -x 200 -y 50 "exec $bin --replay $f --log $log"
+	tm new-session -d -s v -x 200 -y 50 "exec $bin $opt --replay $f --log $log"
 	pid=$(tm display-message -p -t v '#{pane_pid}')
 	until_s() { # until_s S: sleeps until S seconds after the viewer started
 		sleep "$(python3 -c "import sys, time; print(max(0, float(sys.argv[1]) + float(sys.argv[2]) - time.time()))" "$t0" "$1")"
