@@ -189,19 +189,67 @@ static int copy_stacks(struct kt_proj *p, const struct kt_hit *nar, size_t nn, s
 	return 0;
 }
 
+/* Merges n hits read from one log (or from all, when dense is NULL) into p; stamp marks the
+ * entries of this log in the dense map. */
+static int merge_read(struct kt_agg *a, struct kt_proj *p, struct kt_hit *buf, size_t n,
+		      unsigned need, struct kt_dense *dense, uint32_t stamp)
+{
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		struct kt_hit *k = &buf[i];
+		struct kt_dense *d;
+		uint32_t rep;
+
+		if ((need & KT_NEED_FUNC) && (rep = kt_agg_loc(a, k->loc)->rep) != UINT32_MAX)
+			k->loc = rep;
+		mask(k, need);
+		/* one CPU's log: most keys of a location are one entry, found through the
+		 * location without hashing */
+		d = dense && k->loc < a->densecap ? &dense[k->loc] : NULL;
+		if (d && d->stamp == stamp) {
+			struct kt_hit *e = &p->h[d->id];
+
+			if (e->stack == k->stack && e->cpu == k->cpu && e->task == k->task &&
+			    e->ctx == k->ctx) {
+				e->hits += k->hits;
+				continue;
+			}
+			d = NULL; /* a second key of the location: the hash */
+		}
+		if (d) {
+			/* the location's first key in this log: new, so appended without a hash
+			 * probe; it is found through d, and only other keys of the location go
+			 * through the index */
+			if (kt_grow((void **)&p->h, &p->cap, p->n + 1, sizeof(*p->h)) < 0)
+				return -ENOMEM;
+			d->id = p->n;
+			p->h[p->n++] = *k;
+			d->stamp = stamp;
+		} else if ((r = merge_masked(p, k, SIZE_MAX, NULL)) < 0) {
+			return r;
+		}
+	}
+	return 0;
+}
+
 /* Merges the samples of cursor c's slices into p: no tuple table is made. With KT_NEED_FUNC
  * a location is replaced by its function's representative (kt_agg_loc). With the CPU or the
  * task needed, one CPU's log is merged at a time, so the table being probed holds one CPU's
  * keys and stays in the cache (a task without its CPU may then appear once per CPU it ran
- * on: every reader sums, and a task rarely leaves its CPU). */
+ * on: every reader sums, and a task rarely leaves its CPU). cum: the since-start totals of
+ * the slices that left the window too, log by log with the slices' (cumulative mode: no
+ * since-start tuple table is made either). */
 static int build_log(struct kt_agg *a, struct kt_proj *p, const struct kt_window_cursor *c0,
-		     unsigned need)
+		     unsigned need, int cum)
 {
 	uint32_t nlog = need & (KT_NEED_CPU | KT_NEED_TASK) ? kt_window_logs(a->w) : 1;
 	struct kt_hit buf[512];
 	size_t n;
 	int r;
 
+	if (cum && nlog > 1 && kt_window_cum_logs(a->w) > nlog)
+		nlog = kt_window_cum_logs(a->w);
 	p->n = 0;
 	kt_idx_clear(&p->idx);
 	if (nlog > 1) {
@@ -214,7 +262,9 @@ static int build_log(struct kt_agg *a, struct kt_proj *p, const struct kt_window
 	}
 	for (uint32_t log = 0; log < nlog; log++) {
 		struct kt_window_cursor c = *c0;
+		struct kt_window_cumcur cc;
 		uint32_t before = p->n, stamp;
+		struct kt_dense *dense = nlog > 1 ? a->dense : NULL;
 
 		if (nlog > 1) {
 			kt_window_cursor_log(&c, log);
@@ -224,44 +274,13 @@ static int build_log(struct kt_agg *a, struct kt_proj *p, const struct kt_window
 			}
 		}
 		stamp = a->dstamp;
-		while ((n = kt_window_read(a->w, &c, buf, sizeof(buf) / sizeof(buf[0])))) {
-			for (size_t i = 0; i < n; i++) {
-				struct kt_hit *k = &buf[i];
-				struct kt_dense *d;
-				uint32_t rep;
-
-				if ((need & KT_NEED_FUNC) &&
-				    (rep = kt_agg_loc(a, k->loc)->rep) != UINT32_MAX)
-					k->loc = rep;
-				mask(k, need);
-				/* one CPU's log: most keys of a location are one entry, found
-				 * through the location without hashing */
-				d = nlog > 1 && k->loc < a->densecap ? &a->dense[k->loc] : NULL;
-				if (d && d->stamp == stamp) {
-					struct kt_hit *e = &p->h[d->id];
-
-					if (e->stack == k->stack && e->cpu == k->cpu &&
-					    e->task == k->task && e->ctx == k->ctx) {
-						e->hits += k->hits;
-						continue;
-					}
-					d = NULL; /* a second key of the location: the hash */
-				}
-				if (d) {
-					/* the location's first key in this log: new, so appended
-					 * without a hash probe; it is found through d, and only
-					 * other keys of the location go through the index */
-					if (kt_grow((void **)&p->h, &p->cap, p->n + 1,
-						    sizeof(*p->h)) < 0)
-						return -ENOMEM;
-					d->id = p->n;
-					p->h[p->n++] = *k;
-					d->stamp = stamp;
-				} else if ((r = merge_masked(p, k, SIZE_MAX, NULL)) < 0) {
-					return r;
-				}
-			}
-		}
+		while ((n = kt_window_read(a->w, &c, buf, sizeof(buf) / sizeof(buf[0]))))
+			if ((r = merge_read(a, p, buf, n, need, dense, stamp)) < 0)
+				return r;
+		kt_window_cum_cursor(a->w, nlog > 1 ? log : UINT32_MAX, &cc);
+		while (cum && (n = kt_window_cum_read(a->w, &cc, buf, sizeof(buf) / sizeof(buf[0]))))
+			if ((r = merge_read(a, p, buf, n, need, dense, stamp)) < 0)
+				return r;
 		if (p->n != before && log + 1 < nlog)
 			kt_idx_clear(&p->idx);
 	}
@@ -336,15 +355,15 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 		*n = p->n;
 		return p->h;
 	}
-	/* the rest reads the rolling window's slices; the newest one is the same since start */
-	if ((need & KT_NEED_ALL) != KT_NEED_ALL && a->project && !a->irq_owner &&
-	    (!kt_window_cumulative(a->w) || which == KT_PROJ_RECENT)) {
+	/* the rest reads the window's slices (the newest one is the same since start), and since
+	 * start also what left them */
+	if ((need & KT_NEED_ALL) != KT_NEED_ALL && a->project && !a->irq_owner) {
 		struct kt_window_cursor c;
 		const struct kt_tslice *t;
 		const struct kt_hit *stk;
 		size_t ns, nstride;
 
-		if (which != KT_PROJ_RECENT && (need & KT_NEED_STACK) &&
+		if (which != KT_PROJ_RECENT && (need & KT_NEED_STACK) && !kt_window_cumulative(a->w) &&
 		    !(need & (KT_NEED_CPU | KT_NEED_TASK | KT_NEED_FUNC)) &&
 		    (src = kt_window_narrow(a->w, &sn, &stride)) &&
 		    kt_window_narrow_stacks(a->w, &stk, &ns, &nstride) == 0) {
@@ -407,7 +426,8 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 			if (which != KT_PROJ_RECENT)
 				kt_window_cursor_rolling(a->w, &c);
 			p = proj_slot(a, which, need, gen, rlen);
-			if (build_log(a, p, &c, need) < 0) {
+			if (build_log(a, p, &c, need,
+				      which != KT_PROJ_RECENT && kt_window_cumulative(a->w)) < 0) {
 				a->nomem++;
 				p->valid = 0;
 			}

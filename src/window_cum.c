@@ -661,21 +661,52 @@ size_t kt_window_cum_merge(struct kt_window *w, struct kt_hit *out, const struct
 	return j;
 }
 
+uint32_t kt_window_cum_logs(const struct kt_window *w)
+{
+	return w->ncumrun;
+}
+
+void kt_window_cum_cursor(const struct kt_window *w, uint32_t log, struct kt_window_cumcur *c)
+{
+	*c = (struct kt_window_cumcur){0, w->ncumrun, 0, 0};
+	if (log != UINT32_MAX) {
+		c->li = log < w->ncumrun ? log : w->ncumrun;
+		c->li_end = log < w->ncumrun ? log + 1 : w->ncumrun;
+	}
+}
+
+size_t kt_window_cum_read(const struct kt_window *w, struct kt_window_cumcur *c,
+			  struct kt_hit *buf, size_t max)
+{
+	size_t n = 0;
+
+	while (c->li < c->li_end && n < max) {
+		const struct wlog *r = c->run ? &w->cumlv[c->li].del : &w->cumrun[c->li];
+
+		while (c->pos < r->n && n < max)
+			c->pos += wlog_decode(r, c->li, c->pos, &buf[n++]);
+		if (c->pos < r->n)
+			break; /* buf is full */
+		c->pos = 0;
+		if (c->run++) {
+			c->run = 0;
+			c->li++;
+		}
+	}
+	return n;
+}
+
 int kt_window_cum_narrow(struct kt_window *w)
 {
 	uint64_t nomem = w->nomem;
+	struct kt_window_cumcur c;
+	struct kt_hit buf[256];
+	size_t n;
 
-	for (uint32_t li = 0; li < w->ncumrun; li++) {
-		const struct wlog *run[2] = {&w->cumrun[li], &w->cumlv[li].del};
-
-		for (int k = 0; k < 2; k++)
-			for (uint32_t pos = 0; pos < run[k]->n;) {
-				struct kt_hit h;
-
-				pos += wlog_decode(run[k], li, pos, &h);
-				kt_window_since_add(w, &h, (int64_t)h.hits);
-			}
-	}
+	kt_window_cum_cursor(w, UINT32_MAX, &c);
+	while ((n = kt_window_cum_read(w, &c, buf, sizeof(buf) / sizeof(buf[0]))))
+		for (size_t i = 0; i < n; i++)
+			kt_window_since_add(w, &buf[i], (int64_t)buf[i].hits);
 	return w->nomem == nomem ? 0 : -1;
 }
 

@@ -1,7 +1,7 @@
 /* The since-start narrow totals: the since-start view's modules, functions, contexts and
  * summary read (location, chain or not, context) alone, as the rolling view's do, but had
  * only the since-start tuples to read them from: every record of the runs merged with the
- * rolling window's full tuples, made again at each refresh. At 256 CPUs that was 0.5-1 s a
+ * rolling window's full tuples, made again at each refresh. At 256 CPUs that was 0.3-1 s a
  * refresh and 270 MB more of window after 15 s. Here the runs' records are summed by those
  * keys once, when the since-start view first asks, and kept as records join the runs (each
  * expiring slice's, window_cum.c) or change key in them (a retired stack's hits keep their
@@ -22,6 +22,7 @@ void kt_window_since_add(struct kt_window *w, const struct kt_hit *h, int64_t hi
 	id = kt_wtable_entry(&w->cnar, h->loc, h->stack != 0, h->ctx);
 	if (id == UINT32_MAX) {
 		w->nomem++;
+		w->cnar_on = 0; /* short of these hits: made again from the runs when asked */
 		return;
 	}
 	w->cnar.t[id].h.hits += (uint64_t)hits; /* taken off: what was added before */
@@ -52,8 +53,7 @@ const struct kt_hit *kt_window_since_narrow(struct kt_window *w, size_t *n, size
 		kt_wtable_clear(&w->cnar);
 		w->cnar_on = 1;
 		if (kt_window_cum_narrow(w) < 0) {
-			w->cnar_on = 0; /* asked again at the next query */
-			w->nomem++;
+			w->cnar_on = 0; /* made again at the next query */
 			return NULL;
 		}
 		w->cnout_gen = 0;

@@ -223,6 +223,17 @@ void kt_window_cursor_log(struct kt_window_cursor *c, uint32_t log);
 /* Fills buf with up to max hits from the cursor; 0 at the end. */
 size_t kt_window_read(const struct kt_window *w, struct kt_window_cursor *c, struct kt_hit *buf,
 		      size_t max);
+/* The since-start totals of the slices that left the window, by log as the window's samples
+ * (cumulative mode counts them and the rolling window's): a cursor over log LOG's records
+ * (every log's with UINT32_MAX), read like kt_window_read; a key may come twice (a record in
+ * each of its log's two runs: readers sum). logs: how many logs they have records in. */
+struct kt_window_cumcur {
+	uint32_t li, li_end, run, pos;
+};
+void kt_window_cum_cursor(const struct kt_window *w, uint32_t log, struct kt_window_cumcur *c);
+size_t kt_window_cum_read(const struct kt_window *w, struct kt_window_cumcur *c,
+			  struct kt_hit *buf, size_t max);
+uint32_t kt_window_cum_logs(const struct kt_window *w);
 /* Hits and lost samples of the current totals. */
 uint64_t kt_window_total(const struct kt_window *w);
 uint64_t kt_window_lost(const struct kt_window *w);
