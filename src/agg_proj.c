@@ -317,6 +317,16 @@ static struct kt_proj *proj_slot(struct kt_agg *a, enum kt_proj_src which, unsig
 	return p;
 }
 
+/* A projection that could not be made (out of memory): the query fails, and it hands out no
+ * rows, since its slot is the first one reused (a caller still holding the rows of a failed
+ * projection while it asked for the next read them after they had moved). */
+static void proj_failed(struct kt_agg *a, struct kt_proj *p)
+{
+	a->nomem++;
+	p->valid = 0;
+	p->n = 0;
+}
+
 const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsigned need, size_t *n,
 				 uint64_t *len_ns)
 {
@@ -349,8 +359,7 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 		 * projection's, (location, context, chain or not), so a dense copy */
 		p = proj_slot(a, which, need, gen, 0);
 		if (copy_distinct(p, src, sn, stride) < 0) {
-			a->nomem++; /* the query fails; the slot is not reused */
-			p->valid = 0;
+			proj_failed(a, p);
 		}
 		*n = p->n;
 		return p->h;
@@ -370,8 +379,7 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 			/* the stacks views' (location, stack, context): kept by the window too */
 			p = proj_slot(a, which, need, gen, 0);
 			if (copy_stacks(p, src, sn, stride, stk, ns, nstride) < 0) {
-				a->nomem++;
-				p->valid = 0;
+				proj_failed(a, p);
 			}
 			*n = p->n;
 			return p->h;
@@ -394,8 +402,7 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 				kt_idx_clear(&p->idx);
 				/* its keys are distinct (location, context, chain or not): a copy */
 				if (kt_grow((void **)&p->h, &p->cap, ne, sizeof(*p->h)) < 0) {
-					a->nomem++;
-					p->valid = 0;
+					proj_failed(a, p);
 				} else {
 					for (uint32_t i = 0; i < ne; i++) {
 						struct kt_hit k = {e[i].loc, e[i].chain, 0, 0, e[i].ctx,
@@ -413,8 +420,7 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 		if (which == KT_PROJ_RECENT && kt_agg_proj_recent_stacks(a, need, &rs) == 0) {
 			p = proj_slot(a, which, need, gen, rs.len_ns);
 			if (copy_recent_stacks(p, &rs) < 0) {
-				a->nomem++;
-				p->valid = 0;
+				proj_failed(a, p);
 			}
 			if (len_ns)
 				*len_ns = rs.len_ns;
@@ -428,8 +434,7 @@ const struct kt_hit *kt_agg_proj(struct kt_agg *a, enum kt_proj_src which, unsig
 			p = proj_slot(a, which, need, gen, rlen);
 			if (build_log(a, p, &c, need,
 				      which != KT_PROJ_RECENT && kt_window_cumulative(a->w)) < 0) {
-				a->nomem++;
-				p->valid = 0;
+				proj_failed(a, p);
 			}
 			if (len_ns)
 				*len_ns = rlen;
