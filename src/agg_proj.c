@@ -262,7 +262,6 @@ static int build_log(struct kt_agg *a, struct kt_proj *p, const struct kt_window
 	}
 	for (uint32_t log = 0; log < nlog; log++) {
 		struct kt_window_cursor c = *c0;
-		struct kt_window_cumcur cc;
 		uint32_t before = p->n, stamp;
 		struct kt_dense *dense = nlog > 1 ? a->dense : NULL;
 
@@ -277,10 +276,14 @@ static int build_log(struct kt_agg *a, struct kt_proj *p, const struct kt_window
 		while ((n = kt_window_read(a->w, &c, buf, sizeof(buf) / sizeof(buf[0]))))
 			if ((r = merge_read(a, p, buf, n, need, dense, stamp)) < 0)
 				return r;
-		kt_window_cum_cursor(a->w, nlog > 1 ? log : UINT32_MAX, &cc);
-		while (cum && (n = kt_window_cum_read(a->w, &cc, buf, sizeof(buf) / sizeof(buf[0]))))
-			if ((r = merge_read(a, p, buf, n, need, dense, stamp)) < 0)
-				return r;
+		if (cum) { /* since start: this log's records of the slices that left */
+			struct kt_window_cumcur cc;
+
+			kt_window_cum_cursor(a->w, nlog > 1 ? log : UINT32_MAX, &cc);
+			while ((n = kt_window_cum_read(a->w, &cc, buf, sizeof(buf) / sizeof(buf[0]))))
+				if ((r = merge_read(a, p, buf, n, need, dense, stamp)) < 0)
+					return r;
+		}
 		if (p->n != before && log + 1 < nlog)
 			kt_idx_clear(&p->idx);
 	}
